@@ -1,0 +1,393 @@
+"""Legal plays (RULES.md R4–R8, Notation).
+
+Everything here works from the side to move's point of view: ``me`` is its board and the
+opponent is seen through ``opp_here`` (does the opponent hold my point p?) and ``opp_front``
+(the opponent's most advanced point in its own numbering, 0 once it has borne off a checker),
+which is all R7 needs to know.
+
+The search expands the roll one die at a time, breadth first, merging partial plays that reach
+the same board with the same dice left, so each distinct result is found once.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .errors import DiceError, IllegalPlay, NotationError
+from .notation import OFF, format_play, format_step, parse_play
+from .position import CHECKERS, HEAD, Position, mirror, other
+from .rules import get_ruleset
+
+# R7: order of the mover's points along the opponent's path (opponent 24 -> 1), i.e.
+# 12, 11, …, 1, 24, 23, …, 13. The mover's 1|24 joint is inside, its 13|12 joint is not.
+PATH_POINT = tuple(12 - i if i < 12 else 36 - i for i in range(24))
+PATH_INDEX = (None,) + tuple(12 - p if p <= 12 else 36 - p for p in range(1, 25))
+EXCEPTION_DOUBLES = (3, 4, 6)  # R5: two head checkers on a first turn
+
+
+class Play(NamedTuple):
+    """One legal play: ``steps`` (tuple of ``(from, to)``, ``to == 0`` is off, in the order
+    played) and ``result``, the Position after it with the turn passed to the opponent."""
+
+    steps: tuple
+    result: Position
+
+    @property
+    def notation(self) -> str:
+        """The play in RULES.md notation, e.g. ``"24/18 18/13"``; ``""`` for a pass."""
+        return format_play(self.steps)
+
+
+def check_dice(dice) -> tuple:
+    """Validate a roll: two integers from 1 to 6. Returns it as a tuple; raises DiceError."""
+    try:
+        a, b = dice
+    except (TypeError, ValueError):
+        raise DiceError("dice must be two numbers from 1 to 6") from None
+    for d in (a, b):
+        if isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 6:
+            raise DiceError(f"a die shows 1 to 6, not {d!r}")
+    return (a, b)
+
+
+def _context(pos: Position):
+    opp = pos.board(other(pos.turn))
+    opp_here = [False] * 25
+    for p in range(1, 25):
+        opp_here[p] = opp[mirror(p)] > 0
+    if opp[0]:
+        front = 0
+    else:
+        front = next((q for q in range(1, 25) if opp[q]), 0)
+    return opp_here, front
+
+
+def _makes_block(board, t: int, opp_front: int) -> bool:
+    """R7: after landing on the newly taken point ``t``, does ``board`` hold six or more points
+    in a row along the opponent's path with no opponent checker ahead of them?"""
+    k = PATH_INDEX[t]
+    lo = k
+    while lo > 0 and board[PATH_POINT[lo - 1]]:
+        lo -= 1
+    hi = k
+    while hi < 23 and board[PATH_POINT[hi + 1]]:
+        hi += 1
+    # An opponent checker on its point q < 24 - hi (or off, front 0) is past the run.
+    return hi - lo >= 5 and opp_front >= 24 - hi
+
+
+def _steps(board, die: int, opp_here, opp_front: int, can_head: bool) -> list:
+    """Every legal single step with ``die`` from ``board``: a list of ``(from, to, new_board)``
+    (R4 moving, R5 head via ``can_head``, R7 block, R8 bearing off)."""
+    out = []
+    home = not any(board[7:25])
+    highest = 0
+    if home:
+        for p in range(6, 0, -1):
+            if board[p]:
+                highest = p
+                break
+    for p in range(HEAD if can_head else HEAD - 1, 0, -1):
+        if not board[p]:
+            continue
+        t = p - die
+        if t > 0:
+            if opp_here[t]:
+                continue
+            nb = list(board)
+            nb[p] -= 1
+            nb[t] += 1
+            if not board[t] and _makes_block(nb, t, opp_front):
+                continue
+            out.append((p, t, tuple(nb)))
+        elif home and (t == 0 or p == highest):
+            nb = list(board)
+            nb[p] -= 1
+            nb[0] += 1
+            out.append((p, OFF, tuple(nb)))
+    return out
+
+
+def head_limit(pos: Position, dice) -> int:
+    """R5: how many checkers may leave the head this turn (2 on a first turn with 6-6, 4-4, 3-3)."""
+    a, b = dice
+    return 2 if pos.first_turn and a == b and a in EXCEPTION_DOUBLES else 1
+
+
+class _Search:
+    """The breadth-first expansion of one roll from one position.
+
+    ``levels[k]`` maps each board reachable in exactly k steps to ``{dice_left: parent}``,
+    ``parent`` being ``(board, dice_left, step)`` one level up (None at level 0).
+    """
+
+    __slots__ = ("pos", "dice", "me", "opp_here", "front", "limit", "levels", "_cache")
+
+    def __init__(self, pos: Position, dice):
+        self.pos = pos
+        self.dice = check_dice(dice)
+        a, b = self.dice
+        self.me = pos.board(pos.turn)
+        self.opp_here, self.front = _context(pos)
+        self.limit = head_limit(pos, self.dice)
+        self._cache = {}
+        start = (a,) * 4 if a == b else (max(a, b), min(a, b))
+        self.levels = [{self.me: {start: None}}]
+        while True:
+            nxt = {}
+            for board, lefts in self.levels[-1].items():
+                for left in lefts:
+                    for die, rest in _spend(left):
+                        for p, t, nb in self.steps(board, die):
+                            slot = nxt.get(nb)
+                            if slot is None:
+                                nxt[nb] = {rest: (board, left, (p, t))}
+                            elif rest not in slot:
+                                slot[rest] = (board, left, (p, t))
+            if not nxt:
+                break
+            self.levels.append(nxt)
+
+    def steps(self, board, die):
+        """Legal single steps with ``die`` from ``board`` (cached for this search)."""
+        key = (board, die)
+        got = self._cache.get(key)
+        if got is None:
+            can_head = self.me[HEAD] - board[HEAD] < self.limit
+            got = self._cache[key] = _steps(board, die, self.opp_here, self.front, can_head)
+        return got
+
+    @property
+    def depth(self) -> int:
+        """The most dice that can be played (R6)."""
+        return len(self.levels) - 1
+
+    def results(self) -> dict:
+        """``{board: dice_left}`` for every legal result (R6), with the dice left on the path
+        chosen as its representative."""
+        last = self.levels[self.depth]
+        a, b = self.dice
+        if self.depth == 1 and a != b:
+            # R6: only one die can be played -> the larger when it can be.
+            smaller_left = (min(a, b),)
+            larger = {bd: smaller_left for bd, lefts in last.items() if smaller_left in lefts}
+            if larger:
+                return larger
+        return {bd: next(iter(lefts)) for bd, lefts in last.items()}
+
+    def path(self, board, left) -> tuple:
+        """The steps of the first-found way to reach ``board`` with ``left`` dice left."""
+        steps = []
+        for k in range(self.depth, 0, -1):
+            if board not in self.levels[k] or left not in self.levels[k][board]:
+                break
+            board, left, step = self.levels[k][board][left]
+            steps.append(step)
+        return tuple(reversed(steps))
+
+    def position_after(self, board) -> Position:
+        """The Position after the mover has played to ``board``."""
+        return self.pos.with_boards(board, self.pos.board(other(self.pos.turn)))
+
+
+def _spend(left: tuple):
+    """The ways to use one die from ``left`` (sorted high to low): ``[(die, rest), …]``."""
+    if len(left) <= 1:
+        return ((left[0], ()),) if left else ()
+    if left[0] == left[-1]:
+        return ((left[0], left[1:]),)
+    return ((left[0], left[1:]), (left[1], left[:1]))
+
+
+def legal_plays(pos: Position, dice, ruleset="sport") -> list:
+    """Every legal play of ``dice`` from ``pos``, one Play per distinct resulting position
+    (RULES.md R4–R8, Notation), each with one legal step order.
+
+    When no step is possible the only play is the pass (no steps, R6). ``ruleset`` is a preset
+    name or Ruleset (R4–R8 are the same in every preset). Raises DiceError for a bad roll.
+    """
+    get_ruleset(ruleset)
+    search = _Search(pos, dice)
+    if search.depth == 0:
+        return [Play((), pos.passed())]
+    return [Play(search.path(board, left), search.position_after(board))
+            for board, left in search.results().items()]
+
+
+def step_graph(pos: Position, dice, ruleset="sport") -> dict:
+    """Every legal way to play ``dice`` one step at a time, for a user interface.
+
+    Returns ``{"nodes": [{"steps": {"24/18": 1, …}, "final": bool}, …]}``: node 0 is the
+    position before the play; ``steps`` maps each legal next step to the node it leads to;
+    ``final`` marks nodes where a legal play (as listed by legal_plays) is complete. Only steps
+    that can still end in a legal play are listed, so the graph and legal_plays never disagree.
+    """
+    get_ruleset(ruleset)
+    search = _Search(pos, dice)
+    depth = search.depth
+    finals = set(search.results()) if depth else {search.me}
+    # good[k]: boards at level k from which a legal result can still be reached.
+    good = [set() for _ in range(depth + 1)]
+    good[depth] = set(finals)
+    edges = [dict() for _ in range(depth + 1)]
+    for k in range(depth - 1, -1, -1):
+        for board, lefts in search.levels[k].items():
+            out = {}
+            for left in lefts:
+                for die, _rest in _spend(left):
+                    for p, t, nb in search.steps(board, die):
+                        if nb in good[k + 1]:
+                            out[format_step((p, t))] = nb
+            if out:
+                good[k].add(board)
+                edges[k][board] = out
+    ids = {(0, search.me): 0}
+    nodes = [{"steps": {}, "final": depth == 0}]
+    queue = [(0, search.me)]
+    for k, board in queue:
+        node = nodes[ids[(k, board)]]
+        for label, nb in edges[k].get(board, {}).items():
+            key = (k + 1, nb)
+            if key not in ids:
+                ids[key] = len(nodes)
+                nodes.append({"steps": {}, "final": k + 1 == depth and nb in finals})
+                queue.append(key)
+            node["steps"][label] = ids[key]
+    return {"nodes": nodes}
+
+
+def legal_steps(pos: Position, dice, staged=(), ruleset="sport") -> list:
+    """The single steps that may come next after the ``staged`` steps (a play string or a
+    sequence of ``(from, to)``): each begins or continues some legal play (see step_graph).
+
+    Returns a list of ``(from, to)``; empty once the staged steps form a complete play.
+    Raises IllegalPlay (code ``not_next``) if a staged step leads to no legal play.
+    """
+    staged = parse_play(staged) if isinstance(staged, str) else tuple(staged)
+    nodes = step_graph(pos, dice, ruleset)["nodes"]
+    node = nodes[0]
+    for step in staged:
+        label = format_step(step)
+        if label not in node["steps"]:
+            raise IllegalPlay("not_next", f"{label} does not lead to a legal play here.", step)
+        node = nodes[node["steps"][label]]
+    out = []
+    for label in node["steps"]:
+        frm, to = label.split("/")
+        out.append((int(frm), 0 if to == "off" else int(to)))
+    return out
+
+
+def _dice_text(dice) -> str:
+    return f"{dice[0]}-{dice[1]}"
+
+
+def _apply(search: _Search, steps) -> tuple:
+    """Play ``steps`` checker by checker (R4, R8 mechanics; not R5/R6/R7, which the result set
+    decides). Returns ``(board, dice_used)`` or raises IllegalPlay with the first fault."""
+    a, b = search.dice
+    pool = [a] * 4 if a == b else [a, b]
+    opp_here = search.opp_here
+
+    def go(board, i, pool):
+        if i == len(steps):
+            return board, ()
+        p, t = steps[i]
+        step = steps[i]
+        label = format_step(step)
+        if not board[p]:
+            raise IllegalPlay("no_checker", f"There is no checker of yours on point {p}.", step)
+        if t == OFF:
+            if any(board[7:25]):
+                raise IllegalPlay("bear_off_not_home", "You may bear off only when all your "
+                                  "checkers are in your home (points 1 to 6).", step)
+            higher = any(board[p + 1:7])
+            choices = [d for d in sorted(set(pool)) if d == p or (d > p and not higher)]
+            if not choices:
+                if higher and any(d > p for d in pool):
+                    raise IllegalPlay("bear_off_higher", f"A die larger than {p} may bear off "
+                                      "only from your highest point; move inside your home "
+                                      "instead.", step)
+                raise IllegalPlay("no_die", f"No die left to play {label}.", step)
+        else:
+            if t >= p:
+                raise IllegalPlay("wrong_direction", f"{label}: checkers move towards lower "
+                                  "point numbers only.", step)
+            if (p - t) not in pool:
+                raise IllegalPlay("no_die", f"No die left to play {label}: the step is "
+                                  f"{p - t} points.", step)
+            if opp_here[t]:
+                raise IllegalPlay("blocked", f"{label}: point {t} is held by your opponent.", step)
+            choices = [p - t]
+        nb = list(board)
+        nb[p] -= 1
+        nb[t] += 1
+        nb = tuple(nb)
+        fault = None
+        for d in choices:
+            rest = list(pool)
+            rest.remove(d)
+            try:
+                end, used = go(nb, i + 1, rest)
+                return end, (d,) + used
+            except IllegalPlay as exc:
+                fault = fault or exc
+        raise fault
+
+    if len(steps) > len(pool):
+        raise IllegalPlay("too_many_steps", f"A roll of {_dice_text(search.dice)} gives at most "
+                          f"{len(pool)} steps.")
+    return go(search.me, 0, pool)
+
+
+def check_play(pos: Position, dice, play, ruleset="sport") -> Play:
+    """Check a submitted play and return it as a Play (RULES.md Notation: a play is judged by the
+    position it leads to, so any step order reaching a legal result is accepted).
+
+    ``play`` is a notation string (``"24/18 18/13"``, ``""`` for a pass) or a sequence of
+    ``(from, to)``. Raises NotationError for a malformed play and IllegalPlay otherwise, whose
+    ``code`` names the rule: ``no_checker``, ``wrong_direction``, ``no_die``, ``blocked`` (R4),
+    ``head`` (R5), ``must_play_more``, ``must_play_larger``, ``cannot_pass`` (R6),
+    ``six_block`` (R7), ``bear_off_not_home``, ``bear_off_higher`` (R8), ``too_many_steps``.
+    """
+    get_ruleset(ruleset)
+    steps = parse_play(play) if isinstance(play, str) else tuple(tuple(s) for s in play)
+    for s in steps:
+        if len(s) != 2 or not all(isinstance(x, int) for x in s):
+            raise NotationError(f"bad step {s!r}")
+    search = _Search(pos, dice)
+    results = search.results() if search.depth else {search.me: ()}
+    board, used = _apply(search, steps)
+    if board in results:
+        return Play(steps, search.position_after(board) if steps else pos.passed())
+    raise _diagnose(search, steps, used)
+
+
+def _diagnose(search: _Search, steps, used) -> IllegalPlay:
+    """Why a mechanically possible play is not legal: the first rule it breaks."""
+    pos, dice, depth = search.pos, search.dice, search.depth
+    board = search.me
+    for step in steps:
+        p, t = step
+        nb = list(board)
+        nb[p] -= 1
+        nb[t] += 1
+        if search.me[HEAD] - nb[HEAD] > search.limit:
+            if search.limit == 2:
+                return IllegalPlay("head", "At most two checkers may leave the head on this "
+                                   "first turn.", step)
+            return IllegalPlay("head", "Only one checker may leave the head this turn.", step)
+        if t != OFF and not board[t] and _makes_block(nb, t, search.front):
+            return IllegalPlay("six_block", f"{format_step(step)} would build six points in a "
+                               "row with no opponent checker ahead.", step)
+        board = tuple(nb)
+    if not steps:
+        return IllegalPlay("cannot_pass", "You have a legal move, so you cannot pass.")
+    if len(steps) < depth:
+        many = {2: "both dice", 3: "three dice", 4: "all four dice"}[depth]
+        return IllegalPlay("must_play_more", f"You must play {many} of this roll: the rules "
+                           "require as many dice as can be played.")
+    a, b = dice
+    if depth == 1 and a != b and used and used[0] != max(a, b):
+        return IllegalPlay("must_play_larger", f"Only one die can be played, so it must be the "
+                           f"larger one ({max(a, b)}).")
+    return IllegalPlay("not_legal", "This play is not legal.")

@@ -75,42 +75,112 @@ def _makes_block(board, t: int, opp_front: int) -> bool:
     return hi - lo >= 5 and opp_front >= 24 - hi
 
 
-def _steps(board, die: int, opp_here, opp_front: int, can_head: bool) -> list:
-    """Every legal single step with ``die`` from ``board``: a list of ``(from, to, new_board)``
-    (R4 moving, R5 head via ``can_head``, R7 block, R8 bearing off)."""
-    out = []
-    home = not any(board[7:25])
-    highest = 0
-    if home:
-        for p in range(6, 0, -1):
-            if board[p]:
-                highest = p
-                break
-    for p in range(HEAD if can_head else HEAD - 1, 0, -1):
-        if not board[p]:
-            continue
-        t = p - die
-        if t > 0:
-            if opp_here[t]:
-                continue
-            nb = list(board)
-            nb[p] -= 1
-            nb[t] += 1
-            if not board[t] and _makes_block(nb, t, opp_front):
-                continue
-            out.append((p, t, tuple(nb)))
-        elif home and (t == 0 or p == highest):
-            nb = list(board)
-            nb[p] -= 1
-            nb[0] += 1
-            out.append((p, OFF, tuple(nb)))
-    return out
-
-
 def head_limit(pos: Position, dice) -> int:
     """R5: how many checkers may leave the head this turn (2 on a first turn with 6-6, 4-4, 3-3)."""
     a, b = dice
     return 2 if pos.first_turn and a == b and a in EXCEPTION_DOUBLES else 1
+
+
+def _moved(board, p: int, t: int) -> tuple:
+    """``board`` after one checker goes from ``p`` to ``t`` (0 = off)."""
+    nb = list(board)
+    nb[p] -= 1
+    nb[t] += 1
+    return tuple(nb)
+
+
+def _gen(b, die: int, opp_here, front: int, from_head: bool) -> list:
+    """Every legal single step ``(from, to)`` with ``die`` from the mutable board ``b``: R4
+    moving, R5 head (``from_head``: may a checker still leave point 24), R7 block, R8 bearing
+    off. ``b`` is changed while checking R7 and restored before returning. This is the one place
+    the single-step rules live: legal_plays walks it depth first on one board, _Search (for
+    step_graph and check_play) breadth first."""
+    out = []
+    home = not any(b[7:])
+    for p in range(6 if home else 24 if from_head else 23, die, -1):
+        if b[p] and not opp_here[p - die]:
+            t = p - die
+            if b[t] or not front:
+                out.append((p, t))
+            else:
+                b[p] -= 1
+                blocked = _makes_block(b, t, front)
+                b[p] += 1
+                if not blocked:
+                    out.append((p, t))
+    if not home:
+        return out
+    if b[die]:
+        out.append((die, OFF))
+    elif not any(b[die + 1:7]):
+        for p in range(die - 1, 0, -1):
+            if b[p]:
+                out.append((p, OFF))
+                break
+    return out
+
+
+def _plays_mixed(me, a: int, b: int, opp_here, front: int) -> dict:
+    """``{result board: steps}`` for a non-double roll (R6: both dice if possible, else the
+    larger if possible, else the smaller). At most one head checker (R5)."""
+    board = list(me)
+    two = {}
+    one = {a: {}, b: {}}
+    for d1, d2 in ((a, b), (b, a)):
+        for p1, t1 in _gen(board, d1, opp_here, front, True):
+            board[p1] -= 1
+            board[t1] += 1
+            nxt = _gen(board, d2, opp_here, front, p1 != HEAD)
+            for p2, t2 in nxt:
+                board[p2] -= 1
+                board[t2] += 1
+                key = tuple(board)
+                if key not in two:
+                    two[key] = ((p1, t1), (p2, t2))
+                board[p2] += 1
+                board[t2] -= 1
+            if not nxt and not two:
+                key = tuple(board)
+                if key not in one[d1]:
+                    one[d1][key] = ((p1, t1),)
+            board[p1] += 1
+            board[t1] -= 1
+    if two:
+        return two
+    return one[max(a, b)] or one[min(a, b)]
+
+
+def _plays_double(me, die: int, opp_here, front: int, limit: int) -> dict:
+    """``{result board: steps}`` for a double: as many of the four steps as possible (R6),
+    merging partial plays that reach the same board."""
+    board = list(me)
+    head0 = board[HEAD]
+    seen = (None, set(), set(), set(), set())
+    best = [0, {}]
+
+    def walk(depth, steps):
+        moves = (_gen(board, die, opp_here, front, head0 - board[HEAD] < limit)
+                 if depth < 4 else ())
+        if not moves:
+            if depth > best[0]:
+                best[0] = depth
+                best[1] = {}
+            if depth == best[0]:
+                best[1].setdefault(tuple(board), steps)
+            return
+        level = seen[depth + 1]
+        for p, t in moves:
+            board[p] -= 1
+            board[t] += 1
+            key = tuple(board)
+            if key not in level:
+                level.add(key)
+                walk(depth + 1, steps + ((p, t),))
+            board[p] += 1
+            board[t] -= 1
+
+    walk(0, ())
+    return best[1]
 
 
 class _Search:
@@ -153,7 +223,9 @@ class _Search:
         got = self._cache.get(key)
         if got is None:
             can_head = self.me[HEAD] - board[HEAD] < self.limit
-            got = self._cache[key] = _steps(board, die, self.opp_here, self.front, can_head)
+            got = self._cache[key] = [
+                (p, t, _moved(board, p, t))
+                for p, t in _gen(list(board), die, self.opp_here, self.front, can_head)]
         return got
 
     @property
@@ -206,11 +278,17 @@ def legal_plays(pos: Position, dice, ruleset="sport") -> list:
     name or Ruleset (R4–R8 are the same in every preset). Raises DiceError for a bad roll.
     """
     get_ruleset(ruleset)
-    search = _Search(pos, dice)
-    if search.depth == 0:
+    a, b = check_dice(dice)
+    me = pos.board(pos.turn)
+    opp_here, front = _context(pos)
+    if a == b:
+        found = _plays_double(me, a, opp_here, front, head_limit(pos, (a, b)))
+    else:
+        found = _plays_mixed(me, a, b, opp_here, front)
+    if not found or me in found:
         return [Play((), pos.passed())]
-    return [Play(search.path(board, left), search.position_after(board))
-            for board, left in search.results().items()]
+    opp = pos.board(other(pos.turn))
+    return [Play(steps, pos.with_boards(board, opp)) for board, steps in found.items()]
 
 
 def step_graph(pos: Position, dice, ruleset="sport") -> dict:
@@ -318,10 +396,7 @@ def _apply(search: _Search, steps) -> tuple:
             if opp_here[t]:
                 raise IllegalPlay("blocked", f"{label}: point {t} is held by your opponent.", step)
             choices = [p - t]
-        nb = list(board)
-        nb[p] -= 1
-        nb[t] += 1
-        nb = tuple(nb)
+        nb = _moved(board, p, t)
         fault = None
         for d in choices:
             rest = list(pool)

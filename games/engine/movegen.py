@@ -50,14 +50,17 @@ def check_dice(dice) -> tuple:
 
 
 def _context(pos: Position):
+    """``(opp_here, front)`` for the side to move: ``opp_here[p]`` is the opponent's checker
+    count on the mover's point p (R1: the opponent's p+12, or p-12), ``front`` the opponent's
+    lowest occupied point in its own numbering, 0 once it has borne off a checker (R7)."""
     opp = pos.board(other(pos.turn))
-    opp_here = [False] * 25
-    for p in range(1, 25):
-        opp_here[p] = opp[mirror(p)] > 0
-    if opp[0]:
-        front = 0
-    else:
-        front = next((q for q in range(1, 25) if opp[q]), 0)
+    opp_here = (0,) + opp[13:25] + opp[1:13]
+    front = 0
+    if not opp[0]:
+        for q in range(1, 25):
+            if opp[q]:
+                front = q
+                break
     return opp_here, front
 
 
@@ -288,7 +291,11 @@ def legal_plays(pos: Position, dice, ruleset="sport") -> list:
     if not found or me in found:
         return [Play((), pos.passed())]
     opp = pos.board(other(pos.turn))
-    return [Play(steps, pos.with_boards(board, opp)) for board, steps in found.items()]
+    nxt = other(pos.turn)
+    first = pos.first_turn and opp[HEAD] == CHECKERS  # as Position.with_boards, inlined: hot
+    if pos.turn == "white":
+        return [Play(steps, Position(nxt, board, opp, first)) for board, steps in found.items()]
+    return [Play(steps, Position(nxt, opp, board, first)) for board, steps in found.items()]
 
 
 def step_graph(pos: Position, dice, ruleset="sport") -> dict:

@@ -1,0 +1,57 @@
+"""Fixtures shared by every app's tests (generic ones only; each app keeps its own)."""
+
+import os
+from urllib.parse import quote
+
+import pytest
+from django.conf import settings
+
+
+def pytest_configure(config):
+    """A fast password hasher: tests create users, and the real hasher costs ~0.3 s a call."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    """The Redis the tests use (settings.REDIS_URL): Channels layer and Celery broker."""
+    return settings.REDIS_URL
+
+
+@pytest.fixture(scope="session")
+def test_database_url(django_db_setup) -> str:
+    """DATABASE_URL of the test database (not the developer's), for processes the tests start.
+
+    A Celery worker or Daphne started by a test with this DATABASE_URL sees the same test
+    database as the test itself; such tests need ``transactional_db`` (or
+    ``django_db(transaction=True)``) so that their rows are committed where the process can
+    read them. SQLite: the file ``test_<pid>_<name>`` beside the main database; PostgreSQL:
+    ``test_<name>`` on the same server.
+    """
+    from django.db import connection
+
+    db = connection.settings_dict
+    if db["ENGINE"] == "django.db.backends.sqlite3":
+        return f"sqlite:///{db['NAME']}"
+    if db["ENGINE"] == "django.db.backends.postgresql":
+        user = quote(db.get("USER") or "", safe="")
+        password = quote(db.get("PASSWORD") or "", safe="")
+        auth = f"{user}:{password}@" if password else (f"{user}@" if user else "")
+        host = db.get("HOST") or "127.0.0.1"
+        port = f":{db['PORT']}" if db.get("PORT") else ""
+        return f"postgres://{auth}{host}{port}/{quote(db['NAME'], safe='')}"
+    raise NotImplementedError(f"no DATABASE_URL form for {db['ENGINE']}")
+
+
+@pytest.fixture(scope="session")
+def test_process_env(test_database_url, redis_url) -> dict:
+    """Environment for a process started by the tests (Celery worker, Daphne): this
+    environment plus the test database, the tests' Redis and the same settings module."""
+    env = dict(os.environ)
+    env.update(
+        DATABASE_URL=test_database_url,
+        REDIS_URL=redis_url,
+        DJANGO_SETTINGS_MODULE=os.environ.get("DJANGO_SETTINGS_MODULE", "nardy_site.settings"),
+        PYTHONUNBUFFERED="1",
+    )
+    return env

@@ -1,0 +1,151 @@
+"""The live-game WebSocket consumer (docs/protocol.md). Thin: it parses and checks frames,
+calls ``games.services`` and sends what they return; it never writes a game itself."""
+import json
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from django.utils import translation
+from django.utils.translation import gettext as _
+
+from games import services
+from games.models import Game
+
+#: largest accepted client frame, in characters
+MAX_FRAME = 4096
+#: close codes: unknown game
+CLOSE_NOT_FOUND = 4404
+
+ACTIONS = ("roll", "play", "resign")
+
+
+class GameConsumer(AsyncWebsocketConsumer):
+    """One open game page: ``ws/game/<uuid>/``.
+
+    On connect: looks the game up (unknown: accepted then closed with 4404), identifies the
+    viewer by ``guest_id`` in the Django session, joins the group ``game_<id>`` and sends a
+    snapshot. Client frames: ``roll``, ``play``, ``resign`` (each with ``version``) and
+    ``snapshot``. Errors are sent as ``error`` frames (a ``stale_version`` is followed by a
+    snapshot); a ``game.changed`` group event makes it send this viewer's fresh snapshot.
+    Interface text is in the language named by the ``lang`` query parameter, if it is one
+    of ``settings.LANGUAGES``.
+    """
+
+    async def connect(self):
+        self.game_id = self.scope["url_route"]["kwargs"]["game_id"]
+        self.group = services.group_name(self.game_id)
+        self.language = self._language()
+        self.sent_version = None
+        self.guest_id, exists = await self._identify()
+        await self.accept()
+        if not exists:
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.send_snapshot()
+
+    async def disconnect(self, code):
+        if getattr(self, "group", None):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def receive(self, text_data=None, bytes_data=None):
+        frame = self._parse(text_data)
+        if isinstance(frame, str):
+            await self.send_error("bad_frame", frame)
+            return
+        if frame["type"] == "snapshot":
+            await self.send_snapshot(force=True)
+            return
+        try:
+            await self._act(frame)
+        except services.GameError as error:
+            await self.send_error(error.code, error.message, error.version)
+            if isinstance(error, services.StaleVersion):
+                await self.send_snapshot(force=True)
+        except Game.DoesNotExist:
+            await self.close(code=CLOSE_NOT_FOUND)
+
+    async def game_changed(self, event):
+        """Group event ``{"type": "game.changed", "version": v}`` sent by the services."""
+        await self.send_snapshot()
+
+    # --- helpers ---
+
+    async def send_snapshot(self, force=False):
+        """Send this viewer's snapshot unless the same version was already sent (or ``force``)."""
+        frame = await self._snapshot()
+        if frame is None:
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        version = frame["game"]["version"]
+        if not force and self.sent_version is not None and version <= self.sent_version:
+            return
+        self.sent_version = version
+        await self.send(text_data=json.dumps(frame))
+
+    async def send_error(self, code, message, version=None):
+        with translation.override(self.language):
+            text = str(message)
+        await self.send(text_data=json.dumps({
+            "type": "error", "code": code, "message": text,
+            "version": version if version is not None else self.sent_version,
+        }))
+
+    def _parse(self, text_data):
+        """The frame as a dict, or a readable reason (a str) why it is not a valid frame."""
+        with translation.override(self.language):
+            if text_data is None:
+                return _("Frames must be JSON text.")
+            if len(text_data) > MAX_FRAME:
+                return _("The frame is too large.")
+            try:
+                frame = json.loads(text_data)
+            except ValueError:
+                return _("The frame is not valid JSON.")
+            if not isinstance(frame, dict):
+                return _("The frame must be a JSON object.")
+            kind = frame.get("type")
+            if kind not in ACTIONS and kind != "snapshot":
+                return _("Unknown frame type.")
+            if kind in ACTIONS:
+                version = frame.get("version")
+                if isinstance(version, bool) or not isinstance(version, int):
+                    return _("The frame needs a whole-number version.")
+            if kind == "play" and not isinstance(frame.get("play"), str):
+                return _("A play frame needs the play as a string.")
+            return frame
+
+    async def _act(self, frame):
+        actor = services.Actor(guest_id=self.guest_id)
+        kind, version = frame["type"], frame["version"]
+        with translation.override(self.language):
+            if kind == "roll":
+                await database_sync_to_async(services.roll)(self.game_id, actor, version)
+            elif kind == "play":
+                await database_sync_to_async(services.play)(
+                    self.game_id, actor, version, frame["play"])
+            else:
+                await database_sync_to_async(services.resign)(self.game_id, actor, version)
+
+    def _language(self):
+        query = self.scope.get("query_string", b"").decode("latin-1")
+        for part in query.split("&"):
+            key, _sep, value = part.partition("=")
+            if key == "lang" and value in dict(settings.LANGUAGES):
+                return value
+        return settings.LANGUAGE_CODE
+
+    @database_sync_to_async
+    def _identify(self):
+        session = self.scope.get("session")
+        guest_id = session.get("guest_id") if session is not None else None
+        return guest_id, Game.objects.filter(pk=self.game_id).exists()
+
+    @database_sync_to_async
+    def _snapshot(self):
+        try:
+            game = Game.objects.get(pk=self.game_id)
+        except Game.DoesNotExist:
+            return None
+        with translation.override(self.language):
+            return services.snapshot(game, self.guest_id)

@@ -1,0 +1,145 @@
+"""Fixtures of the games tests: a private Celery queue and a real Celery worker process."""
+import re
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import redis
+from django.conf import settings
+
+from nardy_site.celery import app as celery_app
+
+ROOT = Path(__file__).resolve().parents[2]
+BOT_LINE = re.compile(r"games\.bot: bot move game=(?P<game>\S+) version=(?P<version>\d+) "
+                      r"ms=(?P<ms>[\d.]+) played=(?P<played>True|False)")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def celery_test_queue():
+    """A Celery queue private to this test run, so bot moves queued by the tests never reach
+    (or come from) another worker on the same Redis. Deleted at the end of the run.
+
+    Tasks sent from this process go to it; the worker of ``celery_worker_process`` reads it.
+    """
+    name = f"nardy-test-{uuid.uuid4().hex[:12]}"
+    previous = celery_app.conf.task_default_queue
+    celery_app.conf.task_default_queue = name
+    yield name
+    celery_app.conf.task_default_queue = previous
+    _delete_queue(name)
+
+
+@pytest.fixture
+def unattended_queue(celery_test_queue):
+    """For one test, queue bot moves where no worker reads them (so the test sees the game
+    stay as it left it, even while ``celery_worker_process`` runs); yields the queue name,
+    whose messages ``queued_tasks`` counts. Deleted afterwards."""
+    name = f"{celery_test_queue}-idle-{uuid.uuid4().hex[:8]}"
+    celery_app.conf.task_default_queue = name
+    yield name
+    celery_app.conf.task_default_queue = celery_test_queue
+    _delete_queue(name)
+
+
+def _delete_queue(name):
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    try:
+        keys = list(client.scan_iter(match=f"*{name}*"))
+        if keys:
+            client.delete(*keys)
+    finally:
+        client.close()
+
+
+def queued_tasks(queue):
+    """How many task messages wait in the Redis list of ``queue`` (not yet taken by a worker)."""
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    try:
+        return client.llen(queue)
+    finally:
+        client.close()
+
+
+@dataclass
+class WorkerProcess:
+    """A running ``celery -A nardy_site worker`` process reading ``queue``; its output
+    (including the ``games.bot`` timing lines) goes to ``log_path``. ``env`` is the
+    environment it runs with (test database, the tests' Redis)."""
+
+    process: subprocess.Popen
+    queue: str
+    log_path: Path
+    env: dict
+
+    def log(self):
+        return self.log_path.read_text(errors="replace")
+
+    def bot_move_times(self, game_id=None):
+        """Milliseconds of each bot move the worker played (optionally of one game), in order."""
+        times = []
+        for match in BOT_LINE.finditer(self.log()):
+            if match["played"] != "True":
+                continue
+            if game_id is not None and match["game"] != str(game_id):
+                continue
+            times.append(float(match["ms"]))
+        return times
+
+    def wait_for_bot_moves(self, game_id, count, timeout=10):
+        """``bot_move_times(game_id)`` once it holds ``count`` moves (the worker logs a move
+        just after its commit, so a socket may hear of it first), or whatever it holds after
+        ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        times = self.bot_move_times(game_id)
+        while len(times) < count and time.monotonic() < deadline:
+            time.sleep(0.05)
+            times = self.bot_move_times(game_id)
+        return times
+
+    @staticmethod
+    def summary(times):
+        """``{"moves", "median_ms", "worst_ms"}`` of a list of bot move times."""
+        return {"moves": len(times), "median_ms": round(statistics.median(times), 1),
+                "worst_ms": round(max(times), 1)}
+
+
+@pytest.fixture(scope="session")
+def celery_worker_process(test_process_env, celery_test_queue, tmp_path_factory):
+    """A real Celery worker process (solo pool) on the test database and the tests' Redis,
+    reading the run's private queue. Session-wide: started once, stopped at the end.
+
+    Tests that use it need ``transactional_db`` so the worker sees their committed rows.
+    A process started by a test (e.g. Daphne) that should queue bot moves for this worker
+    must use ``celery_worker_process.queue`` as its Celery default queue.
+    """
+    log_path = tmp_path_factory.mktemp("celery") / "worker.log"
+    node = f"{celery_test_queue}@localhost"
+    command = [sys.executable, "-m", "celery", "-A", "nardy_site", "worker", "--pool=solo",
+               "--queues", celery_test_queue, "--hostname", node, "--loglevel", "INFO",
+               "--without-gossip", "--without-mingle"]
+    with open(log_path, "wb") as log_file:
+        process = subprocess.Popen(command, cwd=ROOT, env=test_process_env,
+                                   stdout=log_file, stderr=subprocess.STDOUT)
+    worker = WorkerProcess(process, celery_test_queue, log_path, test_process_env)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"the Celery worker exited with {process.returncode}:\n{worker.log()}")
+            if celery_app.control.ping(destination=[node], timeout=0.5):
+                break
+            if time.monotonic() > deadline:
+                pytest.fail(f"the Celery worker did not answer within 60 s:\n{worker.log()}")
+        yield worker
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

@@ -1,0 +1,86 @@
+"""Helpers that set up games for the tests: fixed dice, games in a given state, and a
+random-but-reproducible player that plays legal plays through the services."""
+import random
+from contextlib import contextmanager
+
+from games import dice, services
+from games.engine import Position, legal_plays
+from games.models import Game, GameEvent, Phase
+
+HUMAN = "guest-human"
+ONLOOKER = "guest-onlooker"
+
+
+class FixedDice:
+    """Replaces the secure dice with queued values (the tests' only stand-in: dice decide
+    nothing the tests check except through these values). ``rolls`` are [a, b] lists taken
+    in order; ``openings`` are (white, black) pairs. Running out falls back to real dice."""
+
+    def __init__(self, monkeypatch):
+        self.rolls = []
+        self.openings = []
+        self._real_roll = dice.roll
+        self._real_opening = dice.opening_roll
+        monkeypatch.setattr(dice, "roll", self._roll)
+        monkeypatch.setattr(dice, "opening_roll", self._opening)
+
+    def _roll(self):
+        return list(self.rolls.pop(0)) if self.rolls else self._real_roll()
+
+    def _opening(self):
+        return tuple(self.openings.pop(0)) if self.openings else self._real_opening()
+
+
+def new_bot_game(fixed=None, opening=(6, 5), human_side="white", preset="sport",
+                 guest=HUMAN, level="medium"):
+    """A game of ``guest`` against the bot with the opening dice ``opening`` (white, black)
+    when ``fixed`` (a FixedDice) is given."""
+    if fixed is not None:
+        fixed.openings.append(opening)
+    return services.create_bot_game(guest, preset=preset, bot_level=level,
+                                    human_side=human_side)
+
+
+def set_position(game, position, phase=Phase.ROLL, dice_rolled=None):
+    """Put an existing game into ``position`` (RULES.md JSON) for a test: arranges the state
+    directly, as a fixture would, without recording events."""
+    Position.from_json(position)  # refuse impossible positions early
+    game.position = position
+    game.phase = phase
+    game.dice = dice_rolled
+    game.save()
+    return game
+
+
+def state(game_id):
+    """Everything a request could change: the game row's fields and its whole record."""
+    game = Game.objects.get(pk=game_id)
+    fields = {f.attname: getattr(game, f.attname) for f in Game._meta.fields}
+    events = list(GameEvent.objects.filter(game_id=game_id).order_by("seq")
+                  .values_list("seq", "kind", "side", "dice", "play"))
+    return fields, events
+
+
+@contextmanager
+def unchanged(game_id):
+    """Assert that the block leaves the game and its record exactly as they were."""
+    before = state(game_id)
+    yield
+    assert state(game_id) == before
+
+
+def random_legal_play(game, rng):
+    """A legal play (notation) for the side to move of ``game`` (in phase "play"), chosen by
+    ``rng`` among the engine's legal plays."""
+    plays = legal_plays(game.get_position(), tuple(game.dice), game.ruleset)
+    return rng.choice(plays).notation
+
+
+def play_human_turn(game_id, guest=HUMAN, rng=None):
+    """The human rolls (if due) and plays a random legal play; returns the game after it."""
+    rng = rng or random.Random(0)
+    actor = services.Actor(guest_id=guest)
+    game = Game.objects.get(pk=game_id)
+    if game.phase == Phase.ROLL:
+        game = services.roll(game_id, actor, game.version)
+    return services.play(game_id, actor, game.version, random_legal_play(game, rng))

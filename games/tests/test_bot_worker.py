@@ -1,0 +1,99 @@
+"""The bot's moves run in a real Celery worker process, queued on commit through the real Redis
+broker, and their snapshots reach a connected socket. Also times each bot move (measured in
+the task) over a whole game."""
+import json
+import random
+import time
+
+import pytest
+from asgiref.sync import async_to_sync
+
+from games.models import Game
+from games.tests.conftest import WorkerProcess, queued_tasks
+from games.tests.factories import FixedDice, new_bot_game
+from games.tests.test_consumers import communicator, connect
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.celery]
+
+#: a bot move should reach the socket well within this (seconds)
+BOT_TIMEOUT = 20
+
+
+async def next_snapshot(comm, timeout=BOT_TIMEOUT):
+    """The next frame, which must be a snapshot; returns its game."""
+    frame = json.loads(await comm.receive_from(timeout=timeout))
+    assert frame["type"] == "snapshot", frame
+    return frame["game"]
+
+
+async def until(comm, predicate, timeout=BOT_TIMEOUT):
+    """Snapshots until one satisfies ``predicate``; returns it."""
+    deadline = time.monotonic() + timeout
+    while True:
+        snap = await next_snapshot(comm, max(0.1, deadline - time.monotonic()))
+        if predicate(snap):
+            return snap
+
+
+def test_bot_move_from_the_worker_reaches_the_socket(celery_worker_process, monkeypatch):
+    fixed = FixedDice(monkeypatch)
+    game = new_bot_game(fixed, opening=(6, 5))  # the human (white) plays first
+
+    async def scenario():
+        comm = await communicator(game.id)
+        await connect(comm)
+        await comm.send_json_to({"type": "play", "version": 1, "play": "24/18 18/13"})
+        # The worker rolls and plays for black; its snapshot arrives on this socket (the
+        # snapshot of the human's play may already show it: snapshots are built on sending).
+        bots = await until(comm, lambda s: s["turn"] == "white")
+        assert bots["version"] == 4 and bots["phase"] == "roll"
+        assert bots["last"]["side"] == "black" and bots["last"]["version"] == 4
+        assert bots["pips"]["black"] < 360 and bots["position"]["black"]["24"] in (13, 14)
+        await comm.disconnect()
+
+    async_to_sync(scenario)()
+    events = list(Game.objects.get(pk=game.id).events.values_list("kind", "side"))
+    assert events == [("opening", "white"), ("play", "white"), ("roll", "black"),
+                      ("play", "black")]
+    assert len(celery_worker_process.wait_for_bot_moves(game.id, 1)) == 1
+
+
+def test_a_whole_game_against_the_worker_bot(celery_worker_process, celery_test_queue):
+    """The human plays random legal plays over the socket; every bot move comes from the
+    worker. Ends with a result; the record replays to the final position. Prints the bot's
+    move times (median and worst, ms) measured inside the task."""
+    rng = random.Random(11)
+    game = new_bot_game(human_side="random")
+
+    async def scenario():
+        comm = await communicator(game.id)
+        snap = await connect(comm)
+        me = snap["you"]
+        for _turn in range(500):
+            if snap["status"] == "finished":
+                return snap
+            if snap["turn"] != me:
+                snap = await until(comm, lambda s: s["turn"] == me or s["status"] == "finished")
+                continue
+            if snap["phase"] == "roll":
+                await comm.send_json_to({"type": "roll", "version": snap["version"]})
+                snap = await next_snapshot(comm)
+                continue
+            choice = rng.choice(snap["legal"]["plays"])["play"]
+            await comm.send_json_to({"type": "play", "version": snap["version"], "play": choice})
+            snap = await next_snapshot(comm)
+        raise AssertionError("the game did not end")
+
+    final = async_to_sync(scenario)()
+    stored = Game.objects.get(pk=game.id)
+    assert final["status"] == "finished" and final["result"]["reason"] == "bore_off"
+    assert final["result"]["winner"] == stored.winner and final["version"] == stored.version
+    assert stored.replay() == stored.get_position()
+    assert stored.get_position().off(stored.winner) == 15
+
+    bot_plays = stored.events.filter(kind="play", side=stored.bot_side).count()
+    times = celery_worker_process.wait_for_bot_moves(game.id, bot_plays)
+    assert len(times) == bot_plays
+    assert queued_tasks(celery_test_queue) == 0
+    summary = WorkerProcess.summary(times)
+    print(f"\nbot move time inside the task: {summary}")

@@ -1,0 +1,282 @@
+"""The live-game socket (docs/protocol.md) through the real ASGI stack: origin check, session
+middleware, consumer, Redis channel layer. Malformed frames and bad requests change nothing."""
+import json
+import uuid
+
+import pytest
+from asgiref.sync import async_to_sync, sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
+from django.contrib.sessions.backends.db import SessionStore
+
+from games import services
+from games.models import Game
+from games.tests.conftest import queued_tasks
+from games.tests.factories import HUMAN, ONLOOKER, FixedDice, new_bot_game, state
+
+# Bot moves queued here wait in a queue no worker reads: these tests check the socket alone.
+pytestmark = [pytest.mark.django_db(transaction=True),
+              pytest.mark.usefixtures("unattended_queue")]
+
+TIMEOUT = 5
+
+
+@pytest.fixture
+def fixed(monkeypatch):
+    return FixedDice(monkeypatch)
+
+
+def origin():
+    """An Origin header value that the AllowedHostsOriginValidator accepts."""
+    for host in settings.ALLOWED_HOSTS:
+        if host not in ("*", "testserver"):
+            return f"http://{host.lstrip('.')}"
+    return "http://localhost"
+
+
+def session_cookie(guest_id):
+    """A saved Django session holding ``guest_id``, as a Cookie header value."""
+    session = SessionStore()
+    if guest_id:
+        session["guest_id"] = guest_id
+    session.create()
+    return f"{settings.SESSION_COOKIE_NAME}={session.session_key}"
+
+
+async def communicator(game_id, guest_id=HUMAN, path=None):
+    """A WebsocketCommunicator on the site's ASGI application, as the guest ``guest_id``."""
+    from nardy_site.asgi import application
+
+    cookie = await sync_to_async(session_cookie)(guest_id)
+    headers = [(b"origin", origin().encode()), (b"cookie", cookie.encode())]
+    return WebsocketCommunicator(application, path or f"/ws/game/{game_id}/", headers=headers)
+
+
+async def receive(comm):
+    return json.loads(await comm.receive_from(timeout=TIMEOUT))
+
+
+async def connect(comm):
+    connected, _ = await comm.connect(timeout=TIMEOUT)
+    assert connected
+    first = await receive(comm)
+    assert first["type"] == "snapshot"
+    return first["game"]
+
+
+def run(coroutine_function):
+    """Run an async scenario from a sync test (the DB work it does runs in this thread)."""
+    return async_to_sync(coroutine_function)()
+
+
+def test_connect_sends_the_players_snapshot(fixed):
+    game = new_bot_game(fixed, opening=(6, 5))
+
+    async def scenario():
+        comm = await communicator(game.id)
+        snap = await connect(comm)
+        assert snap["id"] == str(game.id) and snap["version"] == 1 and snap["you"] == "white"
+        assert snap["phase"] == "play" and snap["dice"] == [6, 5]
+        assert snap["legal"]["plays"]
+        await comm.disconnect()
+
+    run(scenario)
+
+
+def test_unknown_game_is_closed_with_4404():
+    async def scenario():
+        comm = await communicator(uuid.uuid4())
+        connected, _ = await comm.connect(timeout=TIMEOUT)
+        assert connected
+        assert await comm.receive_output(timeout=TIMEOUT) == {"type": "websocket.close",
+                                                              "code": 4404}
+
+    run(scenario)
+
+
+def test_foreign_origin_is_refused(fixed):
+    game = new_bot_game(fixed, opening=(6, 5))
+
+    async def scenario():
+        from nardy_site.asgi import application
+
+        comm = WebsocketCommunicator(application, f"/ws/game/{game.id}/",
+                                     headers=[(b"origin", b"http://evil.example")])
+        connected, _ = await comm.connect(timeout=TIMEOUT)
+        assert not connected
+
+    run(scenario)
+
+
+def test_playing_over_the_socket_reaches_every_open_socket(fixed, unattended_queue):
+    game = new_bot_game(fixed, opening=(6, 5))
+    tasks_before = queued_tasks(unattended_queue)
+
+    async def scenario():
+        player, watcher = await communicator(game.id), await communicator(game.id, ONLOOKER)
+        await connect(player)
+        watched = await connect(watcher)
+        assert watched["you"] is None and watched["legal"] is None
+        await player.send_json_to({"type": "play", "version": 1, "play": "24/18 18/13"})
+        for comm in (player, watcher):
+            snap = (await receive(comm))["game"]
+            assert snap["version"] == 2 and snap["turn"] == "black"
+            assert snap["last"] == {"side": "white", "dice": [6, 5], "play": "24/18 18/13",
+                                    "version": 2}
+        await player.disconnect()
+        await watcher.disconnect()
+
+    run(scenario)
+    # The bot's move was queued once, after the commit.
+    assert queued_tasks(unattended_queue) == tasks_before + 1
+
+
+def test_roll_then_snapshot_request(fixed):
+    game = new_bot_game(fixed, opening=(6, 5), preset="match")
+    fixed.rolls.append([2, 2])
+
+    async def scenario():
+        comm = await communicator(game.id)
+        snap = await connect(comm)
+        assert snap["phase"] == "roll" and snap["legal"] is None
+        await comm.send_json_to({"type": "roll", "version": 1})
+        snap = (await receive(comm))["game"]
+        assert snap["phase"] == "play" and snap["dice"] == [2, 2] and snap["version"] == 2
+        assert snap["legal"]["graph"]["nodes"]
+        await comm.send_json_to({"type": "snapshot"})
+        again = await receive(comm)
+        assert again["type"] == "snapshot" and again["game"] == snap
+        await comm.disconnect()
+
+    run(scenario)
+
+
+BAD_FRAMES = [
+    "not json",
+    "[1, 2]",
+    "42",
+    json.dumps({"version": 1}),
+    json.dumps({"type": "dance", "version": 1}),
+    json.dumps({"type": "roll"}),
+    json.dumps({"type": "roll", "version": "1"}),
+    json.dumps({"type": "roll", "version": True}),
+    json.dumps({"type": "play", "version": 1}),
+    json.dumps({"type": "play", "version": 1, "play": ["24/18", "18/13"]}),
+    json.dumps({"type": "play", "version": 1, "play": "24/18 18/13 " * 400}),
+]
+
+
+def test_malformed_frames_get_bad_frame_and_change_nothing(fixed):
+    game = new_bot_game(fixed, opening=(6, 5))
+    before = state(game.id)
+
+    async def scenario():
+        comm = await communicator(game.id)
+        await connect(comm)
+        for frame in BAD_FRAMES:
+            await comm.send_to(text_data=frame)
+            error = await receive(comm)
+            assert error["type"] == "error" and error["code"] == "bad_frame", frame
+            assert error["message"] and error["version"] == 1
+        await comm.send_to(bytes_data=b'{"type": "roll", "version": 1}')
+        assert (await receive(comm))["code"] == "bad_frame"
+        assert await comm.receive_nothing(timeout=0.2)
+        await comm.disconnect()
+
+    run(scenario)
+    assert state(game.id) == before
+
+
+def test_stale_version_gets_an_error_and_a_fresh_snapshot(fixed):
+    game = new_bot_game(fixed, opening=(6, 5))
+    before = state(game.id)
+
+    async def scenario():
+        comm = await communicator(game.id)
+        await connect(comm)
+        await comm.send_json_to({"type": "play", "version": 0, "play": "24/18 18/13"})
+        error = await receive(comm)
+        assert error == {"type": "error", "code": "stale_version", "version": 1,
+                         "message": error["message"]}
+        snap = await receive(comm)
+        assert snap["type"] == "snapshot" and snap["game"]["version"] == 1
+        await comm.disconnect()
+
+    run(scenario)
+    assert state(game.id) == before
+
+
+def test_illegal_play_and_wrong_phase_errors(fixed):
+    game = new_bot_game(fixed, opening=(6, 5))
+    before = state(game.id)
+
+    async def scenario():
+        comm = await communicator(game.id, path=f"/ws/game/{game.id}/?lang=ru")
+        await connect(comm)
+        await comm.send_json_to({"type": "play", "version": 1, "play": "24/18 24/19"})
+        error = await receive(comm)
+        assert error["code"] == "illegal_play" and error["message"]
+        await comm.send_json_to({"type": "roll", "version": 1})
+        assert (await receive(comm))["code"] == "wrong_phase"
+        await comm.disconnect()
+
+    run(scenario)
+    assert state(game.id) == before
+
+
+def test_out_of_turn_and_onlooker_cannot_act(fixed):
+    game = new_bot_game(fixed, opening=(1, 6))  # the bot (black) is to play
+    before = state(game.id)
+
+    async def scenario():
+        player = await communicator(game.id)
+        await connect(player)
+        await player.send_json_to({"type": "play", "version": 1, "play": "24/18 18/17"})
+        assert (await receive(player))["code"] == "not_your_turn"
+
+        for guest in (ONLOOKER, None):
+            watcher = await communicator(game.id, guest)
+            snap = await connect(watcher)
+            assert snap["you"] is None
+            for frame in ({"type": "resign", "version": 1}, {"type": "roll", "version": 1}):
+                await watcher.send_json_to(frame)
+                assert (await receive(watcher))["code"] == "not_your_turn"
+            await watcher.disconnect()
+        await player.disconnect()
+
+    run(scenario)
+    assert state(game.id) == before
+
+
+def test_reconnecting_queues_no_bot_move(fixed, unattended_queue):
+    game = new_bot_game(fixed, opening=(1, 6))  # the bot is to move: its task is queued
+    queued = queued_tasks(unattended_queue)
+
+    async def scenario():
+        for _ in range(3):
+            comm = await communicator(game.id)
+            await connect(comm)
+            await comm.disconnect()
+
+    run(scenario)
+    assert queued_tasks(unattended_queue) == queued
+    assert Game.objects.get(pk=game.id).version == 1
+
+
+def test_resign_over_the_socket_shows_the_result(fixed):
+    game = new_bot_game(fixed, opening=(6, 5))
+
+    async def scenario():
+        comm = await communicator(game.id)
+        await connect(comm)
+        await comm.send_json_to({"type": "resign", "version": 1})
+        snap = (await receive(comm))["game"]
+        assert snap["status"] == "finished" and snap["phase"] == "over" and snap["turn"] is None
+        assert snap["result"] == {"winner": "black", "kind": "mars", "points": 2,
+                                  "reason": "resign"}
+        await comm.send_json_to({"type": "roll", "version": snap["version"]})
+        assert (await receive(comm))["code"] == "game_over"
+        await comm.disconnect()
+
+    run(scenario)
+    assert services.snapshot(Game.objects.get(pk=game.id), HUMAN)["game"]["status"] == "finished"

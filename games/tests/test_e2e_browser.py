@@ -1,0 +1,373 @@
+"""End to end in headless Chromium: a guest plays a whole game against the computer (issue 2).
+
+The real stack runs: Daphne (HTTP and WebSockets) in a subprocess on a free port, a real Celery
+worker process (``celery_worker_process`` from conftest) moving for the computer, the tests'
+Redis as Channels layer and broker, and the test database shared by all three. The browser
+clicks like a person: Roll, a highlighted checker, a highlighted destination, Confirm (or Pass),
+until the result panel shows the winner and the points; the database must agree with it.
+
+Screenshots (360 px and 1280 px wide, mid-game and result) and the timing go to
+``artifacts/e2e/`` (git-ignored).
+"""
+import json
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "artifacts" / "e2e"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+PHONE = {"width": 360, "height": 740}
+DESKTOP = {"width": 1280, "height": 800}
+GAME_TIME_LIMIT_S = 15 * 60
+ACTION_LIMIT = 600  # rolls, plays and passes of the human; a game needs about 100
+MID_GAME_ACTION = 30  # when to take the mid-game screenshots
+
+# Daphne started through this snippet, so that the bot moves it queues go to the run's private
+# Celery queue (the one the test worker reads) instead of the default queue.
+DAPHNE_BOOT = (
+    "import os, sys\n"
+    "from nardy_site.celery import app\n"
+    "app.conf.task_default_queue = os.environ['NARDY_TEST_CELERY_QUEUE']\n"
+    "from daphne.cli import CommandLineInterface\n"
+    "CommandLineInterface().run(sys.argv[1:])\n"
+)
+
+# What the page lets the player do now (board.js marks data-ready when it may act).
+NEXT_ACTION_JS = """() => {
+  if (!document.getElementById("result").hidden) return "result";
+  const message = document.getElementById("message").textContent.trim();
+  if (message) return "error: " + message;
+  if (document.getElementById("game").dataset.ready !== "true") return null;
+  const usable = (id) => { const b = document.getElementById(id); return !b.hidden && !b.disabled; };
+  if (usable("roll-btn")) return "roll";
+  if (usable("pass-btn")) return "pass";
+  if (!document.getElementById("confirm-btn").hidden && document.querySelector("#board .selectable")) {
+    return "play";
+  }
+  return null;
+}"""
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class DaphneServer:
+    """Daphne serving the site (HTTP + WebSockets) on 127.0.0.1:``port`` with ``env``; its
+    output is appended to ``log_path``. May be stopped and started again on the same port."""
+
+    def __init__(self, port, env, log_path):
+        self.port = port
+        self.env = env
+        self.log_path = log_path
+        self.base = f"http://127.0.0.1:{port}"
+        self.process = None
+
+    def log(self):
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def start(self, timeout=60):
+        command = [sys.executable, "-c", DAPHNE_BOOT, "-b", "127.0.0.1", "-p", str(self.port),
+                   "nardy_site.asgi:application"]
+        with open(self.log_path, "ab") as log_file:
+            self.process = subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=log_file,
+                                            stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.process.poll() is not None:
+                pytest.fail(f"Daphne exited with {self.process.returncode}:\n{self.log()}")
+            try:
+                with urllib.request.urlopen(f"{self.base}/en/", timeout=2) as response:
+                    if response.status == 200:
+                        return
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"Daphne did not serve {self.base}/en/ within {timeout} s:\n{self.log()}")
+            time.sleep(0.2)
+
+    def stop(self):
+        if self.process is None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+
+@pytest.fixture
+def daphne_server(transactional_db, test_process_env, celery_worker_process, tmp_path):
+    """A started ``DaphneServer`` on a free port, on the test database and the tests' Redis,
+    queueing bot moves for ``celery_worker_process``."""
+    env = dict(test_process_env, NARDY_TEST_CELERY_QUEUE=celery_worker_process.queue)
+    server = DaphneServer(free_port(), env, tmp_path / "daphne.log")
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+        if ARTIFACTS.exists():
+            (ARTIFACTS / "daphne.log").write_text(server.log())
+
+
+@pytest.fixture
+def browser():
+    """Headless Debian Chromium driven by Playwright (sync API); closed after the test."""
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def open_new_game(browser, base, language="en", label="Play against the computer", viewport=DESKTOP):
+    """A new page that starts a game against the computer from the home page, as a visitor
+    does. Returns (page, game id, page errors list)."""
+    page = browser.new_page(viewport=viewport)
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{base}/{language}/")
+    page.get_by_role("button", name=label).first.click()
+    page.wait_for_url(re.compile(r"[0-9a-f-]{36}/$"))
+    game_id = re.search(r"([0-9a-f-]{36})/$", page.url).group(1)
+    page.wait_for_selector("#board [data-point]")
+    return page, game_id, errors
+
+
+def in_thread(read):
+    """Run the database read ``read()`` in another thread and return its value: Playwright's
+    sync API keeps an event loop running in this thread, where Django refuses ORM calls."""
+    from django.db import connections
+
+    def run():
+        try:
+            return read()
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(run).result()
+
+
+def viewer_side(page):
+    """The side the page's viewer plays, from the snapshot embedded in the page."""
+    return page.evaluate("""() => {
+      const data = JSON.parse(document.getElementById("initial-snapshot").textContent);
+      return (data.game || data).you;
+    }""")
+
+
+def next_action(page, deadline):
+    """Wait for the page to offer something to do: "roll", "pass", "play" or "result"."""
+    remaining_ms = max(1000, (deadline - time.monotonic()) * 1000)
+    handle = page.wait_for_function(NEXT_ACTION_JS, timeout=remaining_ms, polling=50)
+    action = handle.json_value()
+    if action.startswith("error: "):
+        pytest.fail(f"the server refused an action: {action[7:]}")
+    return action
+
+
+def wait_for_new_version(page, version, deadline):
+    """Wait until a snapshot newer than ``version`` arrived (or an error is shown)."""
+    remaining_ms = max(1000, (deadline - time.monotonic()) * 1000)
+    page.wait_for_function(
+        """(v) => Number(document.getElementById("game").dataset.version) > v
+                  || document.getElementById("message").textContent.trim() !== "" """,
+        arg=version, timeout=remaining_ms, polling=50)
+
+
+def stage_whole_turn(page):
+    """Click highlighted checkers and destinations until the move is complete (Confirm on)."""
+    confirm = page.locator("#confirm-btn")
+    for _ in range(12):  # a double needs at most four steps; a tap may only select
+        if confirm.is_enabled():
+            return
+        page.locator("#board .selectable").first.click()
+        dest = page.locator("#board .dest")
+        if dest.count():
+            dest.first.click()
+    pytest.fail("the staged steps never reached a complete move")
+
+
+def take_turn(page, action):
+    """Do what ``next_action`` offered: click Roll, click Pass, or stage a whole move by
+    clicking and click Confirm."""
+    if action == "roll":
+        page.click("#roll-btn")
+    elif action == "pass":
+        page.click("#pass-btn")
+    else:
+        stage_whole_turn(page)
+        page.click("#confirm-btn")
+
+
+def shoot(page, name):
+    """Screenshots of the page as it is, 1280 px and 360 px wide; leaves the phone size on."""
+    for label, size in (("1280", DESKTOP), ("360", PHONE)):
+        page.set_viewport_size(size)
+        page.wait_for_timeout(150)
+        page.screenshot(path=str(ARTIFACTS / f"{name}-{label}.png"), full_page=True)
+
+
+def play_until_over(page, deadline):
+    """Play the guest's side by clicking until the result panel appears: the first half of the
+    game on a desktop-sized page, the rest (after the mid-game screenshots) on a 360 px wide
+    one. Returns the count of each action taken: {"roll": n, "play": n, "pass": n}."""
+    counts = {"roll": 0, "play": 0, "pass": 0}
+    shot_mid_game = False
+    while True:
+        if sum(counts.values()) > ACTION_LIMIT or time.monotonic() > deadline:
+            pytest.fail(f"the game did not end within {ACTION_LIMIT} actions or the time limit: {counts}")
+        action = next_action(page, deadline)
+        if action == "result":
+            return counts
+        version = int(page.locator("#game").get_attribute("data-version"))
+        if action == "play" and not shot_mid_game and counts["play"] >= MID_GAME_ACTION // 2:
+            stage_whole_turn(page)
+            shoot(page, "mid-game")
+            shot_mid_game = True
+        take_turn(page, action)
+        counts[action] += 1
+        wait_for_new_version(page, version, deadline)
+
+
+def test_guest_plays_a_whole_game_against_the_computer_in_chromium(daphne_server, celery_worker_process,
+                                                                  browser):
+    started = time.monotonic()
+    deadline = started + GAME_TIME_LIMIT_S
+    page, game_id, page_errors = open_new_game(browser, daphne_server.base)
+    assert page.locator("#board [data-point]").count() == 24
+    human = viewer_side(page)
+    assert human in ("white", "black")
+
+    counts = play_until_over(page, deadline)
+    game_seconds = time.monotonic() - started
+
+    title = page.locator("#result-title").inner_text()
+    score = page.locator("#result-score").inner_text()
+    reason = page.locator("#result-reason").inner_text()
+    shoot(page, "result")
+    assert page.locator("#again-btn").is_visible()
+    page.close()
+
+    assert not page_errors, page_errors
+    assert title in ("You won!", "You lost."), title
+    match = re.fullmatch(r"(oin|mars|koks) — (\d+) points?", score)
+    assert match, score
+    assert reason.endswith("bore off all 15 checkers."), reason
+
+    # The result shown is the one the server recorded.
+    from games.models import Game
+
+    game = in_thread(lambda: Game.objects.get(pk=game_id))
+    assert game.status == "finished"
+    assert game.result_kind == match.group(1)
+    assert game.result_points == int(match.group(2))
+    assert (game.winner == human) == (title == "You won!")
+    assert game.get_position().off(game.winner) == 15
+
+    bot_ms = celery_worker_process.bot_move_times(game_id)
+    assert counts["play"] > 0 and bot_ms
+    timing = {
+        "game_seconds": round(game_seconds, 1),
+        "human_actions": counts,
+        "bot_moves_in_task": celery_worker_process.summary(bot_ms),
+        "result": f"{title} {score}",
+    }
+    (ARTIFACTS / "timing.json").write_text(json.dumps(timing, indent=2) + "\n")
+    print(f"\ne2e game against the computer: {timing}")
+
+
+def test_page_reconnects_when_the_server_comes_back(daphne_server, browser):
+    deadline = time.monotonic() + 120
+    page, _game_id, page_errors = open_new_game(browser, daphne_server.base)
+    action = next_action(page, deadline)
+    assert action in ("roll", "play")
+    version = int(page.locator("#game").get_attribute("data-version"))
+
+    daphne_server.stop()
+    connection = page.locator("#connection")
+    connection.wait_for(state="visible", timeout=10_000)
+    assert "reconnecting" in connection.inner_text()
+    assert page.locator("#game").get_attribute("data-ready") == "false"
+    assert page.locator("#resign-btn").is_disabled()
+
+    daphne_server.start()
+    connection.wait_for(state="hidden", timeout=30_000)
+    assert next_action(page, deadline) == action
+    take_turn(page, action)
+    wait_for_new_version(page, version, deadline)
+    assert page.locator("#message").inner_text() == ""
+    assert not page_errors, page_errors
+
+
+def test_guest_resigns_on_a_phone_in_russian_and_sees_the_result(daphne_server, browser):
+    from django.utils import translation
+
+    from games.models import Game
+
+    cyrillic = re.compile("[а-яё]", re.IGNORECASE)
+    with translation.override("ru"):
+        label = translation.gettext("Play against the computer")
+    deadline = time.monotonic() + 120
+    page, game_id, page_errors = open_new_game(browser, daphne_server.base, "ru", label, PHONE)
+    human = viewer_side(page)
+    action = next_action(page, deadline)
+    assert action in ("roll", "play")
+    # Template text (django domain) and board.js text (djangojs catalogue) are both Russian.
+    assert cyrillic.search(page.locator("#roll-btn" if action == "roll" else "#confirm-btn").inner_text())
+    assert cyrillic.search(page.locator("#status").inner_text())
+    assert cyrillic.search(page.locator("#board").get_attribute("aria-label"))
+
+    questions = []
+
+    def answer(dialog):
+        questions.append(dialog.message)
+        dialog.accept()
+
+    page.once("dialog", answer)
+    page.click("#resign-btn")
+    page.locator("#result").wait_for(state="visible", timeout=30_000)
+    title = page.locator("#result-title").inner_text()
+    score = page.locator("#result-score").inner_text()
+    reason = page.locator("#result-reason").inner_text()
+    page.screenshot(path=str(ARTIFACTS / "resigned-ru-360.png"), full_page=True)
+    assert not page_errors, page_errors
+    assert questions and cyrillic.search(questions[0])
+    for text in (title, score, reason):
+        assert cyrillic.search(text), text
+
+    game = in_thread(lambda: Game.objects.get(pk=game_id))
+    assert game.status == "finished" and game.end_reason == "resign"
+    assert game.winner != human
+    assert re.search(r"\d+", score).group(0) == str(game.result_points)
+
+    # "Play again" starts a new game with the same rules, in the same language.
+    page.click("#again-btn")
+    page.wait_for_url(lambda url: game_id not in url and "/ru/" in url)
+    page.wait_for_selector("#board [data-point]")
+    new_id = re.search(r"([0-9a-f-]{36})/$", page.url).group(1)
+    again = in_thread(lambda: Game.objects.get(pk=new_id))
+    assert again.status == "active" and again.preset == game.preset

@@ -1,0 +1,86 @@
+"""The HTTP views: starting a game against the computer and the game page (player or onlooker)."""
+import uuid
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from django.utils import translation
+
+from games.models import Game
+
+pytestmark = pytest.mark.django_db
+
+
+def test_new_game_creates_a_bot_game_for_the_sessions_guest(client):
+    response = client.post(reverse("games:new"))
+    game = Game.objects.get()
+    assert response.status_code == 302
+    assert response["Location"] == reverse("games:game", kwargs={"game_id": game.id})
+    guest_id = client.session["guest_id"]
+    assert len(guest_id) >= 16
+    assert (game.white_guest, game.black_guest, game.bot_side) == (guest_id, "", "black")
+    assert (game.preset, game.bot_level, game.version) == ("sport", "medium", 1)
+
+    client.post(reverse("games:new"))  # the same guest keeps its id
+    assert client.session["guest_id"] == guest_id
+    assert Game.objects.for_guest(guest_id).count() == 2
+
+
+def test_new_game_takes_the_chosen_options(client):
+    client.post(reverse("games:new"), {"preset": "match", "level": "easy", "side": "black"})
+    game = Game.objects.get()
+    assert (game.preset, game.bot_level, game.black_guest, game.bot_side) == (
+        "match", "easy", client.session["guest_id"], "white")
+
+
+@pytest.mark.parametrize("data", [{"preset": "backgammon"}, {"level": "hard"},
+                                  {"side": "green"}])
+def test_new_game_refuses_unknown_options(client, data):
+    assert client.post(reverse("games:new"), data).status_code == 400
+    assert not Game.objects.exists()
+
+
+def test_new_game_needs_post(client):
+    assert client.get(reverse("games:new")).status_code == 405
+    assert not Game.objects.exists()
+
+
+def test_game_page_for_its_player(client):
+    client.post(reverse("games:new"))
+    game = Game.objects.get()
+    response = client.get(reverse("games:game", kwargs={"game_id": game.id}))
+    assert response.status_code == 200
+    assert response.context["game"] == game
+    assert response.context["is_player"] is True
+    assert response.context["ws_path"] == f"/ws/game/{game.id}/?lang=en"
+    snapshot = response.context["initial_snapshot"]
+    assert snapshot["id"] == str(game.id) and snapshot["you"] == "white"
+    assert snapshot["version"] == game.version
+
+
+def test_game_page_is_read_only_for_anyone_else(client):
+    client.post(reverse("games:new"))
+    game = Game.objects.get()
+    other = Client()
+    response = other.get(reverse("games:game", kwargs={"game_id": game.id}))
+    assert response.status_code == 200
+    assert response.context["is_player"] is False
+    assert response.context["initial_snapshot"]["you"] is None
+    assert response.context["initial_snapshot"]["legal"] is None
+    assert other.session["guest_id"] != client.session["guest_id"]
+
+
+def test_game_page_in_russian_tells_the_socket_the_language(client):
+    client.post(reverse("games:new"))
+    game = Game.objects.get()
+    with translation.override("ru"):
+        url = reverse("games:game", kwargs={"game_id": game.id})
+    assert url.startswith("/ru/")
+    response = client.get(url)
+    assert response.status_code == 200
+    assert response.context["ws_path"].endswith("?lang=ru")
+
+
+def test_unknown_game_is_404(client):
+    response = client.get(reverse("games:game", kwargs={"game_id": uuid.uuid4()}))
+    assert response.status_code == 404

@@ -1,0 +1,205 @@
+"""Django settings for the long-nardy site.
+
+Everything that differs between machines comes from the environment (django-environ):
+
+- ``DATABASE_URL``: default ``sqlite:///<project>/db.sqlite3`` (WAL mode); PostgreSQL in CI and
+  production, e.g. ``postgres://postgres@127.0.0.1:5432/test``.
+- ``REDIS_URL``: required; the Channels layer and the Celery broker. ``scripts/run`` and
+  ``scripts/test`` start an embedded Redis and set it when it is not given.
+- ``SECRET_KEY``: default a random key kept in ``<project>/.secret_key`` (created once).
+- ``DEBUG`` (default false), ``ALLOWED_HOSTS`` (default ``127.0.0.1,localhost``),
+  ``CSRF_TRUSTED_ORIGINS`` (default none), ``LOG_LEVEL`` (default ``INFO``).
+"""
+
+import os
+import secrets
+from pathlib import Path
+
+import environ
+from django.core.exceptions import ImproperlyConfigured
+from django.utils.translation import gettext_lazy as _
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+env = environ.Env()
+
+
+def _secret_key() -> str:
+    """The SECRET_KEY from the environment, else a random one stored once in .secret_key."""
+    key = env.str("SECRET_KEY", default="")
+    if key:
+        return key
+    path = BASE_DIR / ".secret_key"
+    try:
+        # O_EXCL: when Daphne and the Celery worker start together only one writes the file.
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        pass
+    else:
+        with os.fdopen(fd, "w") as handle:
+            handle.write(secrets.token_urlsafe(50))
+    key = path.read_text().strip()
+    if not key:
+        raise ImproperlyConfigured(f"{path} is empty: delete it or set SECRET_KEY.")
+    return key
+
+
+SECRET_KEY = _secret_key()
+DEBUG = env.bool("DEBUG", default=False)
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost"])
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+INSTALLED_APPS = [
+    # daphne first: its runserver serves ASGI (HTTP and WebSockets).
+    "daphne",
+    # whitenoise before staticfiles: runserver then leaves static files to WhiteNoise.
+    "whitenoise.runserver_nostatic",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "channels",
+    "games",
+    "rules_pages",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "nardy_site.urls"
+WSGI_APPLICATION = "nardy_site.wsgi.application"
+ASGI_APPLICATION = "nardy_site.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database -------------------------------------------------------------------------------
+DATABASES = {
+    "default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    _db_name = str(DATABASES["default"]["NAME"])
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            # WAL lets readers (Daphne) and a writer (the Celery worker) work at once;
+            # IMMEDIATE takes the write lock at BEGIN, so a locked database waits for
+            # `timeout` seconds instead of failing half-way through a transaction.
+            "init_command": "PRAGMA journal_mode=WAL;PRAGMA synchronous=NORMAL",
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+        }
+    )
+    if _db_name != ":memory:" and not _db_name.startswith("file:"):
+        # A file (not Django's default in-memory test database) so that a Celery worker
+        # started by the tests as a separate process sees the same test database; named
+        # after the test run's process so that two runs in one checkout do not collide.
+        _path = Path(_db_name)
+        DATABASES["default"]["TEST"] = {
+            "NAME": str(_path.with_name(f"test_{os.getpid()}_{_path.name}")),
+        }
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Redis: Channels layer and Celery broker --------------------------------------------------
+REDIS_URL = env.str("REDIS_URL", default="")
+if not REDIS_URL:
+    raise ImproperlyConfigured(
+        "REDIS_URL is not set. scripts/run and scripts/test start an embedded Redis and set it; "
+        "otherwise export REDIS_URL=redis://127.0.0.1:6379/0 (or your Redis)."
+    )
+
+CHANNEL_LAYERS = {
+    "default": {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "CONFIG": {"hosts": [REDIS_URL]},
+    },
+}
+
+CELERY_BROKER_URL = REDIS_URL
+CELERY_RESULT_BACKEND = REDIS_URL
+CELERY_TASK_ALWAYS_EAGER = False
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_TIMEZONE = "UTC"
+
+# --- Sessions, auth -------------------------------------------------------------------------
+SESSION_ENGINE = "django.contrib.sessions.backends.db"
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+# --- Languages ------------------------------------------------------------------------------
+LANGUAGE_CODE = "en"
+LANGUAGES = [
+    ("en", _("English")),
+    ("ru", _("Russian")),
+    ("bg", _("Bulgarian")),
+]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+USE_I18N = True
+TIME_ZONE = "UTC"
+USE_TZ = True
+
+# --- Static files (served by WhiteNoise under Daphne) -----------------------------------------
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Compressed but not hashed: pages render without a manifest (tests, a fresh checkout).
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+# Serve straight from the apps' static folders as well, so a server started without
+# collectstatic (the tests' Daphne) still has every file.
+WHITENOISE_USE_FINDERS = True
+
+# --- Logging: everything to stdout ------------------------------------------------------------
+LOG_LEVEL = env.str("LOG_LEVEL", default="INFO").upper()
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+    },
+    "handlers": {
+        "stdout": {
+            "class": "logging.StreamHandler",
+            "stream": "ext://sys.stdout",
+            "formatter": "plain",
+        },
+    },
+    "root": {"handlers": ["stdout"], "level": LOG_LEVEL},
+    "loggers": {
+        "django": {"handlers": ["stdout"], "level": LOG_LEVEL, "propagate": False},
+        "games": {"handlers": ["stdout"], "level": LOG_LEVEL, "propagate": False},
+    },
+}

@@ -141,6 +141,8 @@ CHANNEL_LAYERS = {
 CELERY_BROKER_URL = REDIS_URL
 CELERY_RESULT_BACKEND = REDIS_URL
 CELERY_TASK_ALWAYS_EAGER = False
+# The queue tasks are sent to (and a worker started without -Q reads); tests give each run its own.
+CELERY_TASK_DEFAULT_QUEUE = env("CELERY_QUEUE", default="celery")
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]

@@ -34,16 +34,6 @@ GAME_TIME_LIMIT_S = 15 * 60
 ACTION_LIMIT = 600  # rolls, plays and passes of the human; a game needs about 100
 MID_GAME_ACTION = 30  # when to take the mid-game screenshots
 
-# Daphne started through this snippet, so that the bot moves it queues go to the run's private
-# Celery queue (the one the test worker reads) instead of the default queue.
-DAPHNE_BOOT = (
-    "import os, sys\n"
-    "from nardy_site.celery import app\n"
-    "app.conf.task_default_queue = os.environ['NARDY_TEST_CELERY_QUEUE']\n"
-    "from daphne.cli import CommandLineInterface\n"
-    "CommandLineInterface().run(sys.argv[1:])\n"
-)
-
 # What the page lets the player do now (board.js marks data-ready when it may act).
 NEXT_ACTION_JS = """() => {
   if (!document.getElementById("result").hidden) return "result";
@@ -82,7 +72,7 @@ class DaphneServer:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
     def start(self, timeout=60):
-        command = [sys.executable, "-c", DAPHNE_BOOT, "-b", "127.0.0.1", "-p", str(self.port),
+        command = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port),
                    "nardy_site.asgi:application"]
         with open(self.log_path, "ab") as log_file:
             self.process = subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=log_file,
@@ -117,7 +107,7 @@ class DaphneServer:
 def daphne_server(transactional_db, test_process_env, celery_worker_process, tmp_path):
     """A started ``DaphneServer`` on a free port, on the test database and the tests' Redis,
     queueing bot moves for ``celery_worker_process``."""
-    env = dict(test_process_env, NARDY_TEST_CELERY_QUEUE=celery_worker_process.queue)
+    env = dict(test_process_env, CELERY_QUEUE=celery_worker_process.queue)
     server = DaphneServer(free_port(), env, tmp_path / "daphne.log")
     try:
         server.start()

@@ -1,6 +1,7 @@
 """The live-game WebSocket consumer (docs/protocol.md). Thin: it parses and checks frames,
 calls ``games.services`` and sends what they return; it never writes a game itself."""
 import json
+import uuid
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -19,6 +20,14 @@ CLOSE_NOT_FOUND = 4404
 ACTIONS = ("roll", "play", "resign")
 
 
+class NotFoundConsumer(AsyncWebsocketConsumer):
+    """Any socket path that names no game: accepted, then closed with 4404."""
+
+    async def connect(self):
+        await self.accept()
+        await self.close(code=CLOSE_NOT_FOUND)
+
+
 class GameConsumer(AsyncWebsocketConsumer):
     """One open game page: ``ws/game/<uuid>/``.
 
@@ -32,7 +41,12 @@ class GameConsumer(AsyncWebsocketConsumer):
     """
 
     async def connect(self):
-        self.game_id = self.scope["url_route"]["kwargs"]["game_id"]
+        try:
+            self.game_id = uuid.UUID(self.scope["url_route"]["kwargs"]["game_id"])
+        except ValueError:
+            await self.accept()
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
         self.group = services.group_name(self.game_id)
         self.language = self._language()
         self.sent_version = None
@@ -100,7 +114,7 @@ class GameConsumer(AsyncWebsocketConsumer):
                 return _("The frame is too large.")
             try:
                 frame = json.loads(text_data)
-            except ValueError:
+            except (ValueError, RecursionError):
                 return _("The frame is not valid JSON.")
             if not isinstance(frame, dict):
                 return _("The frame must be a JSON object.")

@@ -1,8 +1,13 @@
-"""WebSocket routes of the games app, included by ``nardy_site.asgi``."""
-from django.urls import path
+"""WebSocket routes of the games app, included by ``nardy_site.asgi``.
 
-from games.consumers import GameConsumer
+Any other path under the socket router is accepted and closed with 4404, like an unknown
+game, instead of failing the handshake with a server error.
+"""
+from django.urls import re_path
+
+from games.consumers import GameConsumer, NotFoundConsumer
 
 websocket_urlpatterns = [
-    path("ws/game/<uuid:game_id>/", GameConsumer.as_asgi()),
+    re_path(r"^ws/game/(?P<game_id>[^/]+)/$", GameConsumer.as_asgi()),
+    re_path(r"", NotFoundConsumer.as_asgi()),
 ]

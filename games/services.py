@@ -236,6 +236,20 @@ def bot_turn(game_id, version):
     return game
 
 
+def queue_due_bot_moves():
+    """Queue the bot's move in every active game where the bot is to move; returns how many.
+
+    Run when a worker starts: a move queued before a restart may be gone (the embedded Redis
+    keeps nothing on disk, a killed worker may have held it). Harmless when the move is still
+    queued too: ``bot_turn`` plays a given version once.
+    """
+    due = [(game.pk, game.version) for game in Game.objects.active().against_bot()
+           if game.is_bot_turn]
+    for game_id, version in due:
+        _queue_bot(game_id, version)
+    return len(due)
+
+
 # --- snapshot ---------------------------------------------------------------------------
 
 def snapshot(game, viewer=None):
@@ -318,10 +332,10 @@ def _check(game, actor, version, phase):
         raise NotYourTurn(_("You are not a player of this game."), game.version)
     if isinstance(version, bool) or not isinstance(version, int):
         raise BadFrame(_("The version must be a whole number."), game.version)
-    if version != game.version:
-        raise StaleVersion(_("The game has changed since you last saw it."), game.version)
     if game.status == Status.FINISHED:
         raise GameOver(_("The game is over."), game.version)
+    if version != game.version:
+        raise StaleVersion(_("The game has changed since you last saw it."), game.version)
     if phase is None:
         return side
     if game.turn != side:

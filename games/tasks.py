@@ -3,6 +3,7 @@ import logging
 import time
 
 from celery import shared_task
+from celery.signals import worker_ready
 from django.db import OperationalError
 
 from games import services
@@ -27,3 +28,10 @@ def bot_move(game_id, version):
     bot_logger.info("bot move game=%s version=%s ms=%.1f played=%s",
                     game_id, version, elapsed_ms, game is not None)
     return elapsed_ms
+
+
+@worker_ready.connect
+def queue_bot_moves_left_waiting(sender=None, **kwargs):
+    """When a worker starts, queue every bot move still due (see services.queue_due_bot_moves)."""
+    count = services.queue_due_bot_moves()
+    bot_logger.info("worker ready: queued %d due bot moves", count)

@@ -134,13 +134,21 @@ if not REDIS_URL:
 CHANNEL_LAYERS = {
     "default": {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
-        "CONFIG": {"hosts": [REDIS_URL]},
+        # redis-py 8 gives every read a 5 s timeout, the same as channels_redis' blocking
+        # receive, so idle sockets died every 5 s (django/channels_redis#422). Reads may
+        # wait longer than that receive; a dead Redis is still noticed.
+        "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30}]},
     },
 }
 
 CELERY_BROKER_URL = REDIS_URL
 CELERY_RESULT_BACKEND = REDIS_URL
 CELERY_TASK_ALWAYS_EAGER = False
+# A task is acknowledged after it ran, and given back if its worker dies: bot moves are
+# idempotent (keyed by game version), so running one twice is harmless, losing one is not.
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # The queue tasks are sent to (and a worker started without -Q reads); tests give each run its own.
 CELERY_TASK_DEFAULT_QUEUE = env("CELERY_QUEUE", default="celery")
 CELERY_TASK_SERIALIZER = "json"

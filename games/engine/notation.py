@@ -2,6 +2,8 @@
 bearing off is ``from/off``, a play is its steps separated by spaces, ``""`` is a pass."""
 from __future__ import annotations
 
+import re
+
 from .errors import NotationError
 
 OFF = 0
@@ -24,6 +26,8 @@ def parse_step(text: str) -> tuple:
     Raises NotationError unless ``from`` is 1..24 and ``to`` is 1..23 or ``off``.
     """
     parts = text.strip().split("/")
+    if not text.isascii():
+        raise NotationError(f"{text!r}: write points with the digits 0-9")
     if len(parts) != 2:
         raise NotationError(f"a step is written from/to, e.g. 24/18; got {text!r}")
     frm_s, to_s = (x.strip() for x in parts)
@@ -39,12 +43,12 @@ def parse_step(text: str) -> tuple:
 def parse_play(text) -> tuple:
     """``"24/18 18/13"`` -> ``((24, 18), (18, 13))``; ``""`` -> ``()`` (a pass).
 
-    Commas are accepted as separators too. Raises NotationError on a malformed step or on
+    Commas are accepted as separators too, and spaces around "/". Raises NotationError on a malformed step or on
     more than four steps.
     """
     if not isinstance(text, str):
         raise NotationError("a play must be a string such as '24/18 18/13'")
-    tokens = text.replace(",", " ").split()
+    tokens = re.sub(r"\s*/\s*", "/", text.replace(",", " ")).split()
     if len(tokens) > 4:
         raise NotationError("a play has at most four steps")
     return tuple(parse_step(t) for t in tokens)

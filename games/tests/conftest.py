@@ -108,6 +108,40 @@ class WorkerProcess:
                 "worst_ms": round(max(times), 1)}
 
 
+def start_worker(env, queue, log_path):
+    """Start ``celery -A nardy_site worker`` (solo pool) reading ``queue`` and sending its own
+    tasks there too, with ``env`` (test database, the tests' Redis); wait until it answers a
+    ping. Returns the WorkerProcess; stop it with ``stop_worker``."""
+    env = dict(env, CELERY_QUEUE=queue)
+    node = f"{queue}@localhost"
+    command = [sys.executable, "-m", "celery", "-A", "nardy_site", "worker", "--pool=solo",
+               "--queues", queue, "--hostname", node, "--loglevel", "INFO",
+               "--without-gossip", "--without-mingle"]
+    with open(log_path, "wb") as log_file:
+        process = subprocess.Popen(command, cwd=ROOT, env=env,
+                                   stdout=log_file, stderr=subprocess.STDOUT)
+    worker = WorkerProcess(process, queue, log_path, env)
+    deadline = time.monotonic() + 60
+    while True:
+        if process.poll() is not None:
+            pytest.fail(f"the Celery worker exited with {process.returncode}:\n{worker.log()}")
+        if celery_app.control.ping(destination=[node], timeout=0.5):
+            return worker
+        if time.monotonic() > deadline:
+            stop_worker(worker)
+            pytest.fail(f"the Celery worker did not answer within 60 s:\n{worker.log()}")
+
+
+def stop_worker(worker):
+    """Stop a worker started by ``start_worker`` (warm shutdown, then kill after 15 s)."""
+    worker.process.terminate()
+    try:
+        worker.process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        worker.process.kill()
+        worker.process.wait()
+
+
 @pytest.fixture(scope="session")
 def celery_worker_process(test_process_env, celery_test_queue, tmp_path_factory):
     """A real Celery worker process (solo pool) on the test database and the tests' Redis,
@@ -115,31 +149,11 @@ def celery_worker_process(test_process_env, celery_test_queue, tmp_path_factory)
 
     Tests that use it need ``transactional_db`` so the worker sees their committed rows.
     A process started by a test (e.g. Daphne) that should queue bot moves for this worker
-    must use ``celery_worker_process.queue`` as its Celery default queue.
+    must use ``celery_worker_process.queue`` as its Celery default queue (CELERY_QUEUE).
     """
     log_path = tmp_path_factory.mktemp("celery") / "worker.log"
-    node = f"{celery_test_queue}@localhost"
-    command = [sys.executable, "-m", "celery", "-A", "nardy_site", "worker", "--pool=solo",
-               "--queues", celery_test_queue, "--hostname", node, "--loglevel", "INFO",
-               "--without-gossip", "--without-mingle"]
-    with open(log_path, "wb") as log_file:
-        process = subprocess.Popen(command, cwd=ROOT, env=test_process_env,
-                                   stdout=log_file, stderr=subprocess.STDOUT)
-    worker = WorkerProcess(process, celery_test_queue, log_path, test_process_env)
+    worker = start_worker(test_process_env, celery_test_queue, log_path)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"the Celery worker exited with {process.returncode}:\n{worker.log()}")
-            if celery_app.control.ping(destination=[node], timeout=0.5):
-                break
-            if time.monotonic() > deadline:
-                pytest.fail(f"the Celery worker did not answer within 60 s:\n{worker.log()}")
         yield worker
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_worker(worker)

@@ -97,3 +97,24 @@ def test_a_whole_game_against_the_worker_bot(celery_worker_process, celery_test_
     assert queued_tasks(celery_test_queue) == 0
     summary = WorkerProcess.summary(times)
     print(f"\nbot move time inside the task: {summary}")
+
+
+def test_a_bot_move_lost_before_a_restart_is_played_once_when_a_worker_starts(
+        unattended_queue, test_process_env, tmp_path, monkeypatch):
+    from games.tests.conftest import start_worker, stop_worker
+
+    fixed = FixedDice(monkeypatch)
+    game = new_bot_game(fixed, opening=(2, 6))  # black (the bot) opens with 6-2
+    assert Game.objects.get(pk=game.pk).is_bot_turn
+    # The queued move is lost, as with a restarted embedded Redis.
+    from games.tests.conftest import _delete_queue
+    _delete_queue(unattended_queue)
+    worker = start_worker(test_process_env, f"{unattended_queue}-fresh", tmp_path / "w.log")
+    try:
+        times = worker.wait_for_bot_moves(game.pk, 1, timeout=BOT_TIMEOUT)
+    finally:
+        stop_worker(worker)
+    assert len(times) == 1, worker.log()
+    game.refresh_from_db()
+    assert not game.is_bot_turn and game.version == 2  # the opening, then the bot's play once
+    assert "queued 1 due bot moves" in worker.log()

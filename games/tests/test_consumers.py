@@ -163,7 +163,44 @@ BAD_FRAMES = [
     json.dumps({"type": "play", "version": 1}),
     json.dumps({"type": "play", "version": 1, "play": ["24/18", "18/13"]}),
     json.dumps({"type": "play", "version": 1, "play": "24/18 18/13 " * 400}),
+    "[" * 2000 + "]" * 2000,  # nested deeper than the JSON decoder recurses
 ]
+
+
+def test_socket_paths_that_name_no_game_are_closed_with_4404(fixed):
+    game = new_bot_game(fixed, opening=(6, 5))
+
+    async def scenario():
+        for path in ("/ws/game/not-a-uuid/", "/ws/game/", f"/ws/game/{game.id}",
+                     f"/ws/game/{game.id}/extra/", "/ws/other/"):
+            comm = await communicator(game.id, path=path)
+            connected, _ = await comm.connect(timeout=TIMEOUT)
+            assert connected, path
+            assert await comm.receive_output(timeout=TIMEOUT) == {
+                "type": "websocket.close", "code": 4404}, path
+        # The same game named in capitals is the same game.
+        comm = await communicator(game.id, path=f"/ws/game/{str(game.id).upper()}/")
+        assert (await connect(comm))["id"] == str(game.id)
+        await comm.disconnect()
+
+    run(scenario)
+
+
+def test_notation_outside_ascii_is_an_illegal_play_and_changes_nothing(fixed):
+    game = new_bot_game(fixed, opening=(6, 5))
+    before = state(game.id)
+
+    async def scenario():
+        comm = await communicator(game.id)
+        await connect(comm)
+        for play in ("²/1", "２４/１８ １８/１３"):
+            await comm.send_to(text_data=json.dumps({"type": "play", "version": 1, "play": play}))
+            error = await receive(comm)
+            assert error["code"] == "illegal_play", play
+        await comm.disconnect()
+
+    run(scenario)
+    assert state(game.id) == before
 
 
 def test_malformed_frames_get_bad_frame_and_change_nothing(fixed):

@@ -154,3 +154,11 @@ def test_second_players_first_turn_keeps_the_head_exception():
     assert after_white.turn == "black" and after_white.first_turn
     after_black = check_play(after_white, (4, 4), "24/20 20/16 24/20 20/16").result
     assert not after_black.first_turn
+
+
+def test_notation_takes_ascii_digits_only_and_spaces_around_the_slash():
+    from games.engine import parse_play
+    assert parse_play("24 / 18, 18/13") == ((24, 18), (18, 13))
+    for bad in ("²/1", "24/¹8", "２４/２０", "٢٤/٢٠"):
+        with pytest.raises(NotationError):
+            parse_play(bad)

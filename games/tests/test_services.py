@@ -217,6 +217,8 @@ def test_resignation_is_scored_on_the_resigners_board(fixed):
     assert [e[1] for e in events(game)] == ["opening", "resign", "end"]
     with unchanged(game.id), pytest.raises(services.GameOver):
         services.resign(game.id, ME, game.version)
+    with unchanged(game.id), pytest.raises(services.GameOver):
+        services.play(game.id, ME, 1, "24/18 18/13")  # an old version: still "game over"
 
 
 def test_resignation_after_bearing_off_some_is_oin(fixed):

@@ -119,3 +119,23 @@ def test_project_catalogues_compile():
         assert mo_path.is_file() and mo_path.stat().st_mtime >= po_path.stat().st_mtime, (
             f"{mo_path} is missing or stale: run python -m nardy_site.compilemessages"
         )
+
+
+def test_an_idle_channel_layer_receive_outlives_the_redis_read_timeout():
+    # redis-py 8 times reads out after 5 s; channels_redis blocks 5 s per receive. An idle
+    # socket must wait quietly, not crash every 5 s (django/channels_redis#422).
+    import asyncio
+
+    from asgiref.sync import async_to_sync
+    from channels.layers import get_channel_layer
+
+    async def idle():
+        layer = get_channel_layer()
+        channel = await layer.new_channel()
+        try:
+            await asyncio.wait_for(layer.receive(channel), timeout=7)
+        except asyncio.TimeoutError:
+            return "still waiting"
+        return "received"
+
+    assert async_to_sync(idle)() == "still waiting"

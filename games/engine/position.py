@@ -28,6 +28,9 @@ def mirror(point: int) -> int:
     return point + 12 if point <= 12 else point - 12
 
 
+_POINT_KEYS = {str(p): p for p in range(1, 25)}
+
+
 def board_from_json(data, side: str = "side") -> tuple:
     """A board from ``{"24": 14, "13": 1}`` (own numbering; missing checkers are off).
 
@@ -38,13 +41,10 @@ def board_from_json(data, side: str = "side") -> tuple:
         raise PositionError(f"{side} must be an object of point -> checkers")
     board = [0] * 25
     for key, count in data.items():
-        try:
-            point = int(key)
-        except (TypeError, ValueError):
-            raise PositionError(f"{side}: point {key!r} is not a number") from None
-        if str(point) != str(key).strip() or not 1 <= point <= 24:
-            raise PositionError(f"{side}: point {key!r} is not between 1 and 24")
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        point = _POINT_KEYS.get(key)
+        if point is None:
+            point = _slow_point(key, side)
+        if type(count) is not int or count < 0:
             raise PositionError(f"{side}: point {key} has a bad checker count {count!r}")
         board[point] += count
     on_board = sum(board)
@@ -52,6 +52,13 @@ def board_from_json(data, side: str = "side") -> tuple:
         raise PositionError(f"{side} has {on_board} checkers; at most {CHECKERS}")
     board[0] = CHECKERS - on_board
     return tuple(board)
+
+
+def _slow_point(key, side) -> int:
+    """A point key that is not one of "1".."24" exactly: an int 1..24 is taken, else an error."""
+    if type(key) is int and 1 <= key <= 24:
+        return key
+    raise PositionError(f"{side}: point {key!r} is not between 1 and 24")
 
 
 def board_to_json(board) -> dict:
@@ -96,10 +103,10 @@ class Position(NamedTuple):
             raise PositionError("first_turn must be true or false")
         white = board_from_json(data.get("white"), WHITE)
         black = board_from_json(data.get("black"), BLACK)
-        for p in range(1, 25):
-            if white[p] and black[mirror(p)]:
-                raise PositionError(f"white {p} and black {mirror(p)} are the same point; "
-                                    "both sides cannot stand on it")
+        if any(map(min, white[1:13], black[13:25])) or any(map(min, white[13:25], black[1:13])):
+            p = next(p for p in range(1, 25) if white[p] and black[mirror(p)])
+            raise PositionError(f"white {p} and black {mirror(p)} are the same point; "
+                                "both sides cannot stand on it")
         return cls(turn, white, black, first_turn)
 
     def to_json(self) -> dict:

@@ -1,9 +1,59 @@
 """The computer opponent: picks one of the engine's legal plays (pure Python, no Django).
 
 ``choose_play(position, dice, ruleset, level="medium", rng=None)`` returns an engine ``Play``.
-Levels: ``easy`` plays a random legal play; ``medium`` scores every legal play with
-``games.bots.heuristic`` and plays the best (ties broken by ``rng``).
+Levels offered to players (``LEVELS``): ``easy`` and ``medium``, the hand-written evaluations
+of ``games.bots.heuristic``. For the arena and tests also (``ALL_LEVELS``): ``hard``, the
+TD(lambda)-trained network with a look-ahead over the opponent's 21 rolls
+(``games.bots.neural``), offered once its training beats ``medium`` (docs/bots.md), and
+``random`` (any legal play). In a finished race every level but easy bears off by the exact
+table of ``games.bots.bearoff``.
 """
-from .heuristic import LEVELS, choose_play, score_position
+from __future__ import annotations
 
-__all__ = ["LEVELS", "choose_play", "score_position"]
+import random as _random
+
+from games.engine import legal_plays, other
+
+from .bearoff import best_bearoff_play
+from .heuristic import easy_score, score_position
+
+LEVELS = ("easy", "medium")
+ALL_LEVELS = LEVELS + ("hard", "random")
+TIE = 1e-9
+
+
+def choose_play(position, dice, ruleset, level="medium", rng=None):
+    """Choose the bot's play for ``position`` with ``dice`` under ``ruleset``.
+
+    Returns one of ``legal_plays(position, dice, ruleset)`` (the pass when nothing else is
+    legal). ``level`` is one of ``ALL_LEVELS``; ``rng`` (a ``random.Random``)
+    breaks ties and makes the choice reproducible (default: a fresh OS-seeded one). Raises
+    ValueError for an unknown level.
+    """
+    if level not in ALL_LEVELS:
+        raise ValueError(f"unknown bot level {level!r}; expected one of {', '.join(ALL_LEVELS)}")
+    rng = rng or _random.Random()
+    plays = legal_plays(position, dice, ruleset)
+    if len(plays) == 1:
+        return plays[0]
+    if level == "random":
+        return rng.choice(plays)
+    if level != "easy":
+        finished_race = best_bearoff_play(position, plays)
+        if finished_race is not None:
+            return finished_race
+    if level == "hard":
+        from .neural import choose_hard
+
+        return choose_hard(position, dice, plays)
+    mover = position.turn
+    them = position.board(other(mover))
+    if level == "easy":
+        scored = [(easy_score(p.result.board(mover), them, rng), p) for p in plays]
+    else:
+        scored = [(score_position(p.result.board(mover), them), p) for p in plays]
+    best = max(s for s, _ in scored)
+    return rng.choice([p for s, p in scored if s >= best - TIE])
+
+
+__all__ = ["ALL_LEVELS", "LEVELS", "choose_play", "easy_score", "score_position"]

@@ -1,88 +1,87 @@
-"""A simple long-nardy heuristic bot.
+"""Hand-written evaluations: the easy and medium bots (pure Python, no Django).
 
 Every legal play of the roll (``games.engine.legal_plays``) is scored by the position it leads
-to, seen from the side that played it, and the best is chosen. The score favours, in order of
-weight: checkers borne off (R8), pips gained, points held just in front of the opponent's
-checkers (no hitting in nardy, so blocking is the way to slow the opponent; R4, R7), longer
-runs of such points, fewer checkers left on the head (R5), and not stacking many checkers on
-one point. Leaving single checkers costs nothing: there is no hitting.
+to, seen from the side that played it, and the best is chosen.
+
+- ``medium`` (``score_position``): checkers borne off and pips gained; points held in front of
+  the opponent's checkers, weighted by how many opponent checkers they hold back, more when
+  close in front of them, and runs of such points (no hitting in nardy: blocking is the way
+  to slow the opponent, R4, R7); points taken in front of the opponent's head early on;
+  checkers left on the head (R5); the opponent's die faces with no legal step at all; stacking;
+  and, once the race is on, spreading the checkers over the home for bearing off (R8).
+- ``easy`` (``easy_score``): borne off, pips and the head only, with noise — sensible but weak.
 """
 from __future__ import annotations
 
-import random
+from games.engine.movegen import PATH_POINT, _gen
+from games.engine.position import HEAD, mirror
 
-from games.engine import legal_plays
-from games.engine.position import HEAD, mirror, other
+from .bearoff import race_is_over
 
-LEVELS = ("easy", "medium")
+W_OFF = 30.0        # per checker borne off
+W_PIP = 1.0         # per pip still to travel (subtracted)
+W_HEAD = 2.5        # per checker still on the head (subtracted)
+W_HOLD = 0.6        # per held point, per opponent checker still to pass it (up to 6)
+W_NEAR = 2.0        # per held point within six pips in front of an opponent checker
+W_RUN = 1.2         # per (length of a run of blocking points) squared
+W_FRONT = 2.0       # per point held in front of the opponent's head while it is loaded
+W_NO_REPLY = 3.0    # per opponent die face with no legal step
+W_STACK = 1.5       # per checker beyond three on one point (head excepted; subtracted)
+W_HOME_SPREAD = 1.5  # per home point occupied once the race is on
+EASY_HELD = 1.0     # easy: per point held
+EASY_NOISE = 2.0
 
-#: weights of the medium level's score terms (points per unit)
-WEIGHT_OFF = 40.0          # per checker borne off
-WEIGHT_PIP = 1.0           # per pip still to travel (subtracted)
-WEIGHT_NEAR_BLOCK = 3.0    # per held point within six pips in front of an opponent checker
-WEIGHT_FAR_BLOCK = 1.0     # per held point further in front of an opponent checker
-WEIGHT_RUN = 1.5           # per (run length squared) of consecutive blocking points
-WEIGHT_HEAD = 2.5          # per checker still on the head (subtracted)
-WEIGHT_STACK = 1.5         # per checker beyond STACK_FREE on one point (subtracted)
-STACK_FREE = 3
-TIE = 1e-9
 
-
-def score_position(board, opponent):
-    """Score a position for the side whose ``board`` it is (higher is better).
-
-    ``board`` and ``opponent`` are engine boards (25 ints, index 0 = borne off, 1..24 = points
-    in each side's own numbering, R1). Pure function of the two boards.
-    """
-    score = WEIGHT_OFF * board[0]
-    score -= WEIGHT_PIP * sum(p * board[p] for p in range(1, 25))
-    score -= WEIGHT_HEAD * board[HEAD]
-    for p in range(1, HEAD):
-        if board[p] > STACK_FREE:
-            score -= WEIGHT_STACK * (board[p] - STACK_FREE)
-
-    # Opponent checkers still to pass each physical point: opponent point q is passed by
-    # every opponent checker on a higher opponent point.
+def _behind(opponent):
+    """``behind[q]``: opponent checkers on its points above q (they must still pass q)."""
     behind = [0] * 25
     for q in range(23, 0, -1):
         behind[q] = behind[q + 1] + opponent[q + 1]
-    run = 0
-    runs = 0.0
-    # Walk along the opponent's path (its 24 down to 1) so that runs are the ones R7 counts.
-    for q in range(23, 0, -1):
-        p = mirror(q)
-        blocking = board[p] > 0 and behind[q] > 0
-        if blocking:
-            near = any(opponent[r] for r in range(q + 1, min(q + 6, 24) + 1))
-            score += WEIGHT_NEAR_BLOCK if near else WEIGHT_FAR_BLOCK
-            run += 1
-        else:
-            runs += run * run
-            run = 0
-    runs += run * run
-    score += WEIGHT_RUN * runs
+    return behind
+
+
+def score_position(board, opponent):
+    """The medium evaluation of a position for the side whose ``board`` it is (higher is
+    better), the opponent being to move. ``board``, ``opponent``: engine boards (25 ints,
+    index 0 = borne off, 1..24 own numbering, R1). A pure function of the two boards."""
+    score = W_OFF * board[0] - W_PIP * sum(p * board[p] for p in range(1, 25))
+    score -= W_HEAD * board[HEAD]
+    for p in range(1, HEAD):
+        if board[p] > 3:
+            score -= W_STACK * (board[p] - 3)
+
+    behind = _behind(opponent)
+    if not race_is_over(board, opponent):
+        run = 0
+        for i in range(24):  # along the opponent's path, as R7 counts runs
+            p = PATH_POINT[i]
+            q = mirror(p)
+            if board[p] and behind[q]:
+                score += W_HOLD * min(behind[q], 6)
+                if any(opponent[r] for r in range(q + 1, min(q + 6, 24) + 1)):
+                    score += W_NEAR
+                run += 1
+            else:
+                score += W_RUN * run * run
+                run = 0
+        score += W_RUN * run * run
+        if opponent[HEAD] >= 5:
+            score += W_FRONT * sum(1 for p in range(6, 12) if board[p])
+        # Opponent die faces with no legal step (it is to move next).
+        opp_here = (0,) + board[13:25] + board[1:13]
+        front = 0 if board[0] else next((q for q in range(1, 25) if board[q]), 0)
+        opp = list(opponent)
+        score += W_NO_REPLY * sum(1 for d in range(1, 7)
+                                  if not _gen(opp, d, opp_here, front, True))
+    else:
+        score += W_HOME_SPREAD * sum(1 for p in range(1, 7) if board[p])
     return score
 
 
-def choose_play(position, dice, ruleset, level="medium", rng=None):
-    """Choose the bot's play for ``position`` with ``dice`` under ``ruleset``.
-
-    Returns one of ``legal_plays(position, dice, ruleset)`` (the pass when nothing else is
-    legal). ``level`` is one of ``LEVELS``; ``rng`` (a ``random.Random``) breaks ties and makes
-    the choice reproducible; by default a fresh, OS-seeded one is used. Raises ValueError for
-    an unknown level.
-    """
-    if level not in LEVELS:
-        raise ValueError(f"unknown bot level {level!r}; expected one of {', '.join(LEVELS)}")
-    rng = rng or random.Random()
-    plays = legal_plays(position, dice, ruleset)
-    if len(plays) == 1:
-        return plays[0]
-    if level == "easy":
-        return rng.choice(plays)
-    mover = position.turn
-    scored = [(score_position(p.result.board(mover), p.result.board(other(mover))), p)
-              for p in plays]
-    best = max(s for s, _ in scored)
-    top = [p for s, p in scored if s >= best - TIE]
-    return rng.choice(top)
+def easy_score(board, opponent, rng):
+    """The easy evaluation: borne off, the head, points held and stacking, plus Gaussian noise
+    from ``rng``. It knows nothing of blocking or the opponent."""
+    held = sum(1 for p in range(1, HEAD) if board[p])
+    stacked = sum(board[p] - 3 for p in range(1, HEAD) if board[p] > 3)
+    return (W_OFF * board[0] - W_HEAD * board[HEAD] + EASY_HELD * held - W_STACK * stacked
+            + rng.gauss(0, EASY_NOISE))

@@ -1,0 +1,138 @@
+"""Measure bot strength with dice-paired (duplicate) games.
+
+    python -m games.bots.arena --a hard --b medium --pairs 1000 --seed 1 --jobs 2
+
+Each pair plays two `sport` games with the same dice (the opening roll-off, R3, and every
+roll after it) and the colours swapped, so luck cancels out as far as it can. Reports A's
+score over pairs (a pair scores 1, 0.5 or 0) with a 95 % confidence interval, points per
+game (oin 1, mars 2, R9), the mars rate, and each bot's time per move (median, 95th
+percentile, worst) as measured around its choice.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import statistics
+import sys
+import time
+from multiprocessing import Pool
+
+from games.engine import Position, game_value, other
+
+from . import choose_play
+
+MAX_TURNS = 1000
+
+
+class DiceStream:
+    """The dice of one pair: an opening roll-off and then roll number i, the same whatever
+    is played (so both games of the pair see identical luck)."""
+
+    def __init__(self, seed: int):
+        self.rng = random.Random(seed)
+        while True:
+            self.opening = (self.rng.randint(1, 6), self.rng.randint(1, 6))
+            if self.opening[0] != self.opening[1]:
+                break
+        self.rolls = []
+
+    def roll(self, i: int):
+        while len(self.rolls) <= i:
+            self.rolls.append((self.rng.randint(1, 6), self.rng.randint(1, 6)))
+        return self.rolls[i]
+
+
+def play_game(white: str, black: str, dice: DiceStream, seed: int):
+    """One game; returns (winner colour, kind, points, {level: [move seconds]})."""
+    rngs = {"white": random.Random(seed), "black": random.Random(seed + 1)}
+    levels = {"white": white, "black": black}
+    w, b = dice.opening
+    pos = Position.initial("white" if w > b else "black")
+    roll = (w, b)
+    times = {white: [], black: []}
+    for i in range(MAX_TURNS):
+        side = pos.turn
+        started = time.perf_counter()
+        play = choose_play(pos, roll, "sport", level=levels[side], rng=rngs[side])
+        times[levels[side]].append(time.perf_counter() - started)
+        pos = play.result
+        if pos.winner:
+            kind, points = game_value(pos.board(other(side)), "sport")
+            return side, kind, points, times
+        roll = dice.roll(i)
+    raise RuntimeError("game did not end")
+
+
+def play_pair(args):
+    a, b, seed = args
+    results = []
+    for white, black in ((a, b), (b, a)):
+        winner, kind, points, times = play_game(white, black, DiceStream(seed), seed)
+        a_won = (winner == "white") == (white == a)
+        results.append((a_won, kind, points, times))
+    return results
+
+
+def percentile(values, q):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+def run(a: str, b: str, pairs: int, seed: int, jobs: int) -> dict:
+    """Play ``pairs`` pairs of A against B; returns the summary dict (see module doc)."""
+    tasks = [(a, b, seed * 1_000_003 + i) for i in range(pairs)]
+    with Pool(jobs) if jobs > 1 else _Serial() as pool:
+        outcomes = pool.map(play_pair, tasks)
+    pair_scores, points, mars = [], [], 0
+    times = {a: [], b: []}
+    for pair in outcomes:
+        pair_scores.append(sum(r[0] for r in pair) / 2)
+        for a_won, kind, pts, t in pair:
+            points.append(pts if a_won else -pts)
+            mars += kind != "oin"
+            for level, ts in t.items():
+                times[level].extend(ts)
+    mean = statistics.fmean(pair_scores)
+    half = 1.96 * statistics.pstdev(pair_scores) / math.sqrt(len(pair_scores))
+    summary = {
+        "a": a, "b": b, "pairs": pairs, "seed": seed,
+        "a_score": round(mean, 4), "ci95": [round(mean - half, 4), round(mean + half, 4)],
+        "a_points_per_game": round(statistics.fmean(points), 4),
+        "mars_rate": round(mars / (2 * pairs), 4),
+        "move_ms": {level: {"median": round(statistics.median(ts) * 1e3, 2),
+                            "p95": round(percentile(ts, 0.95) * 1e3, 2),
+                            "max": round(max(ts) * 1e3, 2)} for level, ts in times.items()},
+    }
+    return summary
+
+
+class _Serial:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    @staticmethod
+    def map(fn, items):
+        return [fn(x) for x in items]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--a", default="medium")
+    ap.add_argument("--b", default="random")
+    ap.add_argument("--pairs", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=2)
+    args = ap.parse_args(argv)
+    if args.a == args.b:
+        ap.error("--a and --b must differ")
+    print(json.dumps(run(args.a, args.b, args.pairs, args.seed, args.jobs)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,66 @@
+"""A small multilayer perceptron in numpy: the hard bot's evaluation (TD(lambda) trained).
+
+Outputs, for the side that has just played (RULES.md R9, `sport` values): the chance to win,
+to win by mars, and to lose by mars. Its equity in points per game is
+``2 * win - 1 + win_mars - lose_mars``.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from .features import N_INPUTS
+
+WEIGHTS = Path(__file__).with_name("data") / "hard.npz"
+
+
+def _sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def flip(outputs: np.ndarray) -> np.ndarray:
+    """The same outputs seen by the other side: win <-> loss, mars won <-> mars lost."""
+    outputs = np.asarray(outputs)
+    return np.stack([1.0 - outputs[..., 0], outputs[..., 2], outputs[..., 1]], axis=-1)
+
+
+def equity(outputs: np.ndarray) -> np.ndarray:
+    """Points per game (oin 1, mars 2) for the side the outputs belong to."""
+    return 2 * outputs[..., 0] - 1 + outputs[..., 1] - outputs[..., 2]
+
+
+class Network:
+    """``inputs -> hidden (sigmoid) -> 3 outputs (sigmoid)``; weights are float32 arrays."""
+
+    def __init__(self, hidden: int = 64, seed: int = 0):
+        rng = np.random.default_rng(seed)
+        self.w1 = (rng.standard_normal((N_INPUTS, hidden)) * 0.1).astype(np.float32)
+        self.b1 = np.zeros(hidden, dtype=np.float32)
+        self.w2 = (rng.standard_normal((hidden, 3)) * 0.1).astype(np.float32)
+        self.b2 = np.zeros(3, dtype=np.float32)
+        self.meta = {}
+
+    def evaluate(self, x: np.ndarray) -> np.ndarray:
+        """(k, N_INPUTS) inputs -> (k, 3) outputs."""
+        return _sigmoid(_sigmoid(x @ self.w1 + self.b1) @ self.w2 + self.b2)
+
+    def forward(self, x: np.ndarray):
+        """One input vector -> (hidden, outputs), for training."""
+        h = _sigmoid(x @ self.w1 + self.b1)
+        return h, _sigmoid(h @ self.w2 + self.b2)
+
+    def save(self, path, **meta) -> None:
+        """Write the weights (and ``meta``, e.g. the training seed and games) to ``path``."""
+        np.savez_compressed(path, w1=self.w1, b1=self.b1, w2=self.w2, b2=self.b2,
+                            meta=np.array(json.dumps(meta)))
+
+    @classmethod
+    def load(cls, path=WEIGHTS) -> "Network":
+        """Read weights written by ``save``. Raises FileNotFoundError if there are none."""
+        data = np.load(path)
+        net = cls.__new__(cls)
+        net.w1, net.b1, net.w2, net.b2 = (data[k] for k in ("w1", "b1", "w2", "b2"))
+        net.meta = json.loads(str(data["meta"]))
+        return net

@@ -1,0 +1,105 @@
+"""The bot levels, the neural evaluator, its training, the bear-off table and the arena.
+Pure Python + numpy: no database."""
+import random
+
+import numpy as np
+import pytest
+
+from games.bots import ALL_LEVELS, choose_play
+from games.bots import arena, bearoff, neural, train
+from games.bots.features import N_INPUTS, encode
+from games.bots.network import Network, equity, flip
+from games.engine import Position, legal_plays
+
+
+def pos(white, black, turn="white", first_turn=False):
+    return Position.from_json({"turn": turn, "white": white, "black": black,
+                               "first_turn": first_turn})
+
+
+def test_encoding_has_198_inputs_and_sees_the_opponent_on_the_same_physical_point():
+    start = Position.initial("white")
+    x = encode([start.white], start.black)
+    assert x.shape == (1, N_INPUTS) == (1, 198)
+    # Black's head (black 24) is white's 12: the opponent block, point 12, first unit.
+    assert x[0, 96 + (12 - 1) * 4] == 1 and x[0, 96 + (24 - 1) * 4] == 0
+    assert x[0, (24 - 1) * 4 + 3] == pytest.approx((15 - 3) / 4)
+
+
+def test_flip_swaps_the_sides_and_equity_is_in_points():
+    y = np.array([[0.7, 0.2, 0.05]])
+    assert flip(flip(y)) == pytest.approx(y)
+    assert equity(y)[0] == pytest.approx(2 * 0.7 - 1 + 0.2 - 0.05)
+    assert equity(flip(y))[0] == pytest.approx(-equity(y)[0])
+
+
+def test_network_weights_round_trip(tmp_path):
+    net = Network(hidden=8, seed=3)
+    net.save(tmp_path / "n.npz", games=0, seed=3)
+    again = Network.load(tmp_path / "n.npz")
+    x = encode([Position.initial("white").white], Position.initial("white").black)
+    assert again.evaluate(x) == pytest.approx(net.evaluate(x))
+    assert again.meta == {"games": 0, "seed": 3}
+
+
+def test_training_is_reproducible_from_its_seed(tmp_path):
+    for name in ("a", "b"):
+        assert train.main(["--games", "3", "--seed", "7", "--hidden", "8",
+                           "--out", str(tmp_path / f"{name}.npz")]) == 0
+    a, b = (np.load(tmp_path / f"{n}.npz") for n in ("a", "b"))
+    assert all(np.array_equal(a[k], b[k]) for k in ("w1", "b1", "w2", "b2"))
+    assert not np.array_equal(a["w1"], Network(hidden=8, seed=7).w1)  # it learned something
+
+
+@pytest.mark.parametrize("level", ALL_LEVELS)
+def test_every_level_plays_legal_plays(level):
+    rng = random.Random(5)
+    position = pos({"24": 10, "18": 2, "13": 3}, {"24": 12, "19": 3}, turn="black")
+    for dice in [(6, 5), (3, 3), (2, 1), (6, 6)]:
+        legal = {p.notation for p in legal_plays(position, dice)}
+        assert choose_play(position, dice, "sport", level=level, rng=rng).notation in legal
+
+
+def test_hard_bot_falls_back_to_its_first_choice_at_the_time_cap():
+    position = pos({"24": 10, "18": 2, "13": 3}, {"24": 12, "19": 3}, turn="black")
+    plays = legal_plays(position, (6, 5))
+    values = neural._values(neural.network(), "black", [p.result for p in plays],
+                            position.board("white"))
+    capped = neural.choose_hard(position, (6, 5), plays, cap_s=0)
+    assert capped == plays[int(np.argmax(values))]
+
+
+def test_bearoff_table_is_exact_on_small_positions():
+    t = bearoff.table()
+    empty = (15,) + (0,) * 24
+    one_on = lambda p: tuple(14 if i == 0 else (1 if i == p else 0) for i in range(25))
+    assert t.rolls_to_finish(empty) == 0
+    assert t.rolls_to_finish(one_on(1)) == pytest.approx(1.0)
+    # One checker on 6: off at once with a 6, a double from 2-2 up, or two dice summing to
+    # 6 or more; 1-1, 2-1, 3-1, 4-1 and 3-2 (9/36) leave it inside, and the next roll ends it.
+    assert t.rolls_to_finish(one_on(6)) == pytest.approx(1 + 9 / 36)
+    # Fifteen on 6: a checker comes off in one roll with a 6 (11/36), 5-1 or 4-2 (6/1 1/off,
+    # 6/2 2/off: 4/36), 2-2 (6/4/2/off) or 3-3 (6/3/off): 17/36.
+    fifteen_on_six = (0,) * 6 + (15,) + (0,) * 18
+    assert t.chance_first_off(fifteen_on_six, 1) == pytest.approx(17 / 36)
+
+
+def test_bear_off_play_uses_the_table_in_a_finished_race():
+    # White (to move) all home, black all home: no contact. 6-1: 6/off 1/off is best.
+    position = pos({"6": 1, "5": 2, "1": 1}, {"3": 2, "2": 1})
+    assert choose_play(position, (6, 1), "sport").notation in ("6/off 1/off", "1/off 6/off")
+
+
+def test_bot_plays_to_save_the_mars():
+    # White has none off and black will finish next roll: white must get one off now.
+    position = pos({"6": 14, "2": 1}, {"1": 1})
+    play = choose_play(position, (4, 2), "sport")
+    assert play.result.white[0] >= 1
+
+
+def test_arena_smoke_levels_are_ordered():
+    easy = arena.run("easy", "random", pairs=30, seed=11, jobs=1)
+    medium = arena.run("medium", "easy", pairs=30, seed=12, jobs=1)
+    assert easy["a_score"] > 0.6 and medium["a_score"] > 0.6
+    assert set(medium["move_ms"]) == {"medium", "easy"}
+    assert 0 <= medium["mars_rate"] <= 1

@@ -1,0 +1,120 @@
+"""The rules page in headless Chromium at 360 px and 1280 px: nothing overflows sideways, every
+diagram is drawn, no request fails. Full-page screenshots go to ``artifacts/rules_pages/``
+(git-ignored) to be looked at.
+
+The site runs as in production: Daphne in a subprocess (static files by WhiteNoise), the tests'
+Redis as page cache under a key prefix of its own.
+"""
+
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from uuid import uuid4
+
+import pytest
+
+pytestmark = [pytest.mark.e2e]
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "artifacts" / "rules_pages"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+# Elements whose right edge passes the viewport (their own scroll boxes excepted).
+OVERFLOW_JS = """() => {
+  const width = document.documentElement.clientWidth;
+  const out = [];
+  for (const el of document.querySelectorAll("body *")) {
+    if (el.closest(".table-scroll")) continue;
+    const r = el.getBoundingClientRect();
+    if (r.width && (r.right > width + 0.5 || r.left < -0.5)) {
+      out.push(el.tagName + "." + el.className + " " + Math.round(r.left) + ".." + Math.round(r.right));
+    }
+  }
+  return {scroll: document.documentElement.scrollWidth, width, out: out.slice(0, 10)};
+}"""
+
+
+@pytest.fixture(scope="module")
+def site(test_process_env, tmp_path_factory):
+    """Base URL of Daphne serving the site on a free port (stopped after the module)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = dict(test_process_env, CACHE_KEY_PREFIX=f"test-shots-{uuid4().hex}")
+    log_path = tmp_path_factory.mktemp("daphne") / "daphne.log"
+    base = f"http://127.0.0.1:{port}"
+    with open(log_path, "wb") as log_file:
+        process = subprocess.Popen([sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
+                                    "nardy_site.asgi:application"], cwd=ROOT, env=env,
+                                   stdout=log_file, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert process.poll() is None, log_path.read_text(errors="replace")
+            try:
+                with urllib.request.urlopen(f"{base}/robots.txt", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, log_path.read_text(errors="replace")
+            time.sleep(0.2)
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.mark.parametrize("width", [360, 1280])
+@pytest.mark.parametrize(("lang", "page_path"), [("en", "rules/"), ("ru", "rules/"), ("bg", "rules/"),
+                                                 ("bg", "faq/"), ("ru", "")])
+def test_page_fits_the_screen_and_draws_every_diagram(site, browser, width, lang, page_path):
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    context = browser.new_context(viewport={"width": width, "height": 800}, java_script_enabled=False)
+    page = context.new_page()
+    failed = []
+    page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    try:
+        response = page.goto(f"{site}/{lang}/{page_path}")
+        assert response.status == 200
+        page.wait_for_load_state("load")
+        overflow = page.evaluate(OVERFLOW_JS)
+        assert overflow["scroll"] <= overflow["width"], overflow
+        assert not overflow["out"], overflow
+        boards = page.locator("figure.diagram svg")
+        for i in range(boards.count()):
+            box = boards.nth(i).bounding_box()
+            assert box and box["width"] >= min(300, width - 40) and box["height"] > 200, (i, box)
+        name = f"{page_path.strip('/') or 'home'}-{lang}-{width}"
+        page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+        # The same page screen by screen, small enough to be looked at one by one.
+        slices = ARTIFACTS / "screens" / name
+        slices.mkdir(parents=True, exist_ok=True)
+        for old in slices.glob("*.png"):
+            old.unlink()
+        height = page.evaluate("document.documentElement.scrollHeight")
+        for index, top in enumerate(range(0, height, 800)):
+            page.screenshot(path=str(slices / f"{index:02d}.png"), full_page=True,
+                            clip={"x": 0, "y": top, "width": width, "height": min(800, height - top)})
+        assert not failed, failed
+    finally:
+        context.close()

@@ -1,12 +1,12 @@
 """Read-only admin for games: games change only through ``games.services``."""
 from django.contrib import admin
 
-from games.models import Game, GameEvent
+from games.models import Game, GameEvent, ImportedRecord, Match
 
 
 class GameEventInline(admin.TabularInline):
     model = GameEvent
-    fields = ("seq", "kind", "side", "dice", "play", "created")
+    fields = ("seq", "kind", "side", "dice", "play", "roll_number", "cube", "created")
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -28,3 +28,24 @@ class GameAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Matches and imported records change only through ``games.services`` too."""
+
+    def get_readonly_fields(self, request, obj=None):
+        return [field.name for field in self.model._meta.fields]
+
+    def has_add_permission(self, request):
+        return False
+
+
+@admin.register(Match)
+class MatchAdmin(ReadOnlyAdmin):
+    list_display = ("id", "length", "white_score", "black_score", "status", "winner", "created")
+    list_filter = ("status", "length")
+
+
+@admin.register(ImportedRecord)
+class ImportedRecordAdmin(ReadOnlyAdmin):
+    list_display = ("id", "title", "created")

@@ -17,7 +17,9 @@ MAX_FRAME = 4096
 #: close codes: unknown game
 CLOSE_NOT_FOUND = 4404
 
-ACTIONS = ("roll", "play", "resign")
+#: frames that change the game (each names the version it was sent at) and the service doing it
+ACTIONS = {"roll": services.roll, "double": services.double, "take": services.take,
+           "drop": services.drop, "resign": services.resign, "play": services.play}
 
 
 class NotFoundConsumer(AsyncWebsocketConsumer):
@@ -33,9 +35,11 @@ class GameConsumer(AsyncWebsocketConsumer):
 
     On connect: looks the game up (unknown: accepted then closed with 4404), identifies the
     viewer by ``guest_id`` in the Django session, joins the group ``game_<id>`` and sends a
-    snapshot. Client frames: ``roll``, ``play``, ``resign`` (each with ``version``) and
-    ``snapshot``. Errors are sent as ``error`` frames (a ``stale_version`` is followed by a
-    snapshot); a ``game.changed`` group event makes it send this viewer's fresh snapshot.
+    snapshot. Client frames: ``roll``, ``play``, ``double``, ``take``, ``drop``, ``resign``
+    (each with ``version``), ``snapshot`` and ``why`` (read only). Errors are sent as
+    ``error`` frames (a ``stale_version`` is followed by a snapshot); a ``game.changed`` group
+    event makes it send this viewer's fresh snapshot. Connecting and asking for snapshots
+    only read the game: they never change it nor queue a computer move.
     Interface text is in the language named by the ``lang`` query parameter, if it is one
     of ``settings.LANGUAGES``.
     """
@@ -71,6 +75,9 @@ class GameConsumer(AsyncWebsocketConsumer):
             await self.send_snapshot(force=True)
             return
         try:
+            if frame["type"] == "why":
+                await self.send_why(frame)
+                return
             await self._act(frame)
         except services.GameError as error:
             await self.send_error(error.code, error.message, error.version)
@@ -97,6 +104,14 @@ class GameConsumer(AsyncWebsocketConsumer):
         self.sent_version = version
         await self.send(text_data=json.dumps(frame))
 
+    async def send_why(self, frame):
+        """Answer a ``why`` frame (docs/protocol.md "Explanations")."""
+        answer = await self._why(frame.get("point"), frame.get("staged") or "")
+        if answer is None:
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        await self.send(text_data=json.dumps(answer))
+
     async def send_error(self, code, message, version=None):
         with translation.override(self.language):
             text = str(message)
@@ -119,8 +134,15 @@ class GameConsumer(AsyncWebsocketConsumer):
             if not isinstance(frame, dict):
                 return _("The frame must be a JSON object.")
             kind = frame.get("type")
-            if kind not in ACTIONS and kind != "snapshot":
+            if kind not in ACTIONS and kind not in ("snapshot", "why"):
                 return _("Unknown frame type.")
+            if kind == "why":
+                point = frame.get("point")
+                if isinstance(point, bool) or not isinstance(point, int):
+                    return _("A why frame needs the point as a whole number.")
+                if not isinstance(frame.get("staged", ""), (str, type(None))):
+                    return _("The staged steps must be a string such as \"24/18\".")
+                return frame
             if kind in ACTIONS:
                 version = frame.get("version")
                 if isinstance(version, bool) or not isinstance(version, int):
@@ -132,14 +154,9 @@ class GameConsumer(AsyncWebsocketConsumer):
     async def _act(self, frame):
         actor = services.Actor(guest_id=self.guest_id)
         kind, version = frame["type"], frame["version"]
+        args = (frame["play"],) if kind == "play" else ()
         with translation.override(self.language):
-            if kind == "roll":
-                await database_sync_to_async(services.roll)(self.game_id, actor, version)
-            elif kind == "play":
-                await database_sync_to_async(services.play)(
-                    self.game_id, actor, version, frame["play"])
-            else:
-                await database_sync_to_async(services.resign)(self.game_id, actor, version)
+            await database_sync_to_async(ACTIONS[kind])(self.game_id, actor, version, *args)
 
     def _language(self):
         query = self.scope.get("query_string", b"").decode("latin-1")
@@ -154,6 +171,15 @@ class GameConsumer(AsyncWebsocketConsumer):
         session = self.scope.get("session")
         guest_id = session.get("guest_id") if session is not None else None
         return guest_id, Game.objects.filter(pk=self.game_id).exists()
+
+    @database_sync_to_async
+    def _why(self, point, staged):
+        try:
+            game = Game.objects.get(pk=self.game_id)
+        except Game.DoesNotExist:
+            return None
+        with translation.override(self.language):
+            return services.explain_point(game, self.guest_id, point, staged)
 
     @database_sync_to_async
     def _snapshot(self):

@@ -1,23 +1,33 @@
-"""Server-side dice (RULES.md R1, R3). Every die is rolled with ``secrets``, never in a browser."""
+"""Server-side dice (RULES.md R1, R3), verifiable after the game (docs/protocol.md "Dice").
+
+Each game gets a secret seed from ``secrets`` when it is created; every roll is derived from
+the seed and the roll's number by ``games.engine.fairdice`` (HMAC-SHA256 with rejection
+sampling), never in a browser. Only the seed's SHA-256 is shown while the game is on.
+"""
 import secrets
 
+from games.engine import fairdice
 
-def roll_die():
-    """One die: an int from 1 to 6, from the operating system's secure random source."""
-    return secrets.randbelow(6) + 1
-
-
-def roll():
-    """A roll of two dice, as a list ``[a, b]`` (a double is ``[a, a]``; RULES.md R4)."""
-    return [roll_die(), roll_die()]
+SEED_BYTES = 32
 
 
-def opening_roll():
-    """The R3 opening: each side rolls one die, equal dice are rolled again.
+def new_seed():
+    """A fresh secret seed: 32 bytes from the operating system's secure random source."""
+    return secrets.token_bytes(SEED_BYTES)
 
-    Returns ``(white_die, black_die)``, never equal; the side with the higher die moves first.
-    """
-    while True:
-        white, black = roll_die(), roll_die()
-        if white != black:
-            return white, black
+
+def roll(seed, n):
+    """Roll number ``n`` of the game whose seed is ``seed`` (bytes): ``[a, b]`` (a double is
+    ``[a, a]``; RULES.md R4). A game made before seeds existed (``seed`` None or empty) gets
+    dice straight from ``secrets``."""
+    if not seed:
+        return [secrets.randbelow(6) + 1, secrets.randbelow(6) + 1]
+    return fairdice.roll(seed, n)
+
+
+def opening_roll(seed, start=0):
+    """The R3 roll-off from roll number ``start``: each side rolls one die, equal dice are
+    rolled again. Returns ``(white_die, black_die, ties, next_n)``: the deciding dice (never
+    equal; the higher moves first), the equal rolls before them as ``[[w, b], …]``, and the
+    number of the game's next roll."""
+    return fairdice.opening(seed, start)

@@ -35,11 +35,21 @@ class Status(models.TextChoices):
 
 
 class Phase(models.TextChoices):
-    """What the side to move does next: roll the dice, play the rolled dice, or nothing (over)."""
+    """What happens next: the side to move rolls (or doubles, R10), plays the rolled dice, the
+    other side answers an offered double (``cube``), or nothing (over)."""
 
     ROLL = "roll", _("Roll")
+    CUBE = "cube", _("Answer the double")
     PLAY = "play", _("Play")
     OVER = "over", _("Over")
+
+
+class Colour(models.TextChoices):
+    """The side a player asked for when creating a game (``random``: drawn by the server)."""
+
+    WHITE = "white", _("White")
+    BLACK = "black", _("Black")
+    RANDOM = "random", _("Random")
 
 
 class BotLevel(models.TextChoices):
@@ -63,15 +73,19 @@ class EndReason(models.TextChoices):
 
     BORE_OFF = "bore_off", _("Bore off all checkers")
     RESIGN = "resign", _("Resignation")
+    DROP = "drop", _("Double declined")
 
 
 class EventKind(models.TextChoices):
     """Kinds of ``GameEvent``: the opening roll (R3), a roll, a play (a pass is the play ""),
-    a resignation, and the end of the game."""
+    the cube actions (R10: double, take, drop), a resignation, and the end of the game."""
 
     OPENING = "opening", _("Opening roll")
     ROLL = "roll", _("Roll")
     PLAY = "play", _("Play")
+    DOUBLE = "double", _("Double")
+    TAKE = "take", _("Take")
+    DROP = "drop", _("Drop")
     RESIGN = "resign", _("Resignation")
     END = "end", _("End")
 
@@ -103,6 +117,48 @@ class GameQuerySet(models.QuerySet):
         return self.exclude(bot_side="")
 
 
+class Match(models.Model):
+    """A match of preset ``match`` (RULES.md R11): games follow one another until a side's
+    score reaches ``length``. The winner of a game starts the next one (no roll-off).
+
+    The players are those of its games (kept here too, so a finished match still knows them);
+    ``games`` (Game.match) in ``match_number`` order are the match's games.
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    preset = models.CharField(max_length=16, choices=Preset.choices, default=Preset.MATCH)
+    length = models.PositiveSmallIntegerField()
+    white_score = models.PositiveSmallIntegerField(default=0)
+    black_score = models.PositiveSmallIntegerField(default=0)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    winner = models.CharField(max_length=8, choices=Side.choices, blank=True)
+    white_guest = models.CharField(max_length=64, blank=True, db_index=True)
+    black_guest = models.CharField(max_length=64, blank=True, db_index=True)
+    bot_side = models.CharField(max_length=8, choices=Side.choices, blank=True)
+    bot_level = models.CharField(max_length=16, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created"]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(length__in=(1, 3, 5, 7)),
+                                   name="games_match_length_1357"),
+        ]
+
+    def __str__(self):
+        return (f"match {self.id} to {self.length} ({self.white_score}-{self.black_score}, "
+                f"{self.status})")
+
+    def score(self):
+        """``{"white": n, "black": m}``: the points each side has won so far."""
+        return {Side.WHITE.value: self.white_score, Side.BLACK.value: self.black_score}
+
+    def latest_game(self):
+        """The match's last game so far (the one being played while the match is on)."""
+        return self.games.order_by("-match_number").first()
+
+
 class Game(models.Model):
     """One long-nardy game.
 
@@ -111,6 +167,15 @@ class Game(models.Model):
     (else null). ``version`` rises by one with every recorded event, so a client can tell
     whether its view is current (docs/protocol.md). A side is played by a guest
     (``white_guest``/``black_guest``: a session's guest id) or by the bot (``bot_side``).
+
+    Table options (RULES.md R12): ``table`` holds the engine's per-table overrides of the
+    preset (``{"koks": bool, "cube": bool}`` for ``classic``, else empty); ``colour`` is the
+    side the player asked for. A game of a ``match`` belongs to ``match`` as game number
+    ``match_number``. The doubling cube (R10): ``cube_value`` and ``cube_owner`` ("" = in the
+    middle); in phase ``cube`` the side to move has offered a double and the other side
+    answers. Verifiable dice: every roll is derived from the secret ``seed`` (hex; see
+    ``games.engine.fairdice``), whose SHA-256 ``seed_hash`` is public from the start; ``rolls``
+    is the number of the next roll. Games created before seeds existed have an empty seed.
     """
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
@@ -129,6 +194,16 @@ class Game(models.Model):
     phase = models.CharField(max_length=8, choices=Phase.choices, default=Phase.ROLL)
     dice = models.JSONField(null=True, blank=True)
     opening = models.JSONField(default=dict, blank=True)
+    table = models.JSONField(default=dict, blank=True)
+    colour = models.CharField(max_length=8, choices=Colour.choices, blank=True)
+    match = models.ForeignKey(Match, null=True, blank=True, on_delete=models.CASCADE,
+                              related_name="games")
+    match_number = models.PositiveSmallIntegerField(null=True, blank=True)
+    cube_value = models.PositiveSmallIntegerField(default=1)
+    cube_owner = models.CharField(max_length=8, choices=Side.choices, blank=True)
+    seed = models.CharField(max_length=64, blank=True)
+    seed_hash = models.CharField(max_length=64, blank=True)
+    rolls = models.PositiveIntegerField(default=0)
     version = models.PositiveIntegerField(default=0)
     winner = models.CharField(max_length=8, choices=Side.choices, blank=True)
     result_kind = models.CharField(max_length=8, choices=ResultKind.choices, blank=True)
@@ -146,6 +221,12 @@ class Game(models.Model):
                 condition=models.Q(phase="over") | models.Q(status="active"),
                 name="games_game_finished_is_over",
             ),
+            models.CheckConstraint(
+                condition=models.Q(cube_value__in=(1, 2, 4, 8, 16, 32, 64)),
+                name="games_game_cube_value",
+            ),
+            models.UniqueConstraint(fields=["match", "match_number"],
+                                    name="games_game_unique_match_number"),
         ]
 
     def __str__(self):
@@ -153,8 +234,24 @@ class Game(models.Model):
 
     @property
     def ruleset(self):
-        """The engine Ruleset of this game's preset (RULES.md R12)."""
-        return get_ruleset(self.preset)
+        """The engine Ruleset of this game: its preset (RULES.md R12) with the table options."""
+        return get_ruleset(self.preset, self.table or None)
+
+    @property
+    def awaiting(self):
+        """The side that must act now: the side to move, or in phase ``cube`` the side offered
+        the double; None once the game is over."""
+        if self.status == Status.FINISHED:
+            return None
+        if self.phase == Phase.CUBE:
+            return other_side(self.position["turn"])
+        return self.position["turn"]
+
+    def may_double(self, side):
+        """Whether ``side`` may offer a double now (R10): the table has the cube, ``side`` is to
+        roll, the cube is in the middle or ``side`` owns it, and it is below 64."""
+        return (self.ruleset.cube and self.status == Status.ACTIVE and self.phase == Phase.ROLL
+                and self.turn == side and self.cube_owner in ("", side) and self.cube_value < 64)
 
     def get_position(self):
         """The stored position as an engine ``Position``."""
@@ -183,8 +280,8 @@ class Game(models.Model):
 
     @property
     def is_bot_turn(self):
-        """True while the game is on and the bot is the side to move."""
-        return bool(self.bot_side) and self.status == Status.ACTIVE and self.turn == self.bot_side
+        """True while the game is on and the bot must act (roll, play, or answer a double)."""
+        return bool(self.bot_side) and self.awaiting == self.bot_side
 
     def replay(self):
         """Replay the game from its record and return the engine ``Position`` it leads to.
@@ -213,9 +310,12 @@ class GameEvent(models.Model):
 
     ``seq`` is the game's version right after the event (unique within the game), so the
     record read in ``seq`` order is the game's history. ``dice`` is the roll ([a, b]) for
-    roll and play events and [white die, black die] for the opening; ``play`` is the play in
-    RULES.md notation ("" for a pass). ``side`` is the side that acted (for the opening and
-    the end: the side to move first / the winner).
+    roll and play events and [white die, black die] for the opening (null when the previous
+    game's winner starts a match game, R11); ``play`` is the play in RULES.md notation ("" for
+    a pass). ``side`` is the side that acted (for the opening and the end: the side to move
+    first / the winner). ``roll_number`` is the number of a roll event's roll (its dice come
+    from the game's seed and this number); ``cube`` is the cube value a double offers, a take
+    makes, or a drop leaves as the stake.
     """
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
@@ -224,6 +324,8 @@ class GameEvent(models.Model):
     side = models.CharField(max_length=8, choices=Side.choices, blank=True)
     dice = models.JSONField(null=True, blank=True)
     play = models.CharField(max_length=200, blank=True)
+    roll_number = models.PositiveIntegerField(null=True, blank=True)
+    cube = models.PositiveSmallIntegerField(null=True, blank=True)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -234,3 +336,22 @@ class GameEvent(models.Model):
 
     def __str__(self):
         return f"{self.game_id} #{self.seq} {self.kind} {self.side} {self.dice or ''} {self.play}"
+
+
+class ImportedRecord(models.Model):
+    """A game record uploaded on the import page (docs/record-format.md) that the engine
+    replayed without fault; shown as a replay. ``text`` is the record as written by the
+    record writer (normalised), ``title`` a short name from its headers, ``guest`` the
+    uploader's guest id."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    text = models.TextField()
+    title = models.CharField(max_length=200, blank=True)
+    guest = models.CharField(max_length=64, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created"]
+
+    def __str__(self):
+        return f"imported record {self.id} ({self.title})"

@@ -16,15 +16,21 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from django.urls import reverse
+
 from games import bots
 from games import dice as dice_rolls
+from games.bots import cube as cube_decisions
 from games.engine import (
-    EngineError, NotationError, Position, board_to_json, check_play, format_step, game_value,
-    legal_plays, step_graph,
+    OIN, EngineError, NotationError, Position, board_to_json, check_play, explain, fairdice,
+    format_step, game_value, legal_plays, step_graph,
 )
+from games.engine import record as rec
+from games.engine.position_id import encode as encode_position
 from games.engine.rules import PLAY_OPENING_DICE
 from games.models import (
-    BotLevel, EndReason, EventKind, Game, GameEvent, Phase, Preset, Side, Status, other_side,
+    BotLevel, EndReason, EventKind, Game, GameEvent, ImportedRecord, Match, Phase, Preset, Side,
+    Status, other_side,
 )
 
 logger = logging.getLogger(__name__)
@@ -78,6 +84,13 @@ class IllegalPlayError(GameError):
     code = "illegal_play"
 
 
+class CubeNotAllowed(GameError):
+    """A double that RULES.md R10 does not allow here: no cube at the table, the opponent owns
+    it, or it is at 64 (``cube_not_allowed``)."""
+
+    code = "cube_not_allowed"
+
+
 class GameOver(GameError):
     """The game has finished; nothing more can be done in it (``game_over``)."""
 
@@ -108,53 +121,122 @@ def group_name(game_id):
     return f"game_{game_id}"
 
 
+# --- table options ----------------------------------------------------------------------
+
+#: R11 match lengths and the default one for a new ``match`` game
+MATCH_LENGTHS = (1, 3, 5, 7)
+DEFAULT_MATCH_LENGTH = 3
+
+
+def bot_levels():
+    """The computer levels that exist now (``games.bots.LEVELS``)."""
+    return tuple(level for level in bots.LEVELS if level)
+
+
+def table_options(preset, match_length=None, koks=None, cube=None):
+    """Check the table options of a new game (RULES.md R12) and fill in the preset's defaults.
+
+    ``match_length`` (1/3/5/7) is for ``match`` only (default 3; other presets play one game),
+    ``koks`` and ``cube`` (bools) for ``classic`` only (defaults: koks on, cube off); None means
+    "the default". Returns ``(table, length)``: the engine's table overrides (``{"koks": …,
+    "cube": …}`` for classic, else ``{}``) and the match length (None outside ``match``).
+    Raises BadFrame naming the wrong option.
+    """
+    if preset not in Preset.values:
+        raise BadFrame(_("Unknown rules preset."))
+    if preset == Preset.MATCH:
+        length = DEFAULT_MATCH_LENGTH if match_length is None else match_length
+        if isinstance(length, bool) or length not in MATCH_LENGTHS:
+            raise BadFrame(_("A match is played to 1, 3, 5 or 7 points."))
+    else:
+        if match_length not in (None, 1) or isinstance(match_length, bool):
+            raise BadFrame(_("Only the match rules play a match of several games."))
+        length = None
+    for value in (koks, cube):
+        if value is not None and not isinstance(value, bool):
+            raise BadFrame(_("Table options are on or off."))
+    if preset == Preset.CLASSIC:
+        table = {"koks": True if koks is None else koks, "cube": bool(cube)}
+    else:
+        if koks:
+            raise BadFrame(_("Koks counts only in the classic rules."))
+        if cube:
+            raise BadFrame(_("The doubling cube is used only in the classic rules."))
+        table = {}
+    return table, length
+
+
 # --- creating a game --------------------------------------------------------------------
 
-def create_bot_game(guest_id, preset=Preset.SPORT, bot_level=BotLevel.MEDIUM, human_side="white"):
+def create_bot_game(guest_id, preset=Preset.SPORT, bot_level=BotLevel.MEDIUM, human_side="white",
+                    match_length=None, koks=None, cube=None):
     """Create a game between the guest ``guest_id`` and the bot, and play the opening (R3).
 
-    ``preset`` is an R12 preset name, ``bot_level`` a ``BotLevel`` value, ``human_side`` is
-    "white", "black" or "random". Each side rolls one die (ties re-rolled, on the server);
-    with the preset's opening ``play_opening_dice`` the higher die's side is to play those two
-    dice (phase "play"), with ``reroll`` it is to roll (phase "roll"). The game starts at
-    version 1, its record holding the opening event. If the bot moves first, its move is
-    queued after the commit. Raises ``BadFrame`` for an unknown preset, level or side, or an
-    empty guest id. Returns the new ``Game``.
+    ``preset`` is an R12 preset name, ``bot_level`` one of ``bot_levels()``, ``human_side`` is
+    "white", "black" or "random"; ``match_length``, ``koks`` and ``cube`` as in
+    ``table_options``. A ``match`` game starts a Match of that length. The game gets a secret
+    dice seed; each side rolls one die from it (ties rolled again); with the preset's opening
+    ``play_opening_dice`` the higher die's side is to play those two dice (phase "play"), with
+    ``reroll`` it is to roll (phase "roll"). The game starts at version 1, its record holding
+    the opening event. If the bot moves first, its move is queued after the commit. Raises
+    ``BadFrame`` for an unknown preset, level, side or option, or an empty guest id. Returns
+    the new ``Game``.
     """
     if not guest_id or not isinstance(guest_id, str):
         raise BadFrame(_("A game needs a guest to play it."))
-    if preset not in Preset.values:
-        raise BadFrame(_("Unknown rules preset."))
-    if bot_level not in BotLevel.values:
+    table, length = table_options(preset, match_length, koks, cube)
+    if bot_level not in bot_levels():
         raise BadFrame(_("Unknown computer level."))
+    colour = human_side
     if human_side == "random":
         human_side = secrets.choice(Side.values)
     if human_side not in Side.values:
         raise BadFrame(_("Unknown side."))
-    bot_side = other_side(human_side)
+    players = {
+        "white_guest": guest_id if human_side == Side.WHITE else "",
+        "black_guest": guest_id if human_side == Side.BLACK else "",
+        "bot_side": other_side(human_side),
+        "bot_level": bot_level,
+    }
+    with transaction.atomic():
+        match = None
+        if length is not None:
+            match = Match.objects.create(preset=preset, length=length, **players)
+        game = _start_game(preset=preset, table=table, colour=colour, match=match,
+                           match_number=1 if match else None, starter=None, **players)
+    return game
 
-    white_die, black_die = dice_rolls.opening_roll()
-    starter = Side.WHITE.value if white_die > black_die else Side.BLACK.value
-    game = Game(
-        preset=preset,
-        white_guest=guest_id if human_side == Side.WHITE else "",
-        black_guest=guest_id if human_side == Side.BLACK else "",
-        bot_side=bot_side,
-        bot_level=bot_level,
-        opening={"white": white_die, "black": black_die},
-        version=0,
-    )
+
+def _start_game(*, preset, table, colour, match, match_number, starter, **players):
+    """Create and save a game at version 1 with its opening (inside the caller's transaction).
+
+    ``starter`` None: the R3 roll-off from the game's seed; else that side starts and rolls
+    both dice (a match game after the first, R11)."""
+    seed = dice_rolls.new_seed()
+    game = Game(preset=preset, table=table, colour=colour, match=match,
+                match_number=match_number, seed=seed.hex(), seed_hash=fairdice.seed_hash(seed),
+                version=0, **players)
+    if starter is None:
+        white_die, black_die, ties, next_roll = dice_rolls.opening_roll(seed, 0)
+        starter = Side.WHITE.value if white_die > black_die else Side.BLACK.value
+        game.opening = {"white": white_die, "black": black_die, "ties": ties,
+                        "starter": starter}
+        game.rolls = next_roll
+        opening_dice = [white_die, black_die]
+    else:
+        game.opening = {"white": None, "black": None, "ties": [], "starter": starter}
+        game.rolls = 0
+        opening_dice = None
     game.position = Position.initial(starter).to_json()
-    if game.ruleset.opening == PLAY_OPENING_DICE:
+    if opening_dice and game.ruleset.opening == PLAY_OPENING_DICE:
         game.phase = Phase.PLAY
-        game.dice = sorted([white_die, black_die], reverse=True)
+        game.dice = sorted(opening_dice, reverse=True)
     else:
         game.phase = Phase.ROLL
         game.dice = None
-    with transaction.atomic():
-        game.save()
-        _record(game, EventKind.OPENING, starter, dice=[white_die, black_die])
-        _save(game)
+    game.save()
+    _record(game, EventKind.OPENING, starter, dice=opening_dice)
+    _save(game)
     return game
 
 
@@ -163,10 +245,11 @@ def create_bot_game(guest_id, preset=Preset.SPORT, bot_level=BotLevel.MEDIUM, hu
 def roll(game_id, actor, version):
     """The side to move rolls both dice (phase "roll" -> "play").
 
-    The dice come from ``secrets`` and are stored (and recorded as a roll event) before any
-    socket hears of them. If no step is possible with them, the game stays in phase "play"
-    and the snapshot offers only the pass (``legal.pass``), which the player confirms with
-    the play "". Raises NotYourTurn, StaleVersion, GameOver or WrongPhase. Returns the game.
+    The dice are derived from the game's seed and the roll's number (``games.dice``), stored
+    and recorded as a roll event before any socket hears of them. If no step is possible
+    with them, the game stays in phase "play" and the snapshot offers only the pass
+    (``legal.pass``), which the player confirms with the play "". Raises NotYourTurn,
+    StaleVersion, GameOver or WrongPhase. Returns the game.
     """
     with transaction.atomic():
         game = _lock(game_id)
@@ -181,9 +264,9 @@ def play(game_id, actor, version, notation):
 
     The play is judged by the position it leads to (Notation); "" is the pass, legal only
     when no step is possible (R6). If the mover bears off its 15th checker the game ends and
-    is scored by R9 on the loser's board. Raises BadFrame (notation not a string),
-    NotYourTurn, StaleVersion, GameOver, WrongPhase or IllegalPlayError (with the engine's
-    readable reason). Returns the game.
+    is scored by R9 on the loser's board (with the cube, R10). Raises BadFrame (notation not
+    a string), NotYourTurn, StaleVersion, GameOver, WrongPhase or IllegalPlayError (with the
+    engine's readable reason). Returns the game.
     """
     if not isinstance(notation, str):
         raise BadFrame(_("The play must be a string such as \"24/18 18/13\"."))
@@ -195,10 +278,51 @@ def play(game_id, actor, version, notation):
     return game
 
 
-def resign(game_id, actor, version):
-    """The actor resigns; the opponent wins, scored by R9 on the resigner's board.
+def double(game_id, actor, version):
+    """The side to move offers to double the stake before rolling (RULES.md R10).
 
-    Allowed in either phase and on either side's turn while the game is on. Raises
+    Allowed only at a table with the cube, in phase "roll", when the cube is in the middle or
+    owned by that side, and below 64. The game goes to phase "cube": the other side must take
+    or drop. Raises NotYourTurn, StaleVersion, GameOver, WrongPhase (after rolling, or while
+    an offer waits) or CubeNotAllowed. Returns the game.
+    """
+    with transaction.atomic():
+        game = _lock(game_id)
+        side = _check(game, actor, version, Phase.ROLL, action="double")
+        _apply_double(game, side)
+        _save(game)
+    return game
+
+
+def take(game_id, actor, version):
+    """The side offered a double accepts it (R10): the cube doubles and the taker owns it;
+    the offerer then rolls (phase "roll"). Raises NotYourTurn, StaleVersion, GameOver or
+    WrongPhase (no offer waiting). Returns the game."""
+    with transaction.atomic():
+        game = _lock(game_id)
+        side = _check(game, actor, version, Phase.CUBE)
+        _apply_take(game, side)
+        _save(game)
+    return game
+
+
+def drop(game_id, actor, version):
+    """The side offered a double declines it (R10): it loses the game at the stake before the
+    double, counted as oin. Raises NotYourTurn, StaleVersion, GameOver or WrongPhase (no offer
+    waiting). Returns the game."""
+    with transaction.atomic():
+        game = _lock(game_id)
+        side = _check(game, actor, version, Phase.CUBE)
+        _apply_drop(game, side)
+        _save(game)
+    return game
+
+
+def resign(game_id, actor, version):
+    """The actor resigns; the opponent wins, scored by R9 on the resigner's board (times the
+    cube, R10). In a match the match goes on with the next game (R11).
+
+    Allowed in any phase and on either side's turn while the game is on. Raises
     NotYourTurn (not a player), StaleVersion or GameOver. Returns the game.
     """
     with transaction.atomic():
@@ -211,12 +335,14 @@ def resign(game_id, actor, version):
 
 
 def bot_turn(game_id, version):
-    """Play the bot's turn of game ``game_id`` if it is still due at ``version``.
+    """Act for the bot in game ``game_id`` if it is still due at ``version``.
 
     Does nothing (returns None) when the game is gone or finished, the version has moved on,
-    or it is not the bot's turn, so running it twice, late or for a reconnect is harmless.
-    Otherwise rolls (if the bot is to roll), picks a play with ``games.bots`` and applies it
-    through the same checks as a human play, recording the roll and the play. Returns the game.
+    or the bot is not the side that must act, so running it twice, late or for a reconnect is
+    harmless. Otherwise: answers an offered double (``games.bots.cube``), or offers one when
+    the cube is available and it is clearly ahead (the human then answers), or rolls (if due)
+    and plays the move chosen by ``games.bots``, through the same checks as a human's
+    actions, recording each. Returns the game.
     """
     with transaction.atomic():
         try:
@@ -227,9 +353,22 @@ def bot_turn(game_id, version):
         if game.version != version or not game.is_bot_turn:
             return None
         side = BOT.side_in(game)
+        position = game.get_position()
+        if game.phase == Phase.CUBE:
+            if cube_decisions.should_take(position, side, game.cube_value, game.ruleset):
+                _apply_take(game, side)
+            else:
+                _apply_drop(game, side)
+            _save(game)
+            return game
+        if game.phase == Phase.ROLL and game.may_double(side) and cube_decisions.should_double(
+                position, side, game.cube_value, game.ruleset):
+            _apply_double(game, side)
+            _save(game)
+            return game
         if game.phase == Phase.ROLL:
             _apply_roll(game, side)
-        choice = bots.choose_play(game.get_position(), tuple(game.dice), game.ruleset,
+        choice = bots.choose_play(position, tuple(game.dice), game.ruleset,
                                   level=game.bot_level)
         _apply_play(game, side, choice.notation)
         _save(game)
@@ -237,7 +376,7 @@ def bot_turn(game_id, version):
 
 
 def queue_due_bot_moves():
-    """Queue the bot's move in every active game where the bot is to move; returns how many.
+    """Queue the bot's move in every active game where the bot must act; returns how many.
 
     Run when a worker starts: a move queued before a restart may be gone (the embedded Redis
     keeps nothing on disk, a killed worker may have held it). Harmless when the move is still
@@ -252,12 +391,149 @@ def queue_due_bot_moves():
 
 # --- snapshot ---------------------------------------------------------------------------
 
+ACTION_ORDER = ("roll", "double", "play", "take", "drop", "resign")
+
+
+def actions_for(game, side):
+    """The frame types (docs/protocol.md) ``side`` may send now, in ``ACTION_ORDER``; [] for
+    an onlooker (``side`` None) or a finished game."""
+    if side is None or game.status == Status.FINISHED:
+        return []
+    allowed = {"resign"}
+    if game.awaiting == side:
+        if game.phase == Phase.ROLL:
+            allowed.add("roll")
+            if game.may_double(side):
+                allowed.add("double")
+        elif game.phase == Phase.PLAY:
+            allowed.add("play")
+        elif game.phase == Phase.CUBE:
+            allowed.update(("take", "drop"))
+    return [a for a in ACTION_ORDER if a in allowed]
+
+
+def history(events):
+    """The docs/protocol.md ``history`` of a game from its events (in ``seq`` order): one
+    entry per play (with its dice; ``""`` for a pass), cube action and resignation, each with
+    the turn number ``n``."""
+    out = []
+    n = 1
+    for event in events:
+        if event.kind == EventKind.PLAY:
+            out.append({"n": n, "side": event.side, "kind": "play", "dice": event.dice,
+                        "play": event.play, "version": event.seq})
+            n += 1
+        elif event.kind in (EventKind.DOUBLE, EventKind.TAKE, EventKind.DROP):
+            out.append({"n": n, "side": event.side, "kind": event.kind, "cube": event.cube,
+                        "version": event.seq})
+        elif event.kind == EventKind.RESIGN:
+            out.append({"n": n, "side": event.side, "kind": "resign", "version": event.seq})
+    return out
+
+
+def opening_of(game):
+    """The snapshot's ``opening``: each side's roll-off die, the ties before, the starter and
+    whether there was a roll-off (games made before these fields had only the two dice)."""
+    opening = dict(game.opening or {})
+    white, black = opening.get("white"), opening.get("black")
+    starter = opening.get("starter")
+    if starter is None and white is not None and black is not None:
+        starter = Side.WHITE.value if white > black else Side.BLACK.value
+    return {"white": white, "black": black, "ties": opening.get("ties", []),
+            "starter": starter, "roll_off": white is not None}
+
+
+def options_of(game):
+    """The snapshot's ``options``: the table options the game was created with."""
+    ruleset = game.ruleset
+    return {
+        "preset": game.preset,
+        "match_length": game.match.length if game.match_id else 1,
+        "koks": ruleset.koks,
+        "cube": ruleset.cube,
+        "bot_level": game.bot_level or None,
+        "colour": game.colour or game.side_of_guest(game.white_guest or game.black_guest),
+    }
+
+
+def result_of(game):
+    """The snapshot's ``result`` of a finished game, else None."""
+    if game.status != Status.FINISHED:
+        return None
+    return {"winner": game.winner, "kind": game.result_kind, "points": game.result_points,
+            "reason": game.end_reason, "cube": game.cube_value}
+
+
+def match_of(game):
+    """The snapshot's ``match`` (docs/protocol.md "Matches"), or None outside a match."""
+    if not game.match_id:
+        return None
+    match = game.match
+    games = list(match.games.order_by("match_number").values_list("pk", "match_number"))
+    next_game = next((str(pk) for pk, number in games if number == game.match_number + 1), None)
+    return {
+        "id": str(match.pk),
+        "length": match.length,
+        "score": match.score(),
+        "game_number": game.match_number,
+        "games": [str(pk) for pk, _number in games],
+        "status": match.status,
+        "winner": match.winner or None,
+        "next_game": next_game,
+        "url": reverse("games:match", kwargs={"match_id": match.pk}),
+    }
+
+
+def why_not_message(reasons):
+    """One translated text from an explanation's ``(die, code, target)`` triples: a reason
+    shared by every die is said once, different reasons are said per die."""
+    texts = [(die, _why_text(code, target)) for die, code, target in reasons]
+    if len({text for _die, text in texts}) == 1 or any(die is None for die, _t in texts):
+        return texts[0][1]
+    return " ".join(_("Die %(die)s: %(reason)s") % {"die": die, "reason": text}
+                    for die, text in texts)
+
+
+def _why_text(code, target):
+    messages = {
+        explain.BLOCKED: _("Point %(to)s is held by your opponent."),
+        explain.HEAD_RULE: _("No more checkers may leave the head this turn (one per turn; two "
+                             "on a first turn with 6-6, 4-4 or 3-3)."),
+        explain.SIX_BLOCK: _("The step would build six points in a row with no opponent "
+                             "checker ahead."),
+        explain.BEAR_OFF_NOT_HOME: _("You may bear off only when all your checkers are in your "
+                                     "home (points 1 to 6)."),
+        explain.BEAR_OFF_HIGHER: _("A checker stands on a higher point of your home, so this "
+                                   "die must move a checker inside the home."),
+        explain.MUST_PLAY_MORE: _("Then the rest of the roll could not be played, and you must "
+                                  "play as many dice as the rules allow."),
+        explain.MUST_PLAY_LARGER: _("Only one die can be played, so it must be the larger one."),
+        explain.NO_DICE_LEFT: _("Your move is complete: no dice are left to play."),
+        explain.NO_CHECKER: _("You have no checker on that point."),
+    }
+    text = messages[code]
+    return text % {"to": target} if "%(to)s" in text else text
+
+
+def explanation_frame(explanation):
+    """The ``reasons``/``message`` part of a ``why_not`` entry or ``why`` frame for one
+    ``games.engine.explain.Explanation``."""
+    triples = [(die, code, explanation.point - die if die else None)
+               for die, code in explanation.reasons]
+    return {
+        "reasons": [{"die": die, "code": code} for die, code in explanation.reasons],
+        "message": (why_not_message(triples) if triples
+                    else _("This checker can move.")),
+    }
+
+
 def snapshot(game, viewer=None):
     """The docs/protocol.md ``snapshot`` frame of ``game`` as seen by the guest ``viewer``.
 
     ``viewer`` is a guest id (or None). ``you`` is that guest's side or None for an onlooker;
-    ``legal`` (plays, step graph, pass) is given only to the side to move, in phase "play".
-    Reads the game as passed in and its last play from the record; changes nothing.
+    ``legal`` (plays, step graph, pass, why_not) is given only to the side to move, in phase
+    "play"; ``actions`` lists what the viewer may send now. The seed is shown only once the
+    game is finished. Reads the game as passed in and its record; changes nothing.
     """
     position = game.get_position()
     ruleset = game.ruleset
@@ -274,43 +550,125 @@ def snapshot(game, viewer=None):
                       for p in plays],
             "graph": step_graph(position, rolled, ruleset),
             "pass": len(plays) == 1 and plays[0].notation == "",
+            "why_not": {str(point): explanation_frame(found) for point, found in
+                        explain.immovable_points(position, rolled, ruleset).items()},
         }
 
-    last_play = game.events.filter(kind=EventKind.PLAY).order_by("-seq").first()
+    events = list(game.events.order_by("seq"))
+    last_play = next((e for e in reversed(events) if e.kind == EventKind.PLAY), None)
     last = None
     if last_play is not None:
         last = {"side": last_play.side, "dice": last_play.dice, "play": last_play.play,
                 "version": last_play.seq}
 
-    result = None
-    if finished:
-        result = {"winner": game.winner, "kind": game.result_kind,
-                  "points": game.result_points, "reason": game.end_reason}
+    cube = None
+    if ruleset.cube:
+        cube = {"value": game.cube_value, "owner": game.cube_owner or None,
+                "offered_by": turn if game.phase == Phase.CUBE else None,
+                "turned": game.cube_value > 1}
+
+    fairness = None
+    if game.seed_hash:
+        fairness = {"seed_hash": game.seed_hash, "seed": game.seed if finished else None,
+                    "rolls": game.rolls}
+
+    position_id = encode_position(position)
+    links = {
+        "game": reverse("games:game", kwargs={"game_id": game.pk}),
+        "replay": reverse("games:replay", kwargs={"game_id": game.pk}),
+        "record": reverse("games:record", kwargs={"game_id": game.pk}),
+        "share": reverse("games:position", kwargs={"position_id": position_id}),
+        "image": reverse("position_svg", kwargs={"position_id": position_id}),
+        "png": reverse("position_png", kwargs={"position_id": position_id}),
+    }
 
     return {
         "type": "snapshot",
         "game": {
             "id": str(game.id),
             "preset": game.preset,
+            "options": options_of(game),
             "status": game.status,
             "version": game.version,
             "you": you,
-            "players": {side: _player(game, side) for side in Side.values},
+            "players": {side: player_of(game, side) for side in Side.values},
             "position": game.position,
+            "position_id": position_id,
             "turn": turn,
             "phase": game.phase,
+            "awaiting": game.awaiting,
+            "actions": actions_for(game, you),
             "dice": game.dice if game.phase == Phase.PLAY else None,
-            "opening": game.opening,
+            "opening": opening_of(game),
+            "cube": cube,
+            "match": match_of(game),
             "pips": {side: position.pip(side) for side in Side.values},
             "off": {side: position.off(side) for side in Side.values},
             "legal": legal,
             "last": last,
-            "result": result,
+            "history": history(events),
+            "fairness": fairness,
+            "links": links,
+            "result": result_of(game),
         },
     }
 
 
-def _player(game, side):
+def explain_point(game, viewer, point, staged):
+    """The docs/protocol.md ``why`` answer: why the viewer's checker on ``point`` cannot move
+    after the ``staged`` steps (a play string). Only for the side to move in phase "play".
+    Raises BadFrame (ill-typed point or staged), NotYourTurn, WrongPhase, GameOver or
+    IllegalPlayError (staged steps that begin no legal play). Changes nothing."""
+    side = game.side_of_guest(viewer)
+    if isinstance(point, bool) or not isinstance(point, int) or not 1 <= point <= 24:
+        raise BadFrame(_("The point must be a whole number from 1 to 24."), game.version)
+    if not isinstance(staged, str):
+        raise BadFrame(_("The staged steps must be a string such as \"24/18\"."), game.version)
+    if side is None:
+        raise NotYourTurn(_("You are not a player of this game."), game.version)
+    if game.status == Status.FINISHED:
+        raise GameOver(_("The game is over."), game.version)
+    if game.awaiting != side:
+        raise NotYourTurn(_("It is not your turn."), game.version)
+    if game.phase != Phase.PLAY:
+        raise WrongPhase(_("Roll the dice first."), game.version)
+    try:
+        found = explain.explain_point(game.get_position(), tuple(game.dice), point, staged,
+                                      game.ruleset)
+    except EngineError as exc:
+        raise IllegalPlayError(illegal_play_message(exc), game.version) from None
+    return {"type": "why", "point": point, "staged": staged, "version": game.version,
+            "movable": found.movable, **explanation_frame(found)}
+
+
+def import_record(text, guest_id=None):
+    """Check an uploaded game record (docs/record-format.md) by replaying it through the
+    engine and save it as an ``ImportedRecord`` (normalised by the record writer).
+
+    Raises ``games.engine.record.RecordError`` (with the line number and the reason) for a
+    record that does not parse or is not a legal game; saves nothing then. Returns the
+    ImportedRecord.
+    """
+    record = rec.parse(text)
+    rec.replay(record)
+    white, black = record.header("White", "?"), record.header("Black", "?")
+    title = rec.clean_header_value(f"{record.header('Event', '')} · {white} – {black}")[:200]
+    with transaction.atomic():
+        return ImportedRecord.objects.create(text=rec.write(record), title=title,
+                                             guest=guest_id or "")
+
+
+def record_error_message(exc):
+    """A readable, translated message for a refused record: the line number and the reason
+    (a refused play is explained as for a live game, see ``illegal_play_message``)."""
+    reason = illegal_play_message(exc.cause) if exc.cause is not None else exc.reason
+    if exc.line:
+        return _("Line %(line)s: %(reason)s") % {"line": exc.line, "reason": reason}
+    return reason
+
+
+def player_of(game, side):
+    """The snapshot's ``players[side]``: a name and the bot's level (None for a person)."""
     if game.bot_side == side:
         return {"name": _("Computer"), "bot": game.bot_level}
     return {"name": _("Guest"), "bot": None}
@@ -322,10 +680,11 @@ def _lock(game_id):
     return Game.objects.select_for_update().get(pk=game_id)
 
 
-def _check(game, actor, version, phase):
+def _check(game, actor, version, phase, action=None):
     """Who acts and whether the request is current; returns the actor's side.
 
-    ``phase`` None means any phase and either side's turn (resignation).
+    ``phase`` is the phase the action needs (``Phase.CUBE`` for take/drop); None means any
+    phase and either side's turn (resignation). ``action`` "double" adds the cube's checks.
     """
     side = actor.side_in(game)
     if side is None:
@@ -338,27 +697,48 @@ def _check(game, actor, version, phase):
         raise StaleVersion(_("The game has changed since you last saw it."), game.version)
     if phase is None:
         return side
-    if game.turn != side:
+    if phase == Phase.CUBE:
+        if game.phase != Phase.CUBE:
+            raise WrongPhase(_("No double has been offered."), game.version)
+        if game.awaiting != side:
+            raise NotYourTurn(_("Your opponent must answer your double."), game.version)
+        return side
+    if game.awaiting != side:
+        if game.phase == Phase.CUBE:
+            raise NotYourTurn(_("Your opponent must answer your double first."), game.version)
         raise NotYourTurn(_("It is not your turn."), game.version)
     if game.phase != phase:
+        if game.phase == Phase.CUBE:
+            raise WrongPhase(_("Take or drop the double first."), game.version)
+        if action == "double":
+            raise WrongPhase(_("A double may be offered only before rolling."), game.version)
         if phase == Phase.ROLL:
             raise WrongPhase(_("The dice are already rolled: play them."), game.version)
         raise WrongPhase(_("Roll the dice first."), game.version)
+    if action == "double" and not game.may_double(side):
+        if not game.ruleset.cube:
+            raise CubeNotAllowed(_("This table has no doubling cube."), game.version)
+        if game.cube_value >= 64:
+            raise CubeNotAllowed(_("The cube is at 64 and cannot be turned again."), game.version)
+        raise CubeNotAllowed(_("Your opponent owns the cube: only they may double."),
+                             game.version)
     return side
 
 
-def _record(game, kind, side="", dice=None, play=""):
+def _record(game, kind, side="", dice=None, play="", roll_number=None, cube=None):
     """Raise the version by one and record the event that made it."""
     game.version += 1
     GameEvent.objects.create(game=game, seq=game.version, kind=kind, side=side or "",
-                             dice=dice, play=play)
+                             dice=dice, play=play, roll_number=roll_number, cube=cube)
 
 
 def _apply_roll(game, side):
-    rolled = dice_rolls.roll()
+    number = game.rolls
+    rolled = dice_rolls.roll(bytes.fromhex(game.seed) if game.seed else None, number)
+    game.rolls = number + 1
     game.dice = rolled
     game.phase = Phase.PLAY
-    _record(game, EventKind.ROLL, side, dice=rolled)
+    _record(game, EventKind.ROLL, side, dice=rolled, roll_number=number)
 
 
 def _apply_play(game, side, notation):
@@ -378,10 +758,33 @@ def _apply_play(game, side, notation):
         game.phase = Phase.ROLL
 
 
+def _apply_double(game, side):
+    game.phase = Phase.CUBE
+    _record(game, EventKind.DOUBLE, side, cube=game.cube_value * 2)
+
+
+def _apply_take(game, side):
+    game.cube_value *= 2
+    game.cube_owner = side
+    game.phase = Phase.ROLL
+    _record(game, EventKind.TAKE, side, cube=game.cube_value)
+
+
+def _apply_drop(game, side):
+    _record(game, EventKind.DROP, side, cube=game.cube_value)
+    _finish(game, winner=other_side(side), reason=EndReason.DROP)
+
+
 def _finish(game, winner, reason):
-    """End the game: R9 value from the loser's board of the current position."""
+    """End the game: R9 value from the loser's board of the current position, times the cube
+    (R10; a dropped double is oin at the stake before it). In a match, score it and start the
+    next game or end the match (R11)."""
     loser = other_side(winner)
-    kind, points = game_value(game.get_position().board(loser), game.ruleset)
+    if reason == EndReason.DROP:
+        kind, points = OIN, game.cube_value
+    else:
+        kind, points = game_value(game.get_position().board(loser), game.ruleset,
+                                  cube=game.cube_value, cube_turned=game.cube_value > 1)
     game.status = Status.FINISHED
     game.phase = Phase.OVER
     game.dice = None
@@ -390,6 +793,29 @@ def _finish(game, winner, reason):
     game.result_points = points
     game.end_reason = reason
     _record(game, EventKind.END, winner)
+    if game.match_id:
+        _score_match(game, winner, points)
+
+
+def _score_match(game, winner, points):
+    """Add a finished game to its match; start the next game (its winner starts, R11) or end
+    the match once a side reaches the length."""
+    match = Match.objects.select_for_update().get(pk=game.match_id)
+    if winner == Side.WHITE:
+        match.white_score += points
+    else:
+        match.black_score += points
+    if max(match.white_score, match.black_score) >= match.length:
+        match.status = Status.FINISHED
+        match.winner = winner
+        match.save()
+    else:
+        match.save()
+        _start_game(preset=game.preset, table=game.table, colour=game.colour, match=match,
+                    match_number=game.match_number + 1, starter=winner,
+                    white_guest=game.white_guest, black_guest=game.black_guest,
+                    bot_side=game.bot_side, bot_level=game.bot_level)
+    game.match = match
 
 
 def _save(game):
@@ -451,6 +877,7 @@ def illegal_play_message(exc):
         "bear_off_higher": _("A die larger than %(from)s bears off only from your highest "
                              "point; move inside your home instead."),
         "not_legal": _("This play is not legal."),
+        "not_next": _("%(step)s does not lead to a legal play here."),
     }
     template = messages.get(code)
     if template is None:

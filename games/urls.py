@@ -1,5 +1,7 @@
-"""HTTP routes of the games app (mounted inside ``i18n_patterns`` with namespace "games")."""
-from django.urls import path
+"""HTTP routes of the games app (mounted inside ``i18n_patterns`` with namespace "games";
+docs/protocol.md "HTTP pages"). The position images live outside the language prefix, in
+``games.image_urls``."""
+from django.urls import path, re_path
 
 from games import views
 
@@ -8,4 +10,13 @@ app_name = "games"
 urlpatterns = [
     path("new/", views.new_game, name="new"),
     path("game/<uuid:game_id>/", views.game_page, name="game"),
+    path("game/<uuid:game_id>/replay/", views.replay_page, name="replay"),
+    path("game/<uuid:game_id>/record.txt", views.record_download, name="record"),
+    path("match/<uuid:match_id>/", views.match_page, name="match"),
+    path("games/", views.my_games, name="my_games"),
+    path("records/import/", views.import_record, name="import"),
+    path("records/<uuid:record_id>/", views.imported_replay, name="imported"),
+    # Only the ID's alphabet, so that e.g. /position/x.svg (a bad image ID) is not redirected here.
+    re_path(r"^position/(?P<position_id>[A-Za-z0-9_-]{1,64})/$", views.position_page,
+            name="position"),
 ]

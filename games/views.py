@@ -1,19 +1,30 @@
-"""HTTP views of the games app. Thin: they read the session's guest, call ``games.services``
-and render or redirect."""
+"""HTTP views of the games app (docs/protocol.md "HTTP pages"). Thin: they read the session's
+guest, call ``games.services`` (every change) or the read-only ``games.replays``, and render or
+redirect."""
 import secrets
 
 from django import forms
-from django.http import HttpResponseBadRequest
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import get_language
-from django.utils.translation import gettext_lazy as _
-from django.views.decorators.http import require_GET, require_POST
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from games import services
-from games.models import BotLevel, Game, Preset, Side
+from games import replays, services
+from games.board_svg import VIEW_H, VIEW_W, render_board
+from games.engine import PositionError
+from games.engine import record as rec
+from games.engine.position_id import decode as decode_position
+from games.models import Game, ImportedRecord, Match, Preset, Side, Status
 
 #: session key holding the visitor's guest id (a random, URL-safe token)
 GUEST_SESSION_KEY = "guest_id"
+
+ON_OFF = [("on", gettext_lazy("On")), ("off", gettext_lazy("Off"))]
+LEVEL_LABELS = {"easy": gettext_lazy("Easy"), "medium": gettext_lazy("Medium"),
+                "hard": gettext_lazy("Hard")}
 
 
 def ensure_guest_id(request):
@@ -26,38 +37,99 @@ def ensure_guest_id(request):
     return guest_id
 
 
-class NewGameForm(forms.Form):
-    """Options of a new game against the computer; every field may be left out."""
+def _level_choices():
+    return [(level, LEVEL_LABELS.get(level, level)) for level in services.bot_levels()]
 
-    preset = forms.ChoiceField(label=_("Rules"), choices=Preset.choices, required=False)
-    level = forms.ChoiceField(label=_("Computer level"), choices=BotLevel.choices, required=False)
+
+class NewGameForm(forms.Form):
+    """Options of a new game against the computer (RULES.md R12); every field may be left out.
+
+    ``preset`` sport/classic/match; ``match_length`` 1/3/5/7 (match only); ``koks`` and
+    ``cube`` on/off (classic only); ``level`` one of the computer levels that exist;
+    ``side`` white/black/random. ``clean`` checks the combination with
+    ``services.table_options``.
+    """
+
+    preset = forms.ChoiceField(label=gettext_lazy("Rules"), choices=Preset.choices,
+                               required=False)
+    match_length = forms.TypedChoiceField(
+        label=gettext_lazy("Match length"), required=False, coerce=int, empty_value=None,
+        choices=[(str(n), str(n)) for n in services.MATCH_LENGTHS])
+    koks = forms.ChoiceField(label=gettext_lazy("Koks (3 points)"), choices=ON_OFF,
+                             required=False)
+    cube = forms.ChoiceField(label=gettext_lazy("Doubling cube"), choices=ON_OFF,
+                             required=False)
+    level = forms.ChoiceField(label=gettext_lazy("Computer level"), required=False,
+                              choices=_level_choices)
     side = forms.ChoiceField(
-        label=_("Your side"), required=False,
-        choices=[*Side.choices, ("random", _("Random"))],
+        label=gettext_lazy("Your side"), required=False,
+        choices=[*Side.choices, ("random", gettext_lazy("Random"))],
     )
 
+    def clean(self):
+        data = super().clean()
+        if self.errors:
+            return data
+        preset = data.get("preset") or Preset.SPORT.value
+        try:
+            services.table_options(preset, data.get("match_length"),
+                                   _on_off(data.get("koks")), _on_off(data.get("cube")))
+        except services.GameError as error:
+            raise forms.ValidationError(error.message) from None
+        return data
+
     def options(self):
-        """The chosen options with defaults: sport rules, medium computer, white."""
+        """The chosen options for ``services.create_bot_game`` (defaults: sport rules, the
+        medium computer, white; the preset's table defaults)."""
         data = self.cleaned_data
         return {
             "preset": data.get("preset") or Preset.SPORT.value,
-            "bot_level": data.get("level") or BotLevel.MEDIUM.value,
+            "bot_level": data.get("level") or "medium",
             "human_side": data.get("side") or Side.WHITE.value,
+            "match_length": data.get("match_length"),
+            "koks": _on_off(data.get("koks")),
+            "cube": _on_off(data.get("cube")),
         }
+
+    @classmethod
+    def for_game(cls, game, you):
+        """An (unbound) form holding ``game``'s options, for "play again"."""
+        options = services.options_of(game)
+        initial = {"preset": game.preset, "level": game.bot_level or "medium",
+                   "side": game.colour or you or Side.WHITE.value}
+        if game.preset == Preset.MATCH:
+            initial["match_length"] = str(options["match_length"])
+        if game.preset == Preset.CLASSIC:
+            initial["koks"] = "on" if options["koks"] else "off"
+            initial["cube"] = "on" if options["cube"] else "off"
+        return cls(initial=initial)
+
+
+def _on_off(value):
+    return None if not value else value == "on"
+
+
+def _form_errors(form):
+    return " ".join(str(message) for messages in form.errors.values() for message in messages)
 
 
 @require_POST
 def new_game(request):
     """POST: start a game against the computer for this session's guest; redirect to its page.
 
-    Form fields (all optional): ``preset`` (sport/classic/match), ``level`` (easy/medium),
-    ``side`` (white/black/random). Unknown values get 400 and create nothing.
+    Fields: see ``NewGameForm``. Bad values, or an option the preset does not have, get 400
+    with the reason and create nothing.
     """
     form = NewGameForm(request.POST)
     if not form.is_valid():
-        return HttpResponseBadRequest(_("Unknown game options."))
+        return HttpResponseBadRequest(
+            _("Unknown game options: %(reason)s") % {"reason": _form_errors(form)},
+            content_type="text/plain; charset=utf-8")
     guest_id = ensure_guest_id(request)
-    game = services.create_bot_game(guest_id, **form.options())
+    try:
+        game = services.create_bot_game(guest_id, **form.options())
+    except services.GameError as error:
+        return HttpResponseBadRequest(error.message, content_type="text/plain; charset=utf-8")
     return redirect("games:game", game_id=game.id)
 
 
@@ -65,16 +137,272 @@ def new_game(request):
 def game_page(request, game_id):
     """GET: the page of one game. Its guest may play; anyone else sees it read-only.
 
-    Context: ``game``, ``ws_path`` (the socket path, with the page's language), ``is_player``
-    and ``initial_snapshot`` (the ``game`` object of this viewer's docs/protocol.md snapshot,
-    to embed with ``json_script`` so the board shows before the socket connects).
+    Context: ``game``, ``ws_path`` (the socket path, with the page's language), ``is_player``,
+    ``initial_snapshot`` (the ``game`` object of this viewer's docs/protocol.md snapshot, to
+    embed with ``json_script`` so the board shows before the socket connects),
+    ``options_form`` (this game's options, for "play again") and ``new_game_form`` (a blank
+    form: the computer levels that exist).
     """
-    game = get_object_or_404(Game, pk=game_id)
+    game = get_object_or_404(Game.objects.select_related("match"), pk=game_id)
     guest_id = ensure_guest_id(request)
+    you = game.side_of_guest(guest_id)
     context = {
         "game": game,
         "ws_path": f"/ws/game/{game.id}/?lang={get_language()}",
-        "is_player": game.side_of_guest(guest_id) is not None,
+        "is_player": you is not None,
         "initial_snapshot": services.snapshot(game, guest_id)["game"],
+        "options_form": NewGameForm.for_game(game, you),
+        "new_game_form": NewGameForm(),
     }
     return render(request, "games/game.html", context)
+
+
+@require_GET
+def match_page(request, match_id):
+    """GET: the room of a match: redirects to the match's latest game (R11)."""
+    match = get_object_or_404(Match, pk=match_id)
+    latest = match.latest_game()
+    if latest is None:
+        raise Http404
+    return redirect("games:game", game_id=latest.id)
+
+
+def _game_row(game, guest_id):
+    you = game.side_of_guest(guest_id)
+    match = None
+    if game.match_id:
+        match = {"id": str(game.match_id), "length": game.match.length,
+                 "score": game.match.score(), "game_number": game.match_number}
+    return {
+        "id": str(game.id),
+        "url": reverse("games:game", kwargs={"game_id": game.id}),
+        "replay_url": reverse("games:replay", kwargs={"game_id": game.id}),
+        "preset": game.preset,
+        "options": services.options_of(game),
+        "you": you,
+        "status": game.status,
+        "turn": game.turn,
+        "your_turn": game.awaiting is not None and game.awaiting == you,
+        "version": game.version,
+        "result": services.result_of(game),
+        "match": match,
+        "created": game.created,
+        "updated": game.updated,
+    }
+
+
+@require_GET
+def my_games(request):
+    """GET: "my games": this session's games against the computer, active ones first (each
+    list newest first), with links to resume or replay them."""
+    guest_id = request.session.get(GUEST_SESSION_KEY)
+    games = (Game.objects.for_guest(guest_id).against_bot().select_related("match")
+             .order_by("-updated"))
+    rows = [_game_row(game, guest_id) for game in games[:200]]
+    return render(request, "games/my_games.html", {
+        "active_games": [row for row in rows if row["status"] == Status.ACTIVE],
+        "finished_games": [row for row in rows if row["status"] == Status.FINISHED],
+        "new_game_form": NewGameForm(),
+    })
+
+
+def _viewable_game(request, game_id):
+    """The game if this visitor may see its replay: a player at any time, anyone once it is
+    over; else 404."""
+    game = get_object_or_404(Game.objects.select_related("match"), pk=game_id)
+    guest_id = request.session.get(GUEST_SESSION_KEY)
+    if game.status != Status.FINISHED and game.side_of_guest(guest_id) is None:
+        raise Http404(_("The replay opens to onlookers when the game is over."))
+    return game
+
+
+def _share_urls(position_id):
+    return {
+        "page": reverse("games:position", kwargs={"position_id": position_id}),
+        "svg": reverse("position_svg", kwargs={"position_id": position_id}),
+        "png": reverse("position_png", kwargs={"position_id": position_id}),
+    }
+
+
+def _replay_context(request, record, *, game=None, imported=False, title=""):
+    replay, frames = replays.replay_frames(record)
+    last_id = frames[-1]["position_id"]
+    you = game.side_of_guest(request.session.get(GUEST_SESSION_KEY)) if game else None
+    return {
+        "game": game,
+        "you": you,
+        "imported": imported,
+        "title": title,
+        "headers": list(record.headers),
+        "frames": frames,
+        "frames_json": frames,
+        "record_text": rec.write(record),
+        "export_url": (reverse("games:record", kwargs={"game_id": game.id}) if game else None),
+        "share_urls": _share_urls(last_id),
+        "fairness": replays.fairness_of(game) if game else None,
+        "dice_verified": replay.dice_verified,
+        "result": (services.result_of(game) if game else
+                   ({"winner": replay.result.winner, "kind": replay.result.kind,
+                     "points": replay.result.points, "reason": replay.result.reason,
+                     "cube": None} if replay.result else None)),
+        "finished": replay.result is not None,
+    }
+
+
+@require_GET
+def replay_page(request, game_id):
+    """GET: the replay of a game (docs/protocol.md, replay page context): every roll and play
+    to step through, the record, the export link and, once over, the revealed seed."""
+    game = _viewable_game(request, game_id)
+    record = replays.game_record(game)
+    title = _("Replay of game %(id)s") % {"id": str(game.id)[:8]}
+    return render(request, "games/replay.html",
+                  _replay_context(request, record, game=game, title=title))
+
+
+@require_GET
+def record_download(request, game_id):
+    """GET: the game's record as a text file (docs/record-format.md); same access as the
+    replay. The seed is in it only once the game is over."""
+    game = _viewable_game(request, game_id)
+    response = HttpResponse(replays.record_text(game), content_type="text/plain; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="nardy-{str(game.id)[:8]}.txt"'
+    return response
+
+
+class ImportRecordForm(forms.Form):
+    """A record to import: an uploaded text file or pasted text (one of them)."""
+
+    record = forms.FileField(label=gettext_lazy("Record file"), required=False)
+    text = forms.CharField(label=gettext_lazy("Or paste the record"), required=False,
+                           widget=forms.Textarea(attrs={"rows": 12, "spellcheck": "false"}))
+
+    def record_text(self):
+        """The record's text; raises ValidationError if there is none, it is too large or it
+        is not UTF-8 text."""
+        upload = self.cleaned_data.get("record")
+        if upload:
+            if upload.size > rec.MAX_CHARS * 4:
+                raise forms.ValidationError(_("The file is too large to be a game record."))
+            try:
+                return upload.read().decode("utf-8-sig")
+            except UnicodeDecodeError:
+                raise forms.ValidationError(_("The file is not UTF-8 text.")) from None
+        text = self.cleaned_data.get("text") or ""
+        if not text.strip():
+            raise forms.ValidationError(_("Choose a record file or paste a record."))
+        return text
+
+
+@require_http_methods(["GET", "POST"])
+def import_record(request):
+    """GET: the import form. POST: replay the uploaded record through the engine; a legal one
+    is saved and shown as a replay (redirect), an illegal one is refused with its line number
+    and the reason (400, the form shown again)."""
+    form = ImportRecordForm()
+    error = None
+    if request.method == "POST":
+        form = ImportRecordForm(request.POST, request.FILES)
+        if form.is_valid():
+            try:
+                text = form.record_text()
+            except forms.ValidationError as exc:
+                error = " ".join(exc.messages)
+            else:
+                try:
+                    imported = services.import_record(text, request.session.get(GUEST_SESSION_KEY))
+                except rec.RecordError as exc:
+                    error = services.record_error_message(exc)
+                else:
+                    return redirect("games:imported", record_id=imported.id)
+        else:
+            error = _form_errors(form)
+    status = 400 if error else 200
+    return render(request, "records/import.html", {"form": form, "error": error}, status=status)
+
+
+@require_GET
+def imported_replay(request, record_id):
+    """GET: the replay of an imported record."""
+    imported = get_object_or_404(ImportedRecord, pk=record_id)
+    record = rec.parse(imported.text)
+    title = imported.title or _("Imported game")
+    return render(request, "games/replay.html",
+                  _replay_context(request, record, imported=True, title=title))
+
+
+def _position_or_404(position_id):
+    try:
+        return decode_position(position_id)
+    except PositionError:
+        raise Http404(_("This is not a position ID.")) from None
+
+
+def describe_position(position):
+    """A one-line description of a position in the active language (whose turn, pip counts,
+    checkers off)."""
+    params = {"white_pips": position.pip("white"), "black_pips": position.pip("black"),
+              "white_off": position.off("white"), "black_off": position.off("black")}
+    if position.turn == "white":
+        text = _("White to move. Pip count: white %(white_pips)s, black %(black_pips)s. "
+                 "Borne off: white %(white_off)s, black %(black_off)s.")
+    else:
+        text = _("Black to move. Pip count: white %(white_pips)s, black %(black_pips)s. "
+                 "Borne off: white %(white_off)s, black %(black_off)s.")
+    return text % params
+
+
+def _board_svg(position, size=None):
+    return render_board(position, title=_("Long nardy position"),
+                        desc=describe_position(position), size=size, id_prefix="position")
+
+
+@require_GET
+def position_page(request, position_id):
+    """GET: the share page of one position (``/<lang>/position/<id>/``): the board, its
+    description, the image links and Open Graph tags with the PNG for link previews."""
+    position = _position_or_404(position_id)
+    origin = request.build_absolute_uri("/").rstrip("/")
+    urls = _share_urls(position_id)
+    return render(request, "positions/share.html", {
+        "position_id": position_id,
+        "position": position.to_json(),
+        "description": describe_position(position),
+        "board_svg": _board_svg(position),
+        "share_urls": urls,
+        "page_url": origin + urls["page"],
+        "image_url": origin + urls["png"],
+    })
+
+
+#: the size of the PNG preview (Open Graph's recommended 1.91:1)
+PNG_WIDTH, PNG_HEIGHT = 1200, 630
+
+
+def position_svg(request, position_id):
+    """GET ``/position/<id>.svg``: the position drawn by ``games.board_svg``; 404 for a bad ID.
+    Cached by browsers for a day (an ID always shows the same position)."""
+    position = _position_or_404(position_id)
+    response = HttpResponse(_board_svg(position), content_type="image/svg+xml; charset=utf-8")
+    response["Cache-Control"] = "public, max-age=86400"
+    return response
+
+
+def position_png(request, position_id):
+    """GET ``/position/<id>.png``: the same board as a 1200×630 PNG for link previews (the SVG
+    centred on the site's background, rasterized with resvg); 404 for a bad ID."""
+    import resvg_py  # a compiled wheel: loaded only when a PNG is asked for
+
+    position = _position_or_404(position_id)
+    board = render_board(position, title="", desc="", id_prefix="png")
+    board_h = PNG_HEIGHT - 40
+    board_w = round(board_h * VIEW_W / VIEW_H)
+    inner = board.replace("<svg ", f'<svg x="{(PNG_WIDTH - board_w) // 2}" y="20" '
+                          f'width="{board_w}" height="{board_h}" ', 1)
+    svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{PNG_WIDTH}" height="{PNG_HEIGHT}" '
+           f'viewBox="0 0 {PNG_WIDTH} {PNG_HEIGHT}"><rect width="100%" height="100%" '
+           f'fill="#f4ecdc"/>{inner}</svg>')
+    png = resvg_py.svg_to_bytes(svg_string=svg, width=PNG_WIDTH, height=PNG_HEIGHT)
+    response = HttpResponse(bytes(png), content_type="image/png")
+    response["Cache-Control"] = "public, max-age=86400"
+    return response

@@ -9,6 +9,10 @@ Everything that differs between machines comes from the environment (django-envi
 - ``SECRET_KEY``: default a random key kept in ``<project>/.secret_key`` (created once).
 - ``DEBUG`` (default false), ``ALLOWED_HOSTS`` (default ``127.0.0.1,localhost``),
   ``CSRF_TRUSTED_ORIGINS`` (default none), ``LOG_LEVEL`` (default ``INFO``).
+- ``SITE_URL``: the public origin written in canonical/hreflang links and the sitemap, e.g.
+  ``https://nardy.example``; default none (the origin of each request).
+- ``PAGE_CACHE_SECONDS``: how long a rendered rules page stays in the Redis page cache
+  (default 600; 0 turns the cache off).
 """
 
 import os
@@ -60,6 +64,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django.contrib.sitemaps",
     "channels",
     "games",
     "rules_pages",
@@ -67,11 +72,18 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Compresses pages for clients that accept gzip (a rules page with its SVG boards shrinks
+    # about eightfold); outside every middleware that writes the body. Django's GZip pads the
+    # output randomly against BREACH, and CSRF tokens are masked per response.
+    "django.middleware.gzip.GZipMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
+    # After CsrfViewMiddleware: puts this visitor's CSRF token into pages served from the page
+    # cache (rules_pages/cache.py), so that one cached copy serves every reader.
+    "rules_pages.cache.CachedPageCsrfMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -157,6 +169,18 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_TIMEZONE = "UTC"
+
+# --- Cache: rendered rules pages, in Redis (own key prefix beside Channels and Celery) -------
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": env.str("CACHE_KEY_PREFIX", default="nardy-cache"),
+        "TIMEOUT": 600,
+    },
+}
+PAGE_CACHE_SECONDS = env.int("PAGE_CACHE_SECONDS", default=600)
+SITE_URL = env.str("SITE_URL", default="").rstrip("/")
 
 # --- Sessions, auth -------------------------------------------------------------------------
 SESSION_ENGINE = "django.contrib.sessions.backends.db"

@@ -12,9 +12,11 @@ ONLOOKER = "guest-onlooker"
 
 
 class FixedDice:
-    """Replaces the secure dice with queued values (the tests' only stand-in: dice decide
+    """Replaces the seeded dice with queued values (the tests' only stand-in: dice decide
     nothing the tests check except through these values). ``rolls`` are [a, b] lists taken
-    in order; ``openings`` are (white, black) pairs. Running out falls back to real dice."""
+    in order; ``openings`` are (white, black) pairs. Running out falls back to the real,
+    seeded dice. Games played with fixed dice do not match their seed: the dice-verification
+    tests use the real dice."""
 
     def __init__(self, monkeypatch):
         self.rolls = []
@@ -24,21 +26,25 @@ class FixedDice:
         monkeypatch.setattr(dice, "roll", self._roll)
         monkeypatch.setattr(dice, "opening_roll", self._opening)
 
-    def _roll(self):
-        return list(self.rolls.pop(0)) if self.rolls else self._real_roll()
+    def _roll(self, seed, n):
+        return list(self.rolls.pop(0)) if self.rolls else self._real_roll(seed, n)
 
-    def _opening(self):
-        return tuple(self.openings.pop(0)) if self.openings else self._real_opening()
+    def _opening(self, seed, start=0):
+        if self.openings:
+            white, black = self.openings.pop(0)
+            return white, black, [], start + 1
+        return self._real_opening(seed, start)
 
 
 def new_bot_game(fixed=None, opening=(6, 5), human_side="white", preset="sport",
-                 guest=HUMAN, level="medium"):
+                 guest=HUMAN, level="medium", **options):
     """A game of ``guest`` against the bot with the opening dice ``opening`` (white, black)
-    when ``fixed`` (a FixedDice) is given."""
+    when ``fixed`` (a FixedDice) is given; ``options`` are more table options
+    (``match_length``, ``koks``, ``cube``) for ``services.create_bot_game``."""
     if fixed is not None:
         fixed.openings.append(opening)
     return services.create_bot_game(guest, preset=preset, bot_level=level,
-                                    human_side=human_side)
+                                    human_side=human_side, **options)
 
 
 def set_position(game, position, phase=Phase.ROLL, dice_rolled=None):

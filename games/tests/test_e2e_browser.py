@@ -132,10 +132,12 @@ def browser():
             chromium.close()
 
 
-def open_new_game(browser, base, language="en", label="Play against the computer", viewport=DESKTOP):
+def open_new_game(browser, base, language="en", label="Play against the computer", viewport=DESKTOP,
+                  reduced_motion="reduce"):
     """A new page that starts a game against the computer from the home page, as a visitor
-    does. Returns (page, game id, page errors list)."""
-    page = browser.new_page(viewport=viewport)
+    does. Returns (page, game id, page errors list). The opponent's moves are not animated
+    unless ``reduced_motion`` is "no-preference" (the whole-game tests stay fast)."""
+    page = browser.new_page(viewport=viewport, reduced_motion=reduced_motion)
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(f"{base}/{language}/")
@@ -256,26 +258,28 @@ def test_guest_plays_a_whole_game_against_the_computer_in_chromium(daphne_server
     game_seconds = time.monotonic() - started
 
     title = page.locator("#result-title").inner_text()
-    score = page.locator("#result-score").inner_text()
+    explain = page.locator("#result-explain").inner_text()
     reason = page.locator("#result-reason").inner_text()
     shoot(page, "result")
     assert page.locator("#again-btn").is_visible()
     page.close()
 
     assert not page_errors, page_errors
-    assert title in ("You won!", "You lost."), title
-    match = re.fullmatch(r"(oin|mars|koks) — (\d+) points?", score)
-    assert match, score
-    assert reason.endswith("bore off all 15 checkers."), reason
+    # Who won and how, plainly: "The computer won: mars, 2 points." / "You won: oin, 1 point."
+    match = re.fullmatch(r"(You|The computer) won: (oin|mars|koks), (\d+) points?\.", title)
+    assert match, title
+    assert explain.startswith(match.group(2).capitalize() + ":"), explain
+    assert reason == ("You bore off all 15 checkers." if match.group(1) == "You"
+                      else "The computer bore off all 15 checkers."), reason
 
     # The result shown is the one the server recorded.
     from games.models import Game
 
     game = in_thread(lambda: Game.objects.get(pk=game_id))
     assert game.status == "finished"
-    assert game.result_kind == match.group(1)
-    assert game.result_points == int(match.group(2))
-    assert (game.winner == human) == (title == "You won!")
+    assert game.result_kind == match.group(2)
+    assert game.result_points == int(match.group(3))
+    assert (game.winner == human) == (match.group(1) == "You")
     assert game.get_position().off(game.winner) == 15
 
     bot_ms = celery_worker_process.bot_move_times(game_id)
@@ -284,7 +288,7 @@ def test_guest_plays_a_whole_game_against_the_computer_in_chromium(daphne_server
         "game_seconds": round(game_seconds, 1),
         "human_actions": counts,
         "bot_moves_in_task": celery_worker_process.summary(bot_ms),
-        "result": f"{title} {score}",
+        "result": title,
     }
     (ARTIFACTS / "timing.json").write_text(json.dumps(timing, indent=2) + "\n")
     print(f"\ne2e game against the computer: {timing}")
@@ -341,18 +345,20 @@ def test_guest_resigns_on_a_phone_in_russian_and_sees_the_result(daphne_server, 
     page.click("#resign-btn")
     page.locator("#result").wait_for(state="visible", timeout=30_000)
     title = page.locator("#result-title").inner_text()
-    score = page.locator("#result-score").inner_text()
+    explain = page.locator("#result-explain").inner_text()
     reason = page.locator("#result-reason").inner_text()
     page.screenshot(path=str(ARTIFACTS / "resigned-ru-360.png"), full_page=True)
     assert not page_errors, page_errors
     assert questions and cyrillic.search(questions[0])
-    for text in (title, score, reason):
+    for text in (title, explain, reason):
         assert cyrillic.search(text), text
+    # The page's own catalogue (djangojs): "You resigned.", not "Guest resigned."
+    assert reason == page.evaluate("gettext('You resigned.')") != "You resigned."
 
     game = in_thread(lambda: Game.objects.get(pk=game_id))
     assert game.status == "finished" and game.end_reason == "resign"
     assert game.winner != human
-    assert re.search(r"\d+", score).group(0) == str(game.result_points)
+    assert re.search(r"\d+", title).group(0) == str(game.result_points)
 
     # "Play again" starts a new game with the same rules, in the same language.
     page.click("#again-btn")

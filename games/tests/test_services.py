@@ -30,7 +30,7 @@ def events(game):
 @pytest.mark.parametrize("preset", ["sport", "classic"])
 def test_opening_winner_plays_the_opening_dice(fixed, preset):
     game = new_bot_game(fixed, opening=(3, 5), preset=preset)
-    assert game.opening == {"white": 3, "black": 5}
+    assert game.opening == {"white": 3, "black": 5, "ties": [], "starter": "black"}
     assert game.position == Position.initial("black").to_json()
     assert game.phase == Phase.PLAY and game.dice == [5, 3]
     assert game.version == 1
@@ -204,7 +204,8 @@ def test_bearing_off_the_last_checker_ends_and_scores_the_game(fixed, preset, bl
     assert [e[1] for e in events(game)][-2:] == ["play", "end"]
     assert game.version == 3 and not game.is_bot_turn
     result = services.snapshot(game, HUMAN)["game"]["result"]
-    assert result == {"winner": "white", "kind": kind, "points": points, "reason": "bore_off"}
+    assert result == {"winner": "white", "kind": kind, "points": points, "reason": "bore_off",
+                      "cube": 1}
     with unchanged(game.id), pytest.raises(services.GameOver):
         services.roll(game.id, ME, 3)
 

@@ -33,7 +33,7 @@ def test_new_game_takes_the_chosen_options(client):
         "match", "easy", client.session["guest_id"], "white")
 
 
-@pytest.mark.parametrize("data", [{"preset": "backgammon"}, {"level": "hard"},
+@pytest.mark.parametrize("data", [{"preset": "backgammon"}, {"level": "grandmaster"},
                                   {"side": "green"}])
 def test_new_game_refuses_unknown_options(client, data):
     assert client.post(reverse("games:new"), data).status_code == 400

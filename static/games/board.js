@@ -1,43 +1,59 @@
 /*
- * The live long-nardy board (issue 2, section 5).
+ * The long-nardy board drawing, shared by the live game room (room.js) and the replay page
+ * (replay.js): `window.NardyBoard`.
  *
- * Draws the position of a snapshot (docs/protocol.md) as an SVG in the standard layout of
- * RULES.md R1 and lets the player stage a turn one step at a time by walking the server's
- * `legal.graph`. No rule is computed here: which checkers may move and where they may go come
- * only from the graph; the page shows, stages and asks, the server decides.
+ * Draws a position as an SVG in the standard layout of RULES.md R1 (white's head top right,
+ * black's head bottom left, both moving counter-clockwise; white's home bottom right, black's
+ * top left). Two layouts: "wide" (bear-off trays beside the board) and "compact" for phones
+ * (trays above and below the board, so the 24 points get the whole width of the screen and
+ * the trays become long tap targets). No rule is computed here.
  *
- * Interface text goes through Django's JavaScript catalogue (gettext, ngettext, interpolate).
+ * Points are labelled in the viewer's own numbering (white's for an onlooker). Interface text
+ * goes through Django's JavaScript catalogue (gettext, ngettext, interpolate).
  */
 (function () {
   "use strict";
 
   const SVG_NS = "http://www.w3.org/2000/svg";
-
-  // Geometry of the board in viewBox units (the SVG scales to its width).
-  const TRAY_W = 40; // bear-off tray column on each side
-  const TRAY_GAP = 5;
-  const FRAME = 10; // wooden frame left and right of the field
-  const LABEL = 36; // frame strips above and below the field, holding the point numbers
-  const PW = 60; // point width
-  const BAR = 40; // bar between the two halves
-  const CD = 56; // checker diameter
-  const PH = 290; // point (triangle area) height: five checkers and a little air
-  const MID = 88; // gap between the two rows, where the dice lie
+  const SIDES = ["white", "black"];
   const MAX_STACK = 5; // checkers drawn on one point before a count is shown
 
-  const BOARD_X0 = TRAY_W + TRAY_GAP;
-  const FIELD_X0 = BOARD_X0 + FRAME;
-  const FIELD_W = 12 * PW + BAR;
-  const BOARD_X1 = FIELD_X0 + FIELD_W + FRAME;
-  const TRAY_R_X0 = BOARD_X1 + TRAY_GAP;
-  const VIEW_W = TRAY_R_X0 + TRAY_W;
-  const FIELD_Y0 = LABEL;
-  const FIELD_H = 2 * PH + MID;
-  const FIELD_Y1 = FIELD_Y0 + FIELD_H;
-  const VIEW_H = FIELD_Y1 + LABEL;
-  const MID_Y = FIELD_Y0 + PH + MID / 2;
+  /**
+   * Geometry of one layout in viewBox units (the SVG scales to its width).
+   * compact: trays are horizontal strips above (black) and below (white) the field.
+   */
+  function makeLayout(compact) {
+    const L = {
+      compact,
+      PW: 60, // point width
+      CD: 56, // checker diameter
+      PH: 290, // point (triangle area) height: five checkers and a little air
+      MID: 88, // gap between the two rows, where the dice and the cube lie
+      LABEL: compact ? 42 : 36, // frame strips above and below the field, with the numbers
+      LABEL_FONT: compact ? 31 : 24,
+      FRAME: compact ? 4 : 10,
+      BAR: compact ? 24 : 40,
+      TRAY_W: compact ? 0 : 40,
+      TRAY_GAP: compact ? 4 : 5,
+      TRAY_H: compact ? 50 : 0,
+    };
+    L.BOARD_X0 = compact ? 0 : L.TRAY_W + L.TRAY_GAP;
+    L.FIELD_X0 = L.BOARD_X0 + L.FRAME;
+    L.FIELD_W = 12 * L.PW + L.BAR;
+    L.BOARD_X1 = L.FIELD_X0 + L.FIELD_W + L.FRAME;
+    L.TRAY_R_X0 = L.BOARD_X1 + L.TRAY_GAP;
+    L.VIEW_W = compact ? L.BOARD_X1 : L.TRAY_R_X0 + L.TRAY_W;
+    L.BOARD_Y0 = compact ? L.TRAY_H + L.TRAY_GAP : 0;
+    L.FIELD_Y0 = L.BOARD_Y0 + L.LABEL;
+    L.FIELD_H = 2 * L.PH + L.MID;
+    L.FIELD_Y1 = L.FIELD_Y0 + L.FIELD_H;
+    L.BOARD_Y1 = L.FIELD_Y1 + L.LABEL;
+    L.VIEW_H = compact ? L.BOARD_Y1 + L.TRAY_GAP + L.TRAY_H : L.BOARD_Y1;
+    L.MID_Y = L.FIELD_Y0 + L.PH + L.MID / 2;
+    return L;
+  }
 
-  const SIDES = ["white", "black"];
+  const LAYOUTS = { wide: makeLayout(false), compact: makeLayout(true) };
 
   // ---- Small helpers ---------------------------------------------------------------------
 
@@ -45,16 +61,17 @@
     return interpolate(text, values, true);
   }
 
-  function sideName(side) {
-    return side === "white" ? gettext("White") : gettext("Black");
-  }
-
   function other(side) {
     return side === "white" ? "black" : "white";
   }
 
-  /** The same physical point in the other side's numbering (RULES.md R1). */
+  function sideName(side) {
+    return side === "white" ? gettext("White") : gettext("Black");
+  }
+
+  /** The same physical point in the other side's numbering (RULES.md R1); 0 (off) stays 0. */
   function flip(point) {
+    if (!point) return point;
     return point <= 12 ? point + 12 : point - 12;
   }
 
@@ -74,8 +91,61 @@
     return { from: parseInt(a, 10), to: b === "off" ? 0 : parseInt(b, 10) };
   }
 
+  function formatStep(from, to) {
+    return `${from}/${to === 0 ? "off" : to}`;
+  }
+
+  /** The steps of a play ("" = pass -> []). */
+  function playSteps(play) {
+    return play ? play.trim().split(/\s+/).map(parseStep) : [];
+  }
+
+  /**
+   * A play of `side`, written in its own numbering, in the numbering of `viewer` (the side whose
+   * labels the board shows; white for an onlooker): the opponent's points are converted
+   * (p -> p + 12 if p <= 12, else p - 12; off stays off).
+   */
+  function playForViewer(play, side, viewer) {
+    if (!play) return "";
+    const numbering = viewer || "white";
+    if (numbering === side) return play;
+    return playSteps(play).map(({ from, to }) => formatStep(flip(from), flip(to))).join(" ");
+  }
+
   function diceText(dice) {
-    return dice.join("-");
+    return (dice || []).join("-");
+  }
+
+  /** A board as an array of 25 counts (index 0 unused) from the RULES.md JSON side object. */
+  function boardFromJson(sideObject) {
+    const board = new Array(25).fill(0);
+    for (const [point, count] of Object.entries(sideObject || {})) {
+      board[parseInt(point, 10)] = count;
+    }
+    return board;
+  }
+
+  function pipCount(board) {
+    let pips = 0;
+    for (let point = 1; point <= 24; point += 1) pips += point * board[point];
+    return pips;
+  }
+
+  function onBoard(board) {
+    let count = 0;
+    for (let point = 1; point <= 24; point += 1) count += board[point];
+    return count;
+  }
+
+  /** {boards, off} of a RULES.md JSON position (checkers not on the board are off). */
+  function positionBoards(position) {
+    const boards = {};
+    const off = {};
+    for (const side of SIDES) {
+      boards[side] = boardFromJson(position && position[side]);
+      off[side] = 15 - onBoard(boards[side]);
+    }
+    return { boards, off };
   }
 
   function svg(name, attrs, parent) {
@@ -87,733 +157,434 @@
     return node;
   }
 
+  function prefersReducedMotion() {
+    return Boolean(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
+  }
+
+  // ---- Geometry --------------------------------------------------------------------------
+
   /** Column 0..11 from the left and row ("top"/"bottom") of a white point (R1 screen layout). */
   function pointPlace(whitePoint) {
     if (whitePoint <= 12) return { col: 12 - whitePoint, row: "bottom" };
     return { col: whitePoint - 13, row: "top" };
   }
 
-  function columnX(col) {
-    return FIELD_X0 + col * PW + (col >= 6 ? BAR : 0);
+  function columnX(L, col) {
+    return L.FIELD_X0 + col * L.PW + (col >= 6 ? L.BAR : 0);
   }
 
   /** Centre of the i-th checker (0 = at the edge) on a white point. */
-  function checkerCentre(whitePoint, index) {
+  function checkerCentre(L, whitePoint, index) {
     const { col, row } = pointPlace(whitePoint);
-    const cx = columnX(col) + PW / 2;
-    const offset = CD / 2 + Math.min(index, MAX_STACK - 1) * CD;
-    return { cx, cy: row === "top" ? FIELD_Y0 + offset : FIELD_Y1 - offset };
+    const cx = columnX(L, col) + L.PW / 2;
+    const offset = L.CD / 2 + Math.min(index, MAX_STACK - 1) * L.CD;
+    return { cx, cy: row === "top" ? L.FIELD_Y0 + offset : L.FIELD_Y1 - offset };
   }
 
-  // ---- State -----------------------------------------------------------------------------
-
-  const root = document.getElementById("game");
-  if (!root) return;
-  const boardEl = document.getElementById("board");
-  const els = {
-    players: document.getElementById("players"),
-    connection: document.getElementById("connection"),
-    status: document.getElementById("status"),
-    message: document.getElementById("message"),
-    roll: document.getElementById("roll-btn"),
-    undo: document.getElementById("undo-btn"),
-    confirm: document.getElementById("confirm-btn"),
-    pass: document.getElementById("pass-btn"),
-    resign: document.getElementById("resign-btn"),
-    result: document.getElementById("result"),
-    resultTitle: document.getElementById("result-title"),
-    resultScore: document.getElementById("result-score"),
-    resultExplain: document.getElementById("result-explain"),
-    resultReason: document.getElementById("result-reason"),
-    lastPlay: document.getElementById("last-play"),
-  };
-
-  /** The embedded snapshot: the protocol's "game" object, or a whole snapshot frame. */
-  function initialGame() {
-    const data = JSON.parse(document.getElementById("initial-snapshot").textContent);
-    return data && data.type === "snapshot" && data.game ? data.game : data;
-  }
-
-  const state = {
-    game: initialGame(),
-    isPlayer: root.dataset.isPlayer === "true",
-    wsPath: root.dataset.wsPath,
-    staged: [], // [{key: "24/18", node: <graph node index reached>}]
-    selected: null, // a point in the mover's numbering, or null
-    pending: false, // a frame was sent and its answer has not come yet
-    connected: false,
-    everConnected: false,
-    slowStart: false, // the first connection has taken more than a second
-    closedForGood: 0, // the close code that ended the connection for good (4403, 4404)
-    socket: null,
-    retries: 0,
-  };
-
-  /** True when the viewer is the side to move and the game goes on. */
-  function myTurn() {
-    const g = state.game;
-    return state.isPlayer && g.status === "active" && g.you && g.turn === g.you;
-  }
-
-  function graph() {
-    const legal = state.game.legal;
-    return legal && legal.graph ? legal.graph : null;
-  }
-
-  function canStage() {
-    return myTurn() && state.game.phase === "play" && graph() && !state.game.legal.pass;
-  }
-
-  function currentNode() {
-    const g = graph();
-    if (!g) return null;
-    const index = state.staged.length ? state.staged[state.staged.length - 1].node : 0;
-    return g.nodes[index] || null;
-  }
-
-  /** {from: {to: {key, node}}} for the steps that may come next, mover's numbering. */
-  function nextSteps() {
-    const result = new Map();
-    if (!canStage()) return result;
-    const node = currentNode();
-    if (!node) return result;
-    for (const [key, target] of Object.entries(node.steps)) {
-      const { from, to } = parseStep(key);
-      if (!result.has(from)) result.set(from, new Map());
-      result.get(from).set(to, { key, node: target });
+  /** The rectangle of a side's bear-off tray: white's beside its home (bottom right), black's top left. */
+  function trayBox(L, side) {
+    if (L.compact) {
+      const x = side === "white" ? L.FIELD_X0 + 6 * L.PW + L.BAR : L.FIELD_X0;
+      const y = side === "white" ? L.BOARD_Y1 + L.TRAY_GAP : 0;
+      return { x, y, width: 6 * L.PW, height: L.TRAY_H };
     }
-    return result;
+    const x = side === "white" ? L.TRAY_R_X0 : 0;
+    const y = side === "white" ? L.FIELD_Y1 - L.PH : L.FIELD_Y0;
+    return { x, y, width: L.TRAY_W, height: L.PH };
   }
 
-  /** The position shown: the snapshot's, with the staged steps applied (just moving checkers). */
-  function shownPosition() {
-    const pos = state.game.position;
-    const boards = {};
-    const off = {};
-    for (const side of SIDES) {
-      const b = new Array(25).fill(0);
-      for (const [point, count] of Object.entries(pos[side] || {})) {
-        b[parseInt(point, 10)] = count;
-      }
-      boards[side] = b;
-      off[side] = (state.game.off && state.game.off[side]) || 0;
+  /** Where a checker borne off by `side` lands (for animations). */
+  function trayCentre(L, side, count) {
+    const box = trayBox(L, side);
+    if (L.compact) {
+      const slab = (box.width - 12) / 15;
+      const i = Math.min(count, 14);
+      const x = side === "white" ? box.x + box.width - 6 - (i + 0.5) * slab : box.x + 6 + (i + 0.5) * slab;
+      return { cx: x, cy: box.y + box.height / 2 };
     }
-    const mover = state.game.turn;
-    for (const { key } of state.staged) {
-      const { from, to } = parseStep(key);
-      boards[mover][from] -= 1;
-      if (to === 0) off[mover] += 1;
-      else boards[mover][to] += 1;
-    }
-    return { boards, off };
+    return { cx: box.x + box.width / 2, cy: side === "white" ? box.y + box.height - 20 : box.y + 20 };
   }
 
-  function pipCount(board) {
-    let pips = 0;
-    for (let point = 1; point <= 24; point += 1) pips += point * board[point];
-    return pips;
-  }
+  // ---- Descriptions (screen readers) -----------------------------------------------------
 
-  /**
-   * Which dice the staged steps have used, for dimming them. Display only: a step uses the
-   * die equal to its length; a bear-off with no die of its length uses the smallest larger
-   * one (RULES.md R8). The server judges the play.
-   */
-  function usedDice() {
-    const dice = state.game.dice || [];
-    const faces = dice.length === 2 && dice[0] === dice[1] ? [dice[0], dice[0], dice[0], dice[0]] : dice.slice();
-    const used = faces.map(() => false);
-    for (const { key } of state.staged) {
-      const { from, to } = parseStep(key);
-      const length = from - to;
-      let pick = faces.findIndex((f, i) => !used[i] && f === length);
-      if (pick < 0 && to === 0) {
-        let best = -1;
-        faces.forEach((f, i) => {
-          if (!used[i] && f > length && (best < 0 || f < faces[best])) best = i;
-        });
-        pick = best;
-      }
-      if (pick >= 0) used[pick] = true;
-    }
-    return { faces, used };
-  }
-
-  // ---- Drawing ---------------------------------------------------------------------------
-
-  function pointLabel(whitePoint) {
-    // Points are numbered in the viewer's own numbering (white's for an onlooker).
-    const you = state.game.you;
-    return you === "black" ? flip(whitePoint) : whitePoint;
-  }
-
-  function describePoint(whitePoint, boards) {
-    const number = pointLabel(whitePoint);
+  function describePoint(label, whitePoint, boards) {
     for (const side of SIDES) {
       const count = boards[side][fromWhite(side, whitePoint)];
       if (count > 0) {
         const text = side === "white"
           ? ngettext("Point %(point)s: %(count)s white checker", "Point %(point)s: %(count)s white checkers", count)
           : ngettext("Point %(point)s: %(count)s black checker", "Point %(point)s: %(count)s black checkers", count);
-        return fmt(text, { point: number, count });
+        return fmt(text, { point: label, count });
       }
     }
-    return fmt(gettext("Point %(point)s: empty"), { point: number });
+    return fmt(gettext("Point %(point)s: empty"), { point: label });
   }
 
-  function drawFrame(parent) {
-    svg("rect", { class: "board-wood", x: BOARD_X0, y: 0, width: BOARD_X1 - BOARD_X0, height: VIEW_H, rx: 10 }, parent);
-    svg("rect", { class: "board-field", x: FIELD_X0, y: FIELD_Y0, width: 6 * PW, height: FIELD_H }, parent);
-    svg("rect", { class: "board-field", x: FIELD_X0 + 6 * PW + BAR, y: FIELD_Y0, width: 6 * PW, height: FIELD_H }, parent);
-    svg("rect", { class: "board-bar", x: FIELD_X0 + 6 * PW, y: FIELD_Y0, width: BAR, height: FIELD_H }, parent);
-  }
-
-  function drawChecker(parent, side, cx, cy, extraClass) {
-    const c = svg("circle", {
-      class: "checker checker-" + side + (extraClass ? " " + extraClass : ""),
-      cx, cy, r: CD / 2 - 2,
-    }, parent);
-    svg("circle", { class: "checker-rim checker-rim-" + side, cx, cy, r: CD / 2 - 10 }, parent);
-    return c;
-  }
-
-  function drawPoint(parent, whitePoint, ctx) {
-    const { col, row } = pointPlace(whitePoint);
-    const x = columnX(col);
-    const moverPoint = ctx.mover ? fromWhite(ctx.mover, whitePoint) : null;
-    const isSelectable = ctx.steps.has(moverPoint);
-    const isSelected = isSelectable && state.selected === moverPoint;
-    const isDest = ctx.dests.has(moverPoint);
-
-    const g = svg("g", {
-      class: "point" + (isSelected ? " selected" : "") + (isDest ? " dest" : "") + (isSelectable ? " can-move" : ""),
-      "data-point": whitePoint,
-      "aria-label": describePoint(whitePoint, ctx.boards),
-    }, parent);
-    if (isSelectable || isDest) {
-      g.setAttribute("tabindex", "0");
-      g.setAttribute("role", "button");
-    }
-
-    const top = row === "top";
-    const y0 = top ? FIELD_Y0 : FIELD_Y1 - PH;
-    // The whole column is the tap target: checkers are small on a phone.
-    svg("rect", { class: "point-hit", x, y: y0, width: PW, height: PH }, g);
-    const tipY = top ? FIELD_Y0 + PH - 18 : FIELD_Y1 - PH + 18;
-    const baseY = top ? FIELD_Y0 : FIELD_Y1;
-    const shade = (col + (top ? 0 : 1)) % 2 === 0 ? "point-dark" : "point-light";
-    svg("polygon", {
-      class: "point-tri " + shade,
-      points: `${x + 2},${baseY} ${x + PW - 2},${baseY} ${x + PW / 2},${tipY}`,
-    }, g);
-
-    // Checkers (at most one side on a point).
+  /**
+   * A short text listing of a position for screen readers, in the viewer's numbering:
+   * "White: 14 on 24, 1 on 13. Black: 15 on 12." (onlookers: white's numbering).
+   */
+  function describePosition(boards, viewer) {
+    const numbering = viewer || "white";
+    const parts = [];
     for (const side of SIDES) {
-      const count = ctx.boards[side][fromWhite(side, whitePoint)];
-      if (!count) continue;
-      const shown = Math.min(count, MAX_STACK);
-      for (let i = 0; i < shown; i += 1) {
-        const { cx, cy } = checkerCentre(whitePoint, i);
-        const topmost = i === shown - 1;
-        let extra = "";
-        if (topmost && isSelectable) extra = "selectable";
-        if (topmost && isSelected) extra += " selected-checker";
-        if (topmost && ctx.stagedTo.has(whitePoint) && side === ctx.mover) extra += " staged";
-        drawChecker(g, side, cx, cy, extra.trim());
+      const items = [];
+      for (let p = 24; p >= 1; p -= 1) {
+        const count = boards[side][p];
+        if (count) {
+          const label = side === numbering ? p : flip(p);
+          items.push(fmt(gettext("%(count)s on %(point)s"), { count, point: label }));
+        }
       }
-      if (count > MAX_STACK) {
-        const { cx, cy } = checkerCentre(whitePoint, MAX_STACK - 1);
-        const t = svg("text", { class: "checker-count checker-count-" + side, x: cx, y: cy }, g);
+      const list = items.length ? items.join(", ") : gettext("none on the board");
+      parts.push(fmt(side === "white" ? gettext("White: %(list)s.") : gettext("Black: %(list)s."), { list }));
+    }
+    return parts.join(" ");
+  }
+
+  // ---- The board object ------------------------------------------------------------------
+
+  /**
+   * A board drawn into the <svg> element `svgEl`. `draw(view)` redraws it; view fields:
+   *   boards {white: [25], black: [25]}, off {white, black}  -- the position shown
+   *   viewer "white" | "black" | null                           -- whose numbering labels use
+   *   mover, steps (Map from -> Map to -> entry), selected, dests (Map to -> entry),
+   *   stagedTo (Set of white points), lastPoints (Set of white points),
+   *   dice {side, faces, used} | null, cube {value, owner} | null,
+   *   hidden {side, whitePoint} | null                            -- a checker in flight
+   * Layout follows the element's width (compact below 520 CSS px) unless `options.layout`.
+   */
+  function create(svgEl, options) {
+    const opts = options || {};
+    let layout = null;
+    let lastView = null;
+
+    function chooseLayout() {
+      if (opts.layout) return LAYOUTS[opts.layout];
+      const width = svgEl.getBoundingClientRect().width || window.innerWidth;
+      return width < 520 ? LAYOUTS.compact : LAYOUTS.wide;
+    }
+
+    function label(view, whitePoint) {
+      return view.viewer === "black" ? flip(whitePoint) : whitePoint;
+    }
+
+    function drawFrame(L) {
+      svg("rect", { class: "board-wood", x: L.BOARD_X0, y: L.BOARD_Y0, width: L.BOARD_X1 - L.BOARD_X0, height: L.BOARD_Y1 - L.BOARD_Y0, rx: 10 }, svgEl);
+      svg("rect", { class: "board-field", x: L.FIELD_X0, y: L.FIELD_Y0, width: 6 * L.PW, height: L.FIELD_H }, svgEl);
+      svg("rect", { class: "board-field", x: L.FIELD_X0 + 6 * L.PW + L.BAR, y: L.FIELD_Y0, width: 6 * L.PW, height: L.FIELD_H }, svgEl);
+      svg("rect", { class: "board-bar", x: L.FIELD_X0 + 6 * L.PW, y: L.FIELD_Y0, width: L.BAR, height: L.FIELD_H }, svgEl);
+    }
+
+    function drawChecker(parent, side, cx, cy, extraClass) {
+      const L = layout;
+      const g = svg("g", { class: "checker-g" }, parent);
+      svg("circle", {
+        class: "checker checker-" + side + (extraClass ? " " + extraClass : ""),
+        cx, cy, r: L.CD / 2 - 2,
+      }, g);
+      svg("circle", { class: "checker-rim checker-rim-" + side, cx, cy, r: L.CD / 2 - 10 }, g);
+      return g;
+    }
+
+    function drawPoint(view, whitePoint) {
+      const L = layout;
+      const { col, row } = pointPlace(whitePoint);
+      const x = columnX(L, col);
+      const moverPoint = view.mover ? fromWhite(view.mover, whitePoint) : null;
+      const steps = view.steps || new Map();
+      const dests = view.dests || new Map();
+      const isSelectable = moverPoint !== null && steps.has(moverPoint);
+      const isSelected = isSelectable && view.selected === moverPoint;
+      const isDest = moverPoint !== null && dests.has(moverPoint);
+      const isLast = view.lastPoints && view.lastPoints.has(whitePoint);
+      const hasMine = view.mover && view.boards[view.mover][moverPoint] > 0;
+
+      const g = svg("g", {
+        class: "point" + (isSelected ? " selected" : "") + (isDest ? " dest" : "") + (isSelectable ? " can-move" : "")
+          + (isLast ? " last" : ""),
+        "data-point": whitePoint,
+        "aria-label": describePoint(label(view, whitePoint), whitePoint, view.boards),
+      }, svgEl);
+      if (isSelectable || isDest || (view.interactive && hasMine)) {
+        g.setAttribute("tabindex", "0");
+        g.setAttribute("role", "button");
+      }
+
+      const top = row === "top";
+      // The tap target: the whole half-column, its number in the frame and half the middle gap.
+      const hitY0 = top ? L.BOARD_Y0 : L.FIELD_Y1 - L.PH - L.MID / 2;
+      svg("rect", { class: "point-hit", x, y: hitY0, width: L.PW, height: L.PH + L.LABEL + L.MID / 2 }, g);
+      const tipY = top ? L.FIELD_Y0 + L.PH - 18 : L.FIELD_Y1 - L.PH + 18;
+      const baseY = top ? L.FIELD_Y0 : L.FIELD_Y1;
+      const shade = (col + (top ? 0 : 1)) % 2 === 0 ? "point-dark" : "point-light";
+      svg("polygon", {
+        class: "point-tri " + shade,
+        points: `${x + 2},${baseY} ${x + L.PW - 2},${baseY} ${x + L.PW / 2},${tipY}`,
+      }, g);
+
+      // Checkers (at most one side on a point).
+      for (const side of SIDES) {
+        let count = view.boards[side][fromWhite(side, whitePoint)];
+        if (view.hidden && view.hidden.side === side && view.hidden.whitePoint === whitePoint) count -= 1;
+        if (count <= 0) continue;
+        const shown = Math.min(count, MAX_STACK);
+        for (let i = 0; i < shown; i += 1) {
+          const { cx, cy } = checkerCentre(L, whitePoint, i);
+          const topmost = i === shown - 1;
+          let extra = "";
+          if (topmost && isSelectable) extra = "selectable";
+          if (topmost && isSelected) extra += " selected-checker";
+          if (topmost && view.stagedTo && view.stagedTo.has(whitePoint) && side === view.mover) extra += " staged";
+          if (topmost && isLast && view.lastSide === side) extra += " last-moved";
+          drawChecker(g, side, cx, cy, extra.trim());
+        }
+        if (count > MAX_STACK) {
+          const { cx, cy } = checkerCentre(L, whitePoint, MAX_STACK - 1);
+          const t = svg("text", { class: "checker-count checker-count-" + side, x: cx, y: cy }, g);
+          t.textContent = String(count);
+        }
+      }
+
+      if (isDest) {
+        const moverCount = view.boards[view.mover][moverPoint];
+        const { cx, cy } = checkerCentre(L, whitePoint, moverCount);
+        svg("circle", { class: "dest-ghost", cx, cy, r: L.CD / 2 - 4 }, g);
+        const far = dests.get(moverPoint);
+        if (far && far.path && far.path.length > 1) {
+          // A destination reached with several dice: say how many.
+          const t = svg("text", { class: "dest-dice", x: cx, y: cy }, g);
+          t.textContent = "×" + far.path.length;
+        }
+      }
+
+      const labelY = top ? L.BOARD_Y0 + L.LABEL / 2 : L.BOARD_Y1 - L.LABEL / 2;
+      if (isLast) {
+        svg("rect", { class: "last-mark", x: x + 5, y: labelY - L.LABEL / 2 + 4, width: L.PW - 10, height: L.LABEL - 8, rx: 8 }, svgEl);
+      }
+      const text = svg("text", {
+        class: "point-label" + (isLast ? " last" : ""),
+        x: x + L.PW / 2,
+        y: labelY,
+        "font-size": L.LABEL_FONT,
+      }, svgEl);
+      text.textContent = String(label(view, whitePoint));
+    }
+
+    function drawTray(view, side) {
+      const L = layout;
+      const box = trayBox(L, side);
+      const isDest = view.mover === side && view.dests && view.dests.has(0);
+      let count = view.off[side];
+      if (view.hiddenOff && view.hiddenOff === side) count -= 1;
+      const g = svg("g", {
+        class: "tray tray-" + side + (isDest ? " dest" : ""),
+        "data-tray": side,
+        "aria-label": fmt(side === "white" ? gettext("White borne off: %(count)s") : gettext("Black borne off: %(count)s"), { count }),
+      }, svgEl);
+      if (isDest) {
+        g.setAttribute("tabindex", "0");
+        g.setAttribute("role", "button");
+      }
+      svg("rect", { class: "tray-box", x: box.x, y: box.y, width: box.width, height: box.height, rx: 8 }, g);
+      if (L.compact) {
+        const slab = (box.width - 12) / 15;
+        for (let i = 0; i < count; i += 1) {
+          const sx = side === "white" ? box.x + box.width - 6 - (i + 1) * slab : box.x + 6 + i * slab;
+          svg("rect", { class: "tray-checker checker-" + side, x: sx + 1, y: box.y + 6, width: slab - 2, height: box.height - 12, rx: 3 }, g);
+        }
+        // The count sits in the free end of the strip (the other half's width).
+        const tx = side === "white" ? box.x - L.BAR / 2 - 3 * L.PW : box.x + box.width + L.BAR / 2 + 3 * L.PW;
+        const t = svg("text", { class: "tray-count tray-count-compact", x: tx, y: box.y + box.height / 2 }, svgEl);
+        t.textContent = fmt(side === "white" ? gettext("White off: %(count)s") : gettext("Black off: %(count)s"), { count });
+      } else {
+        const slab = (box.height - 12) / 15;
+        for (let i = 0; i < count; i += 1) {
+          const sy = side === "white" ? box.y + box.height - 6 - (i + 1) * slab : box.y + 6 + i * slab;
+          svg("rect", { class: "tray-checker checker-" + side, x: box.x + 6, y: sy + 1, width: box.width - 12, height: slab - 2, rx: 3 }, g);
+        }
+        const ty = side === "white" ? box.y - 14 : box.y + box.height + 20;
+        const t = svg("text", { class: "tray-count", x: box.x + box.width / 2, y: ty }, svgEl);
         t.textContent = String(count);
       }
-    }
-
-    if (isDest) {
-      const moverCount = ctx.boards[ctx.mover][moverPoint];
-      const { cx, cy } = checkerCentre(whitePoint, moverCount);
-      svg("circle", { class: "dest-ghost", cx, cy, r: CD / 2 - 4 }, g);
-    }
-
-    const labelY = top ? LABEL / 2 : VIEW_H - LABEL / 2;
-    const isLast = ctx.lastPoints.has(whitePoint);
-    if (isLast) {
-      // The opponent's last play moved from or to here.
-      svg("rect", { class: "last-mark", x: x + 6, y: labelY - 14, width: PW - 12, height: 28, rx: 8 }, parent);
-    }
-    const label = svg("text", {
-      class: "point-label" + (isLast ? " last" : ""),
-      x: x + PW / 2,
-      y: labelY,
-    }, parent);
-    label.textContent = String(pointLabel(whitePoint));
-  }
-
-  function drawTray(parent, side, ctx) {
-    // Each side bears off beside its home: white bottom right, black top left (R1).
-    const x = side === "white" ? TRAY_R_X0 : 0;
-    const y = side === "white" ? FIELD_Y1 - PH : FIELD_Y0;
-    const isDest = ctx.mover === side && ctx.dests.has(0);
-    const count = ctx.off[side];
-    const g = svg("g", {
-      class: "tray tray-" + side + (isDest ? " dest" : ""),
-      "data-tray": side,
-      "aria-label": fmt(side === "white" ? gettext("White borne off: %(count)s") : gettext("Black borne off: %(count)s"), { count }),
-    }, parent);
-    if (isDest) {
-      g.setAttribute("tabindex", "0");
-      g.setAttribute("role", "button");
-    }
-    svg("rect", { class: "tray-box", x, y, width: TRAY_W, height: PH, rx: 8 }, g);
-    const slab = (PH - 12) / 15;
-    for (let i = 0; i < count; i += 1) {
-      const sy = side === "white" ? y + PH - 6 - (i + 1) * slab : y + 6 + i * slab;
-      svg("rect", {
-        class: "tray-checker checker-" + side,
-        x: x + 6, y: sy + 1, width: TRAY_W - 12, height: slab - 2, rx: 3,
-      }, g);
-    }
-    const ty = side === "white" ? y - 14 : y + PH + 20;
-    const label = svg("text", { class: "tray-count", x: x + TRAY_W / 2, y: ty }, parent);
-    label.textContent = String(count);
-  }
-
-  function drawDie(parent, value, x, y, size, used) {
-    const g = svg("g", { class: "die" + (used ? " used" : "") }, parent);
-    svg("rect", { class: "die-face", x, y, width: size, height: size, rx: size * 0.18 }, g);
-    const pipsAt = {
-      1: [[1, 1]],
-      2: [[0, 0], [2, 2]],
-      3: [[0, 0], [1, 1], [2, 2]],
-      4: [[0, 0], [2, 0], [0, 2], [2, 2]],
-      5: [[0, 0], [2, 0], [1, 1], [0, 2], [2, 2]],
-      6: [[0, 0], [2, 0], [0, 1], [2, 1], [0, 2], [2, 2]],
-    }[value] || [];
-    const step = size * 0.28;
-    for (const [i, j] of pipsAt) {
-      svg("circle", {
-        class: "die-pip",
-        cx: x + size / 2 + (i - 1) * step,
-        cy: y + size / 2 + (j - 1) * step,
-        r: size * 0.09,
-      }, g);
-    }
-  }
-
-  function drawDice(parent) {
-    const g = state.game;
-    if (!g.dice || g.status !== "active") return;
-    const { faces, used } = usedDice();
-    const size = 68;
-    const gap = 14;
-    const total = faces.length * size + (faces.length - 1) * gap;
-    // The dice lie in the half of the mover's home: white's right, black's left.
-    const halfX = g.turn === "white" ? FIELD_X0 + 6 * PW + BAR : FIELD_X0;
-    let x = halfX + (6 * PW - total) / 2;
-    const group = svg("g", { class: "dice dice-" + g.turn }, parent);
-    faces.forEach((value, i) => {
-      drawDie(group, value, x, MID_Y - size / 2, size, used[i]);
-      x += size + gap;
-    });
-  }
-
-  function lastPlayPoints() {
-    // Mark where the opponent's last play moved from and to, while it is our turn.
-    const points = new Set();
-    const last = state.game.last;
-    if (!last || !last.play || !myTurn() || state.staged.length) return points;
-    for (const step of last.play.split(" ")) {
-      const { from, to } = parseStep(step);
-      points.add(toWhite(last.side, from));
-      if (to) points.add(toWhite(last.side, to));
-    }
-    return points;
-  }
-
-  function drawBoard() {
-    const game = state.game;
-    const { boards, off } = shownPosition();
-    const steps = nextSteps();
-    const dests = state.selected !== null && steps.has(state.selected) ? steps.get(state.selected) : new Map();
-    const stagedTo = new Set();
-    for (const { key } of state.staged) {
-      const { to } = parseStep(key);
-      if (to) stagedTo.add(toWhite(game.turn, to));
-    }
-    const ctx = {
-      boards, off, steps, dests, stagedTo,
-      mover: canStage() ? game.turn : null,
-      lastPoints: lastPlayPoints(),
-    };
-
-    const focused = document.activeElement && boardEl.contains(document.activeElement)
-      ? (document.activeElement.getAttribute("data-point") || "tray-" + document.activeElement.getAttribute("data-tray"))
-      : null;
-
-    boardEl.replaceChildren();
-    boardEl.setAttribute("viewBox", `0 0 ${VIEW_W} ${VIEW_H}`);
-    drawFrame(boardEl);
-    for (let p = 1; p <= 24; p += 1) drawPoint(boardEl, p, ctx);
-    for (const side of SIDES) drawTray(boardEl, side, ctx);
-    drawDice(boardEl);
-    boardEl.classList.toggle("is-staging", ctx.mover !== null);
-
-    // The server's pip counts, or the staged position's while the player stages a move.
-    const pips = state.staged.length || !game.pips
-      ? { white: pipCount(boards.white), black: pipCount(boards.black) }
-      : game.pips;
-    let turnText = gettext("The game is over.");
-    if (game.status === "active" && game.turn) {
-      turnText = game.turn === "white" ? gettext("White to move.") : gettext("Black to move.");
-    }
-    boardEl.setAttribute("aria-label", fmt(
-      gettext("Long nardy board. %(turn)s Pip counts: white %(white)s, black %(black)s. Borne off: white %(white_off)s, black %(black_off)s."),
-      { turn: turnText, white: pips.white, black: pips.black, white_off: off.white, black_off: off.black },
-    ));
-
-    if (focused) {
-      const again = focused.startsWith("tray-")
-        ? boardEl.querySelector(`[data-tray="${focused.slice(5)}"][tabindex]`)
-        : boardEl.querySelector(`[data-point="${focused}"][tabindex]`);
-      if (again) again.focus();
-    }
-    return { pips, off };
-  }
-
-  function drawPlayers(pips, off) {
-    const game = state.game;
-    els.players.replaceChildren();
-    for (const side of SIDES) {
-      const player = (game.players && game.players[side]) || {};
-      const row = document.createElement("div");
-      row.className = "player player-" + side + (game.status === "active" && game.turn === side ? " is-turn" : "");
-      const chip = document.createElement("span");
-      chip.className = "player-chip chip-" + side;
-      chip.setAttribute("aria-hidden", "true");
-      const name = document.createElement("span");
-      name.className = "player-name";
-      name.textContent = game.you === side
-        ? fmt(gettext("%(name)s (you)"), { name: player.name || sideName(side) })
-        : (player.name || sideName(side));
-      const nums = document.createElement("span");
-      nums.className = "player-nums";
-      const pipText = document.createElement("span");
-      pipText.textContent = fmt(gettext("pips %(pips)s"), { pips: pips[side] });
-      const offText = document.createElement("span");
-      offText.textContent = fmt(gettext("off %(off)s"), { off: off[side] });
-      nums.append(pipText, offText);
-      row.append(chip, name, nums);
-      row.setAttribute("aria-label", fmt(
-        gettext("%(side)s: %(name)s, pip count %(pips)s, borne off %(off)s"),
-        { side: sideName(side), name: player.name || sideName(side), pips: pips[side], off: off[side] },
-      ));
-      els.players.appendChild(row);
-    }
-  }
-
-  function nameOf(side) {
-    const player = state.game.players && state.game.players[side];
-    return (player && player.name) || sideName(side);
-  }
-
-  function statusText() {
-    const game = state.game;
-    if (game.status !== "active") return gettext("The game is over.");
-    const mover = game.turn;
-    if (myTurn()) {
-      if (game.phase === "roll") return gettext("Your turn: roll the dice.");
-      if (game.legal && game.legal.pass) {
-        return gettext("No legal move with these dice: your turn passes");
-      }
-      const node = currentNode();
-      if (node && node.final && state.staged.length) {
-        return fmt(gettext("You rolled %(dice)s. Your move is complete: confirm it or undo."), { dice: diceText(game.dice) });
-      }
-      if (state.selected !== null) {
-        return fmt(gettext("You rolled %(dice)s. Tap a highlighted place to move the checker there."), { dice: diceText(game.dice) });
-      }
-      return fmt(gettext("You rolled %(dice)s. Tap a checker to move."), { dice: diceText(game.dice) });
-    }
-    if (game.phase === "play" && game.dice) {
-      return fmt(gettext("%(name)s rolled %(dice)s and is moving…"), { name: nameOf(mover), dice: diceText(game.dice) });
-    }
-    return fmt(gettext("%(name)s (%(side)s) to roll…"), { name: nameOf(mover), side: sideName(mover) });
-  }
-
-  function lastPlayText() {
-    const game = state.game;
-    const last = game.last;
-    if (!last) {
-      const opening = game.opening;
-      if (opening && opening.white && opening.black) {
-        const text = opening.white > opening.black
-          ? gettext("Opening roll: white %(white)s, black %(black)s. White starts.")
-          : gettext("Opening roll: white %(white)s, black %(black)s. Black starts.");
-        return fmt(text, { white: opening.white, black: opening.black });
-      }
-      return "";
-    }
-    const dice = diceText(last.dice || []);
-    const mine = game.you && last.side === game.you;
-    if (!last.play) {
-      return mine
-        ? fmt(gettext("You rolled %(dice)s and could not move."), { dice })
-        : fmt(gettext("%(name)s rolled %(dice)s and could not move."), { name: nameOf(last.side), dice });
-    }
-    return mine
-      ? fmt(gettext("You rolled %(dice)s and played %(play)s"), { dice, play: last.play })
-      : fmt(gettext("%(name)s rolled %(dice)s and played %(play)s"), { name: nameOf(last.side), dice, play: last.play });
-  }
-
-  function drawResult() {
-    const game = state.game;
-    const result = game.status === "finished" ? game.result : null;
-    els.result.hidden = !result;
-    if (!result) return;
-    const loser = other(result.winner);
-    if (game.you === result.winner) els.resultTitle.textContent = gettext("You won!");
-    else if (game.you === loser) els.resultTitle.textContent = gettext("You lost.");
-    else els.resultTitle.textContent = fmt(gettext("%(name)s (%(side)s) won."), { name: nameOf(result.winner), side: sideName(result.winner) });
-
-    const kinds = { oin: gettext("oin"), mars: gettext("mars"), koks: gettext("koks") };
-    const kind = kinds[result.kind] || result.kind;
-    els.resultScore.textContent = fmt(
-      ngettext("%(kind)s — %(points)s point", "%(kind)s — %(points)s points", result.points),
-      { kind, points: result.points },
-    );
-    const explain = {
-      oin: gettext("The loser had borne off at least one checker."),
-      mars: gettext("The loser had not borne off a single checker."),
-      koks: gettext("The loser had borne off no checker and still had one in the winner's home or behind it."),
-    };
-    els.resultExplain.textContent = explain[result.kind] || "";
-    let reason = "";
-    if (result.reason === "bore_off") reason = fmt(gettext("%(name)s bore off all 15 checkers."), { name: nameOf(result.winner) });
-    else if (result.reason === "resign") reason = fmt(gettext("%(name)s resigned."), { name: nameOf(loser) });
-    els.resultReason.textContent = reason;
-  }
-
-  function drawControls() {
-    const game = state.game;
-    const mine = myTurn();
-    const ready = state.connected && !state.pending;
-    const forcedPass = mine && game.phase === "play" && game.legal && game.legal.pass;
-    const staging = canStage();
-    const node = currentNode();
-
-    els.roll.hidden = !(mine && game.phase === "roll");
-    els.roll.disabled = !ready;
-    els.pass.hidden = !forcedPass;
-    els.pass.disabled = !ready;
-    els.undo.hidden = !staging;
-    els.undo.disabled = !ready || state.staged.length === 0;
-    els.confirm.hidden = !staging;
-    els.confirm.disabled = !ready || !(node && node.final && state.staged.length > 0);
-    els.resign.hidden = !(state.isPlayer && game.you && game.status === "active");
-    els.resign.disabled = !ready;
-  }
-
-  function drawConnection() {
-    if (state.closedForGood) {
-      els.connection.hidden = false;
-      els.connection.textContent = state.closedForGood === 4404
-        ? gettext("This game does not exist.")
-        : gettext("You cannot follow this game.");
-    } else if (!state.connected && state.everConnected) {
-      els.connection.hidden = false;
-      els.connection.textContent = gettext("Connection lost: reconnecting…");
-    } else if (!state.connected && state.slowStart) {
-      els.connection.hidden = false;
-      els.connection.textContent = gettext("Connecting…");
-    } else {
-      // Connected, or the first connection is still young: no banner (avoids a flash).
-      els.connection.hidden = true;
-      els.connection.textContent = "";
-    }
-  }
-
-  function render() {
-    const { pips, off } = drawBoard();
-    drawPlayers(pips, off);
-    els.status.textContent = statusText();
-    els.lastPlay.textContent = lastPlayText();
-    drawResult();
-    drawControls();
-    drawConnection();
-    root.dataset.phase = state.game.phase || "";
-    root.dataset.version = String(state.game.version);
-    // Lets tests and styles know whether the page may act now (connected, no frame in flight).
-    root.dataset.ready = String(state.connected && !state.pending);
-    root.classList.toggle("my-turn", Boolean(myTurn()));
-  }
-
-  function showError(text) {
-    els.message.textContent = text || "";
-  }
-
-  // ---- Interaction -----------------------------------------------------------------------
-
-  function stage(entry) {
-    state.staged.push(entry);
-    state.selected = null;
-    showError("");
-    render();
-  }
-
-  function tapPoint(whitePoint) {
-    if (!canStage() || state.pending) return;
-    showError("");
-    const mover = state.game.turn;
-    const point = fromWhite(mover, whitePoint);
-    const steps = nextSteps();
-    if (state.selected !== null && steps.has(state.selected)) {
-      const dest = steps.get(state.selected).get(point);
-      if (dest) {
-        stage(dest);
-        return;
+      if (isDest) {
+        const c = trayCentre(L, side, count);
+        svg("circle", { class: "dest-ghost", cx: c.cx, cy: c.cy, r: Math.min(L.CD, box.height) / 2 - 6 }, g);
       }
     }
-    if (steps.has(point)) {
-      const dests = steps.get(point);
-      if (dests.size === 1 && state.selected !== point) {
-        // Only one place to go: one tap moves it.
-        stage(dests.values().next().value);
-        return;
+
+    function drawDie(parent, value, x, y, size, used) {
+      const g = svg("g", { class: "die" + (used ? " used" : "") }, parent);
+      svg("rect", { class: "die-face", x, y, width: size, height: size, rx: size * 0.18 }, g);
+      const pipsAt = {
+        1: [[1, 1]],
+        2: [[0, 0], [2, 2]],
+        3: [[0, 0], [1, 1], [2, 2]],
+        4: [[0, 0], [2, 0], [0, 2], [2, 2]],
+        5: [[0, 0], [2, 0], [1, 1], [0, 2], [2, 2]],
+        6: [[0, 0], [2, 0], [0, 1], [2, 1], [0, 2], [2, 2]],
+      }[value] || [];
+      const step = size * 0.28;
+      for (const [i, j] of pipsAt) {
+        svg("circle", {
+          class: "die-pip",
+          cx: x + size / 2 + (i - 1) * step,
+          cy: y + size / 2 + (j - 1) * step,
+          r: size * 0.09,
+        }, g);
       }
-      state.selected = point;
-    } else {
-      state.selected = null;
     }
-    render();
-  }
 
-  function tapTray(side) {
-    if (!canStage() || state.pending || side !== state.game.turn || state.selected === null) return;
-    const dests = nextSteps().get(state.selected);
-    const dest = dests && dests.get(0);
-    if (dest) stage(dest);
-  }
-
-  function activate(target) {
-    const point = target.closest("[data-point]");
-    if (point) {
-      tapPoint(parseInt(point.getAttribute("data-point"), 10));
-      return;
+    function drawDice(view) {
+      const L = layout;
+      const dice = view.dice;
+      if (!dice || !dice.faces || !dice.faces.length) return;
+      const faces = dice.faces;
+      const used = dice.used || faces.map(() => false);
+      const size = faces.length > 2 ? 60 : 68;
+      const gap = faces.length > 2 ? 10 : 14;
+      const total = faces.length * size + (faces.length - 1) * gap;
+      // The dice lie in the half of the side that rolled them: white's right, black's left.
+      const halfX = dice.side === "white" ? L.FIELD_X0 + 6 * L.PW + L.BAR : L.FIELD_X0;
+      let x = halfX + (6 * L.PW - total) / 2;
+      const group = svg("g", { class: "dice dice-" + dice.side + (dice.faded ? " faded" : "") }, svgEl);
+      faces.forEach((value, i) => {
+        drawDie(group, value, x, L.MID_Y - size / 2, size, used[i]);
+        x += size + gap;
+      });
     }
-    const tray = target.closest("[data-tray]");
-    if (tray) tapTray(tray.getAttribute("data-tray"));
-  }
 
-  boardEl.addEventListener("click", (event) => activate(event.target));
-  boardEl.addEventListener("keydown", (event) => {
-    if (event.key === "Enter" || event.key === " ") {
-      event.preventDefault();
-      activate(event.target);
-    } else if (event.key === "Escape" && state.selected !== null) {
-      state.selected = null;
-      render();
-    }
-  });
-
-  function send(frame) {
-    if (!state.socket || state.socket.readyState !== WebSocket.OPEN) {
-      showError(gettext("Not connected to the server yet: please wait a moment."));
-      return false;
-    }
-    showError("");
-    state.pending = true;
-    state.socket.send(JSON.stringify(frame));
-    render();
-    return true;
-  }
-
-  els.roll.addEventListener("click", () => send({ type: "roll", version: state.game.version }));
-  els.undo.addEventListener("click", () => {
-    if (!state.staged.length) return;
-    state.staged.pop();
-    state.selected = null;
-    showError("");
-    render();
-  });
-  els.confirm.addEventListener("click", () => {
-    const node = currentNode();
-    if (!node || !node.final || !state.staged.length) return;
-    send({ type: "play", version: state.game.version, play: state.staged.map((s) => s.key).join(" ") });
-  });
-  els.pass.addEventListener("click", () => send({ type: "play", version: state.game.version, play: "" }));
-  els.resign.addEventListener("click", () => {
-    if (window.confirm(gettext("Resign this game? It is scored on your position as it stands now."))) {
-      send({ type: "resign", version: state.game.version });
-    }
-  });
-
-  // ---- Connection ------------------------------------------------------------------------
-
-  function onSnapshot(game) {
-    const previous = state.game;
-    if (previous && typeof game.version === "number" && game.version < previous.version) return;
-    if (!previous || game.version !== previous.version) {
-      state.staged = [];
-      state.selected = null;
-    }
-    state.game = game;
-    state.pending = false;
-    render();
-  }
-
-  function onFrame(frame) {
-    if (!frame || typeof frame !== "object") return;
-    if (frame.type === "snapshot" && frame.game) {
-      onSnapshot(frame.game);
-    } else if (frame.type === "error") {
-      state.pending = false;
-      showError(frame.message || frame.code || gettext("The server refused this action."));
-      render();
-    }
-  }
-
-  function connect() {
-    const scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
-    const socket = new WebSocket(scheme + window.location.host + state.wsPath);
-    state.socket = socket;
-    socket.addEventListener("open", () => {
-      state.connected = true;
-      state.everConnected = true;
-      state.retries = 0;
-      render();
-    });
-    socket.addEventListener("message", (event) => {
-      let frame;
-      try {
-        frame = JSON.parse(event.data);
-      } catch (err) {
-        return;
+    /** R3: each side's single opening die, in its own half (white right, black left). */
+    function drawOpeningDice(view) {
+      const L = layout;
+      const o = view.openingDice;
+      if (!o || view.dice) return;
+      const size = 60;
+      const group = svg("g", { class: "dice opening-dice" }, svgEl);
+      for (const side of SIDES) {
+        const halfX = side === "white" ? L.FIELD_X0 + 6 * L.PW + L.BAR : L.FIELD_X0;
+        drawDie(group, o[side], halfX + (6 * L.PW - size) / 2, L.MID_Y - size / 2, size, false);
       }
-      onFrame(frame);
-    });
-    socket.addEventListener("close", (event) => {
-      if (state.socket !== socket) return;
-      state.connected = false;
-      state.pending = false;
-      if (event.code === 4403 || event.code === 4404) {
-        // Not allowed, or no such game (docs/protocol.md): trying again would not help.
-        state.closedForGood = event.code;
-        render();
-        return;
+    }
+
+    function drawCube(view) {
+      const L = layout;
+      const cube = view.cube;
+      if (!cube) return;
+      // In the middle while nobody owns it; on the bar at its owner's edge (white bottom,
+      // black top) once taken, half over the frame so it never covers a checker.
+      const offered = Boolean(cube.offered);
+      const size = cube.owner && !offered ? (L.compact ? 36 : 44) : 54;
+      const cx = L.FIELD_X0 + 6 * L.PW + L.BAR / 2;
+      let cy = L.MID_Y;
+      if (!offered && cube.owner === "white") cy = L.FIELD_Y1;
+      if (!offered && cube.owner === "black") cy = L.FIELD_Y0;
+      // While a double waits for its answer, the cube shows the stake offered, in the middle.
+      const shown = offered ? cube.value * 2 : cube.value;
+      let text;
+      if (offered) text = fmt(gettext("Doubling cube offered: the stake would be %(value)s"), { value: shown });
+      else if (cube.owner === "white") text = fmt(gettext("Doubling cube: %(value)s, owned by white"), { value: shown });
+      else if (cube.owner === "black") text = fmt(gettext("Doubling cube: %(value)s, owned by black"), { value: shown });
+      else text = fmt(gettext("Doubling cube: %(value)s, in the middle"), { value: shown });
+      const g = svg("g", { class: "cube" + (cube.owner ? " cube-" + cube.owner : "") + (offered ? " offered" : ""), role: "img", "aria-label": text }, svgEl);
+      svg("rect", { class: "cube-face", x: cx - size / 2, y: cy - size / 2, width: size, height: size, rx: 9 }, g);
+      const t = svg("text", { class: "cube-value", x: cx, y: cy + 1, "font-size": Math.round(size * 0.55) }, g);
+      t.textContent = String(shown);
+    }
+
+    /** Redraw everything from `view` (see above). */
+    function draw(view) {
+      lastView = view;
+      layout = chooseLayout();
+      const L = layout;
+      const focused = document.activeElement && svgEl.contains(document.activeElement)
+        ? (document.activeElement.getAttribute("data-point") || "tray-" + document.activeElement.getAttribute("data-tray"))
+        : null;
+
+      svgEl.replaceChildren();
+      svgEl.setAttribute("viewBox", `0 0 ${L.VIEW_W} ${L.VIEW_H}`);
+      svgEl.style.aspectRatio = `${L.VIEW_W} / ${L.VIEW_H}`;
+      svgEl.classList.toggle("compact", L.compact);
+      drawFrame(L);
+      for (let p = 1; p <= 24; p += 1) drawPoint(view, p);
+      for (const side of SIDES) drawTray(view, side);
+      drawCube(view);
+      drawDice(view);
+      drawOpeningDice(view);
+      svgEl.classList.toggle("is-staging", Boolean(view.mover));
+
+      if (focused) {
+        const again = focused.startsWith("tray-")
+          ? svgEl.querySelector(`[data-tray="${focused.slice(5)}"][tabindex]`)
+          : svgEl.querySelector(`[data-point="${focused}"][tabindex]`);
+        if (again) again.focus();
       }
-      render();
-      // Back off 0.5 s, 1 s, 2 s … up to 10 s, with jitter so many pages do not return at once.
-      const delay = Math.min(10000, 500 * 2 ** state.retries) * (0.8 + Math.random() * 0.4);
-      state.retries += 1;
-      window.setTimeout(connect, delay);
-    });
+    }
+
+    /** Redraw with the last view when the element's width crosses the phone/desktop line. */
+    function relayout() {
+      if (lastView && chooseLayout() !== layout) draw(lastView);
+    }
+    if (!opts.layout && window.ResizeObserver) {
+      new ResizeObserver(relayout).observe(svgEl);
+    }
+
+    /** Centre of the place a checker of `side` stands at (own point; 0 = tray), in viewBox units. */
+    function placeCentre(side, point, index) {
+      if (point === 0) return trayCentre(layout, side, index);
+      return checkerCentre(layout, toWhite(side, point), index);
+    }
+
+    /**
+     * Slide one checker of `side` from its point `from` to `to` (own numbering, 0 = off);
+     * `view` is the position before the step. Resolves when it has landed (at once when
+     * motion is reduced). The caller redraws with the position after the step.
+     */
+    function animateStep(view, side, from, to, ms) {
+      if (!layout) layout = chooseLayout();
+      const fromIndex = view.boards[side][from] - 1;
+      const toIndex = to === 0 ? view.off[side] : view.boards[side][to];
+      const start = placeCentre(side, from, fromIndex);
+      const end = placeCentre(side, to, toIndex);
+      draw(Object.assign({}, view, { hidden: { side, whitePoint: toWhite(side, from) } }));
+      // Counted for tests (how many checkers have been seen flying).
+      svgEl.dataset.flights = String((Number(svgEl.dataset.flights) || 0) + 1);
+      const flyer = drawChecker(svgEl, side, start.cx, start.cy, "flying");
+      return new Promise((resolve) => {
+        if (!flyer.animate) {
+          resolve();
+          return;
+        }
+        const animation = flyer.animate(
+          [{ transform: "translate(0px, 0px)" }, { transform: `translate(${end.cx - start.cx}px, ${end.cy - start.cy}px)` }],
+          { duration: ms, easing: "ease-in-out", fill: "forwards" },
+        );
+        animation.onfinish = () => resolve();
+        animation.oncancel = () => resolve();
+      });
+    }
+
+    return { draw, animateStep, relayout, element: svgEl };
   }
 
-  render();
-  if (state.wsPath) {
-    connect();
-    window.setTimeout(() => {
-      state.slowStart = true;
-      if (!state.connected) render();
-    }, 1000);
-  }
+  window.NardyBoard = {
+    create,
+    SIDES,
+    fmt,
+    other,
+    sideName,
+    flip,
+    toWhite,
+    fromWhite,
+    parseStep,
+    formatStep,
+    playSteps,
+    playForViewer,
+    diceText,
+    boardFromJson,
+    positionBoards,
+    pipCount,
+    describePosition,
+    prefersReducedMotion,
+  };
 })();

@@ -1,0 +1,460 @@
+"""Game records as text (docs/record-format.md): a writer, a parser and a replay that checks
+every line with the engine (RULES.md R3–R11, Notation). Pure Python, standard library only.
+
+A record is a block of headers (``[Name "value"]``) followed by one line per turn::
+
+    [Event "Long nardy game"]
+    [Preset "classic"]
+    [Cube "on"]
+    [Opening "3-3 6-5"]
+    [Result "black oin 2 drop"]
+
+    1 white 6-5 24/18 18/13
+    2 black 4-4 24/20 24/20 20/16 20/16
+    3 white double 2
+    3 black take
+    3 white 2-1 pass
+    ...
+    result black oin 2 drop
+
+``write(record)`` and ``parse(text)`` are inverse on every Record that ``parse`` accepts;
+``replay(record)`` plays the record through the engine and returns every position, or raises
+RecordError naming the line and the rule broken.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from . import fairdice
+from .errors import EngineError
+from .movegen import check_dice, check_play
+from .position import BLACK, SIDES, WHITE, Position, other
+from .rules import PLAY_OPENING_DICE, get_ruleset
+from .scoring import MARS, OIN, KOKS, game_value
+
+PLAY, DOUBLE, TAKE, DROP, RESIGN = "play", "double", "take", "drop", "resign"
+BORE_OFF = "bore_off"
+REASONS = (BORE_OFF, RESIGN, DROP)
+KINDS = (OIN, MARS, KOKS)
+CUBE_VALUES = (2, 4, 8, 16, 32, 64)
+MAX_LINES = 2000
+MAX_CHARS = 100_000
+
+#: the headers this module reads, in the order the writer puts them; others are kept as text
+KNOWN_HEADERS = ("Event", "Site", "Date", "White", "Black", "Preset", "Koks", "Cube",
+                 "Match length", "Match score", "Game", "Opening", "Seed hash", "Seed", "Result")
+
+_HEADER = re.compile(r'\[([A-Za-z][A-Za-z ]{0,30}) "([^"\n]*)"\]')
+_PLAY = re.compile(r"(\d{1,4}) (white|black) ([1-6])-([1-6])(?: (.*))?")
+_CUBE = re.compile(r"(\d{1,4}) (white|black) double (\d{1,2})")
+_ACTION = re.compile(r"(\d{1,4}) (white|black) (take|drop|resign)")
+_RESULT = re.compile(r"result (white|black) (oin|mars|koks) (\d{1,3}) (bore_off|resign|drop)")
+_PAIR = re.compile(r"([1-6])-([1-6])")
+_STARTS = re.compile(r"(white|black) starts")
+
+
+class RecordError(EngineError):
+    """A record that cannot be read or is not a legal game: ``line`` is the 1-based line number
+    (0 when the record as a whole is wrong), ``reason`` says what is wrong in words; ``code`` is
+    the engine's rule code when the engine refused a play (e.g. ``head``), else ``record``."""
+
+    def __init__(self, line: int, reason: str, code: str = "record", cause=None):
+        super().__init__(f"line {line}: {reason}" if line else reason)
+        self.line = line
+        self.reason = reason
+        self.code = code
+        self.cause = cause
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One turn line: ``n`` the turn number, ``side``, ``kind`` (play, double, take, drop,
+    resign); for a play ``dice`` ``(a, b)`` and ``play`` (mover's notation, "" for a pass); for a
+    double ``cube`` the value offered. ``line`` is where it stood in the text (0 if built)."""
+
+    n: int
+    side: str
+    kind: str
+    dice: tuple | None = None
+    play: str | None = None
+    cube: int | None = None
+    line: int = field(default=0, compare=False)
+
+    def text(self) -> str:
+        """The entry as a record line."""
+        if self.kind == PLAY:
+            return f"{self.n} {self.side} {self.dice[0]}-{self.dice[1]} {self.play or 'pass'}"
+        if self.kind == DOUBLE:
+            return f"{self.n} {self.side} double {self.cube}"
+        return f"{self.n} {self.side} {self.kind}"
+
+
+@dataclass(frozen=True)
+class Result:
+    """How the game ended (RULES.md R9, R10): ``winner``, ``kind`` (oin/mars/koks), ``points``
+    (with the cube) and ``reason`` (bore_off, resign, drop)."""
+
+    winner: str
+    kind: str
+    points: int
+    reason: str
+    line: int = field(default=0, compare=False)
+
+    def text(self) -> str:
+        return f"{self.winner} {self.kind} {self.points} {self.reason}"
+
+
+@dataclass
+class Record:
+    """A parsed record: ``headers`` as ``[(name, value), …]`` in order, the turn ``entries``,
+    and the final ``result`` (None for a game still going on)."""
+
+    headers: list = field(default_factory=list)
+    entries: list = field(default_factory=list)
+    result: Result | None = None
+    header_lines: dict = field(default_factory=dict, compare=False)
+
+    def header(self, name, default=None):
+        """The value of header ``name`` (the last one if repeated), or ``default``."""
+        for key, value in reversed(self.headers):
+            if key == name:
+                return value
+        return default
+
+
+# --- writing -------------------------------------------------------------------------------
+
+def clean_header_value(value) -> str:
+    """A header value that the format can hold: no double quotes or line breaks."""
+    return " ".join(str(value).replace('"', "'").split())
+
+
+def write(record: Record) -> str:
+    """The record as text: headers, a blank line, one line per entry, the result line."""
+    lines = [f'[{name} "{clean_header_value(value)}"]' for name, value in record.headers]
+    lines.append("")
+    lines.extend(entry.text() for entry in record.entries)
+    if record.result is not None:
+        lines.append(f"result {record.result.text()}")
+    return "\n".join(lines) + "\n"
+
+
+def opening_text(pairs, starter=None) -> str:
+    """The Opening header: roll-off rolls ``[(white, black), …]`` as ``"3-3 6-5"``, or
+    ``"white starts"`` when ``pairs`` is empty (a match game started by the previous winner)."""
+    if pairs:
+        return " ".join(f"{w}-{b}" for w, b in pairs)
+    return f"{starter} starts"
+
+
+# --- parsing -------------------------------------------------------------------------------
+
+def parse(text) -> Record:
+    """Read a record. Raises RecordError (with the line number) for a line that is neither a
+    header, a turn line, the result line, a comment (``#``) nor blank, for headers after the
+    first turn line, for anything after the result line, and for text too long to be a game."""
+    if not isinstance(text, str):
+        raise RecordError(0, "a record is text")
+    if len(text) > MAX_CHARS:
+        raise RecordError(0, f"the record is longer than {MAX_CHARS} characters")
+    lines = text.splitlines()
+    if len(lines) > MAX_LINES:
+        raise RecordError(0, f"the record has more than {MAX_LINES} lines")
+    record = Record()
+    in_body = False
+    for number, raw in enumerate(lines, start=1):
+        line = " ".join(raw.split())
+        if not line or line.startswith("#"):
+            continue
+        if record.result is not None:
+            raise RecordError(number, "nothing may follow the result line")
+        if line.startswith("["):
+            if in_body:
+                raise RecordError(number, "headers must come before the first turn line")
+            match = _HEADER.fullmatch(line)
+            if not match:
+                raise RecordError(number, 'a header is written [Name "value"]')
+            record.headers.append((match[1], match[2]))
+            record.header_lines[match[1]] = number
+            continue
+        in_body = True
+        lowered = line.lower()
+        if lowered.startswith("result"):
+            match = _RESULT.fullmatch(lowered)
+            if not match:
+                raise RecordError(number, "the result line is written "
+                                  "'result <winner> <oin|mars|koks> <points> <bore_off|resign|drop>'")
+            record.result = Result(match[1], match[2], int(match[3]), match[4], line=number)
+            continue
+        record.entries.append(_parse_entry(line, number))
+    return record
+
+
+def _parse_entry(line: str, number: int) -> Entry:
+    lowered = line.lower()
+    match = _CUBE.fullmatch(lowered)
+    if match:
+        return Entry(int(match[1]), match[2], DOUBLE, cube=int(match[3]), line=number)
+    match = _ACTION.fullmatch(lowered)
+    if match:
+        return Entry(int(match[1]), match[2], match[3], line=number)
+    match = _PLAY.fullmatch(lowered)
+    if match:
+        play = (match[5] or "").strip()
+        if not play:
+            raise RecordError(number, "a turn line ends with the play or 'pass'")
+        if play == "pass":
+            play = ""
+        return Entry(int(match[1]), match[2], PLAY, dice=(int(match[3]), int(match[4])),
+                     play=play, line=number)
+    raise RecordError(number, "a turn line is written '<number> <white|black> <die>-<die> <play|pass>' "
+                      "(or 'double <value>', 'take', 'drop', 'resign')")
+
+
+# --- replaying -----------------------------------------------------------------------------
+
+@dataclass
+class Frame:
+    """One step of a replay: ``kind`` (start, roll, play, double, take, drop, resign, end),
+    the turn number ``n``, ``side``, ``dice``, ``play``, the ``position`` after the step, the
+    cube (``cube_value``, ``cube_owner``) and the record ``line`` it comes from."""
+
+    kind: str
+    position: Position
+    n: int | None = None
+    side: str | None = None
+    dice: tuple | None = None
+    play: str | None = None
+    cube_value: int = 1
+    cube_owner: str | None = None
+    line: int = 0
+
+
+@dataclass
+class Replay:
+    """What ``replay`` found: the ``frames``, the ruleset, the ``result`` the record leads to
+    (None while unfinished), the opening ``starter``, and the dice check: ``dice_verified`` is
+    None without a Seed header, else whether every roll equals the seed's, and
+    ``dice_mismatch_line`` the first line that does not."""
+
+    frames: list
+    ruleset: object
+    result: Result | None
+    starter: str
+    match_length: int
+    dice_verified: bool | None = None
+    dice_mismatch_line: int | None = None
+
+
+def _on_off(record: Record, name: str):
+    value = record.header(name)
+    if value is None:
+        return None
+    lowered = value.strip().lower()
+    if lowered not in ("on", "off"):
+        raise RecordError(record.header_lines.get(name, 0), f'{name} is "on" or "off", not {value!r}')
+    return lowered == "on"
+
+
+def _opening(record: Record):
+    """``(pairs, starter)`` from the Opening header."""
+    value = record.header("Opening")
+    line = record.header_lines.get("Opening", 0)
+    if value is None:
+        raise RecordError(0, 'the record needs an Opening header ("6-5", or "white starts")')
+    value = " ".join(value.lower().split())
+    starts = _STARTS.fullmatch(value)
+    if starts:
+        return [], starts[1]
+    pairs = []
+    for token in value.split():
+        match = _PAIR.fullmatch(token)
+        if not match:
+            raise RecordError(line, "the Opening header lists the roll-off as white-black dice, "
+                              'e.g. "3-3 6-5", or says "white starts"')
+        pairs.append((int(match[1]), int(match[2])))
+    if not pairs:
+        raise RecordError(line, "the Opening header is empty")
+    if any(w != b for w, b in pairs[:-1]):
+        raise RecordError(line, "only equal dice are rolled again in the opening (R3)")
+    white, black = pairs[-1]
+    if white == black:
+        raise RecordError(line, "the opening ends with unequal dice (R3)")
+    return pairs, WHITE if white > black else BLACK
+
+
+def ruleset_of(record: Record):
+    """The engine Ruleset a record is played under: the Preset header with Koks/Cube."""
+    preset = record.header("Preset")
+    if preset is None:
+        raise RecordError(0, 'the record needs a Preset header ("sport", "classic" or "match")')
+    table = {}
+    for name in ("Koks", "Cube"):
+        value = _on_off(record, name)
+        if value is not None:
+            table[name.lower()] = value
+    try:
+        return get_ruleset(preset.strip().lower(), table)
+    except EngineError as exc:
+        raise RecordError(record.header_lines.get("Preset", 0), str(exc)) from None
+
+
+def replay(record: Record) -> Replay:
+    """Play ``record`` through the engine from the start position (R2).
+
+    Checks the headers (preset, table options, match length, opening roll-off R3), every turn
+    line in order (the side to move, the turn number, the dice, the play by RULES.md R4–R8 via
+    ``check_play``, the cube R10: only at a table with the cube, before the roll, by the side
+    that may turn it, doubled values, take/drop by the other side), that nothing follows the end
+    of the game, and that the result line (and Result header, if any) equals the value the
+    engine gives (R9, R10). When the Seed header is present its SHA-256 must equal Seed hash,
+    and every roll is compared with the seed's (``Replay.dice_verified``).
+    Raises RecordError with the line number and the reason; returns a Replay.
+    """
+    ruleset = ruleset_of(record)
+    length_text = record.header("Match length", "1")
+    if not length_text.strip().isdigit() or int(length_text) not in ruleset.match_lengths:
+        raise RecordError(record.header_lines.get("Match length", 0),
+                          f"a {ruleset.name} match is played to "
+                          f"{', '.join(map(str, ruleset.match_lengths))} points, not {length_text!r}")
+    pairs, starter = _opening(record)
+    seed_check = _seed(record)
+
+    position = Position.initial(starter)
+    frames = [Frame("start", position)]
+    cube, owner, offer = 1, None, None
+    expected_n = 1
+    ended = None  # (winner, reason) once the game is over
+    opening_dice = sorted(pairs[-1], reverse=True) if pairs else None
+    roll_n = len(pairs)
+    mismatch = None
+    if seed_check is not None:
+        for n, pair in enumerate(pairs):
+            if fairdice.roll(seed_check, n) != list(pair):
+                mismatch = record.header_lines.get("Opening", 0)
+                break
+    plays_seen = 0
+
+    for entry in record.entries:
+        line = entry.line
+        if ended:
+            raise RecordError(line, "the game is already over")
+        if entry.n != expected_n:
+            raise RecordError(line, f"this is turn {expected_n}, not {entry.n}")
+        if entry.kind == PLAY:
+            if offer:
+                raise RecordError(line, f"{other(offer)} must first take or drop the double")
+            if entry.side != position.turn:
+                raise RecordError(line, f"it is {position.turn}'s turn")
+            try:
+                dice = check_dice(entry.dice)
+            except EngineError as exc:
+                raise RecordError(line, str(exc)) from None
+            if plays_seen == 0 and pairs and ruleset.opening == PLAY_OPENING_DICE:
+                if sorted(dice, reverse=True) != opening_dice:
+                    raise RecordError(line, "the first player plays the opening dice "
+                                      f"{opening_dice[0]}-{opening_dice[1]} (R3)")
+            else:
+                if seed_check is not None and mismatch is None and fairdice.roll(seed_check, roll_n) != list(dice):
+                    mismatch = line
+                roll_n += 1
+            frames.append(Frame("roll", position, entry.n, entry.side, dice, None, cube, owner,
+                                line))
+            try:
+                chosen = check_play(position, dice, entry.play, ruleset)
+            except EngineError as exc:
+                raise RecordError(line, str(exc), getattr(exc, "code", "notation"), exc) from None
+            position = chosen.result
+            plays_seen += 1
+            frames.append(Frame(PLAY, position, entry.n, entry.side, dice, chosen.notation,
+                                cube, owner, line))
+            expected_n += 1
+            if position.winner:
+                ended = (position.winner, BORE_OFF)
+        elif entry.kind == DOUBLE:
+            if not ruleset.cube:
+                raise RecordError(line, "this table has no doubling cube (R10)")
+            if offer:
+                raise RecordError(line, "a double is already offered")
+            if entry.side != position.turn:
+                raise RecordError(line, f"only {position.turn}, the side to move, may double now")
+            if owner not in (None, entry.side):
+                raise RecordError(line, f"{owner} owns the cube; only it may redouble (R10)")
+            if cube >= 64 or entry.cube != cube * 2:
+                raise RecordError(line, f"the cube stands at {cube}; a double offers {cube * 2}"
+                                  if cube < 64 else "the cube is at 64 and cannot be turned again")
+            offer = entry.side
+            frames.append(Frame(DOUBLE, position, entry.n, entry.side, None, None, cube, owner,
+                                line))
+        elif entry.kind in (TAKE, DROP):
+            if not offer:
+                raise RecordError(line, f"no double was offered to {entry.kind}")
+            if entry.side != other(offer):
+                raise RecordError(line, f"the double was offered to {other(offer)}")
+            if entry.kind == TAKE:
+                cube, owner, offer = cube * 2, entry.side, None
+            else:
+                ended = (offer, DROP)
+            frames.append(Frame(entry.kind, position, entry.n, entry.side, None, None, cube,
+                                owner, line))
+        else:  # resign
+            if offer:
+                raise RecordError(line, f"{other(offer)} must first take or drop the double")
+            ended = (other(entry.side), RESIGN)
+            frames.append(Frame(RESIGN, position, entry.n, entry.side, None, None, cube, owner,
+                                line))
+
+    result = None
+    if ended:
+        winner, reason = ended
+        if reason == DROP:
+            kind, points = OIN, cube
+        else:
+            kind, points = game_value(position.board(other(winner)), ruleset, cube=cube,
+                                      cube_turned=cube > 1)
+        result = Result(winner, kind, points, reason)
+        frames.append(Frame("end", position, None, winner, None, None, cube, owner,
+                            record.result.line if record.result else 0))
+    _check_result(record, result)
+    return Replay(frames, ruleset, result, starter, int(length_text),
+                  dice_verified=None if seed_check is None else mismatch is None,
+                  dice_mismatch_line=mismatch)
+
+
+def _seed(record: Record):
+    """The revealed seed (bytes) if the record has one; checks it against Seed hash."""
+    seed_text = record.header("Seed")
+    if seed_text is None:
+        return None
+    line = record.header_lines.get("Seed", 0)
+    try:
+        seed = bytes.fromhex(seed_text.strip())
+    except ValueError:
+        raise RecordError(line, "the Seed header is written in hexadecimal") from None
+    expected = record.header("Seed hash")
+    if expected is not None and fairdice.seed_hash(seed) != expected.strip().lower():
+        raise RecordError(line, "the SHA-256 of the Seed is not the Seed hash")
+    return seed
+
+
+def _check_result(record: Record, result):
+    stated = record.result
+    header = record.header("Result")
+    header_line = record.header_lines.get("Result", 0)
+    if stated is not None:
+        if result is None:
+            raise RecordError(stated.line, "the result line comes before the game is over")
+        if stated != result:
+            raise RecordError(stated.line, f"the game ends {result.text()}, not {stated.text()}")
+    if header is not None and header.strip() not in ("", "*"):
+        if result is None:
+            raise RecordError(header_line, "the Result header names a result, but the game is "
+                              "not over")
+        if " ".join(header.lower().split()) != result.text():
+            raise RecordError(header_line, f"the game ends {result.text()}, not {header!r}")
+
+
+__all__ = ["CUBE_VALUES", "Entry", "Frame", "KNOWN_HEADERS", "Record", "RecordError", "Replay",
+           "Result", "clean_header_value", "opening_text", "parse", "replay", "ruleset_of",
+           "write", "SIDES"]

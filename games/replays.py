@@ -1,0 +1,173 @@
+"""Game records and replays (read only): a game's record in the text format of
+docs/record-format.md, and the replay frames the replay page shows.
+
+Nothing here changes a game. ``game_record`` turns a game's events into an engine ``Record``;
+``replay_frames`` plays a record through the engine (``games.engine.record.replay``) and
+describes every step in the reader's language.
+"""
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from games.engine import fairdice
+from games.engine import record as rec
+from games.engine.position_id import encode as encode_position
+from games.models import EventKind, Preset, Side, Status
+from games.services import opening_of, player_of
+
+EVENT_NAME = "Long nardy game"
+
+
+def _player_header(game, side):
+    if game.bot_side == side:
+        return f"Computer ({game.bot_level})" if game.bot_level else "Computer"
+    return "Guest"
+
+
+def game_record(game):
+    """The engine ``Record`` of ``game``: headers (Event, Date, White, Black, Preset, Koks and
+    Cube for classic, Match length/score and Game for a match, Opening, Seed hash, the Seed
+    once the game is over, Result), one entry per play, cube action and resignation, and the
+    result once finished. The seed is never in the record of a game still going on."""
+    opening = opening_of(game)
+    if opening["roll_off"]:
+        pairs = [tuple(t) for t in opening["ties"]] + [(opening["white"], opening["black"])]
+    else:
+        pairs = []
+    headers = [
+        ("Event", EVENT_NAME),
+        ("Date", game.created.date().isoformat()),
+        ("White", _player_header(game, Side.WHITE)),
+        ("Black", _player_header(game, Side.BLACK)),
+        ("Preset", game.preset),
+    ]
+    ruleset = game.ruleset
+    if game.preset == Preset.CLASSIC:
+        headers.append(("Koks", "on" if ruleset.koks else "off"))
+        headers.append(("Cube", "on" if ruleset.cube else "off"))
+    if game.match_id:
+        match = game.match
+        before = {Side.WHITE.value: 0, Side.BLACK.value: 0}
+        for earlier in match.games.filter(match_number__lt=game.match_number,
+                                          status=Status.FINISHED):
+            before[earlier.winner] += earlier.result_points or 0
+        headers.append(("Match length", str(match.length)))
+        headers.append(("Match score", f"{before['white']}-{before['black']}"))
+        headers.append(("Game", str(game.match_number)))
+    headers.append(("Opening", rec.opening_text(pairs, opening["starter"])))
+    if game.seed_hash:
+        headers.append(("Seed hash", game.seed_hash))
+        if game.status == Status.FINISHED:
+            headers.append(("Seed", game.seed))
+
+    entries = []
+    n = 1
+    for event in game.events.order_by("seq"):
+        if event.kind == EventKind.PLAY:
+            entries.append(rec.Entry(n, event.side, rec.PLAY, dice=tuple(event.dice),
+                                     play=event.play))
+            n += 1
+        elif event.kind == EventKind.DOUBLE:
+            entries.append(rec.Entry(n, event.side, rec.DOUBLE, cube=event.cube))
+        elif event.kind in (EventKind.TAKE, EventKind.DROP, EventKind.RESIGN):
+            entries.append(rec.Entry(n, event.side, event.kind))
+    result = None
+    if game.status == Status.FINISHED:
+        result = rec.Result(game.winner, game.result_kind, game.result_points, game.end_reason)
+    headers.append(("Result", result.text() if result else "*"))
+    return rec.Record(headers=headers, entries=entries, result=result)
+
+
+def record_text(game):
+    """The record of ``game`` as text (docs/record-format.md)."""
+    return rec.write(game_record(game))
+
+
+def _side_name(side):
+    return {"white": _("White"), "black": _("Black")}.get(side, side or "")
+
+
+def frame_text(frame, result=None):
+    """A one-line description of a replay frame in the active language."""
+    params = {"side": _side_name(frame.side), "n": frame.n,
+              "dice": f"{frame.dice[0]}-{frame.dice[1]}" if frame.dice else "",
+              "play": frame.play or "", "cube": frame.cube_value}
+    if frame.kind == "start":
+        return _("Start: %(side)s moves first.") % {"side": _side_name(frame.position.turn)}
+    if frame.kind == "roll":
+        return _("Turn %(n)s: %(side)s rolls %(dice)s.") % params
+    if frame.kind == "play":
+        if not frame.play:
+            return _("Turn %(n)s: %(side)s cannot move with %(dice)s and passes.") % params
+        return _("Turn %(n)s: %(side)s plays %(dice)s: %(play)s.") % params
+    if frame.kind == "double":
+        return _("Turn %(n)s: %(side)s offers a double.") % params
+    if frame.kind == "take":
+        return _("Turn %(n)s: %(side)s takes; the cube is now %(cube)s.") % params
+    if frame.kind == "drop":
+        return _("Turn %(n)s: %(side)s drops the double.") % params
+    if frame.kind == "resign":
+        return _("Turn %(n)s: %(side)s resigns.") % params
+    if result is not None:
+        kinds = {"oin": _("oin"), "mars": _("mars"), "koks": _("koks")}
+        return ngettext("%(side)s wins: %(kind)s, %(points)s point.",
+                        "%(side)s wins: %(kind)s, %(points)s points.", result.points) % {
+            "side": _side_name(result.winner), "kind": kinds.get(result.kind, result.kind),
+            "points": result.points}
+    return _("The game is over.")
+
+
+def replay_frames(record):
+    """Play ``record`` through the engine and return ``(replay, frames)``: the engine's
+    ``Replay`` and one dict per step (docs/protocol.md, replay page context). Raises
+    ``games.engine.record.RecordError`` for a record that is not a legal game."""
+    replay = rec.replay(record)
+    with_cube = replay.ruleset.cube
+    frames = []
+    for index, frame in enumerate(replay.frames):
+        position = frame.position
+        frames.append({
+            "index": index,
+            "kind": frame.kind,
+            "n": frame.n,
+            "side": frame.side,
+            "dice": list(frame.dice) if frame.dice else None,
+            "play": frame.play,
+            "text": frame_text(frame, replay.result),
+            "position": position.to_json(),
+            "position_id": encode_position(position),
+            "cube": ({"value": frame.cube_value, "owner": frame.cube_owner}
+                     if with_cube else None),
+            "pips": {side: position.pip(side) for side in Side.values},
+            "off": {side: position.off(side) for side in Side.values},
+            "line": frame.line,
+        })
+    return replay, frames
+
+
+def fairness_of(game):
+    """The replay page's dice check: the seed hash, the seed once the game is over (else
+    None), the one-line check command and every roll with its number; None for a game made
+    before seeds existed."""
+    if not game.seed_hash:
+        return None
+    rolls = []
+    opening = opening_of(game)
+    if opening["roll_off"]:
+        for n, pair in enumerate([*opening["ties"], [opening["white"], opening["black"]]]):
+            rolls.append({"n": n, "dice": list(pair), "opening": True})
+    for event in game.events.filter(kind=EventKind.ROLL).order_by("seq"):
+        rolls.append({"n": event.roll_number, "dice": event.dice, "opening": False})
+    finished = game.status == Status.FINISHED
+    return {
+        "seed_hash": game.seed_hash,
+        "seed": game.seed if finished else None,
+        "verify_command": fairdice.VERIFY_COMMAND,
+        "rolls": rolls,
+        "verified": (all(fairdice.roll(bytes.fromhex(game.seed), r["n"]) == list(r["dice"])
+                          for r in rolls) if finished else None),
+    }
+
+
+def players_of(game):
+    """``{"white": {...}, "black": {...}}`` as in the snapshot."""
+    return {side: player_of(game, side) for side in Side.values}

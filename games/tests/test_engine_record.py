@@ -1,0 +1,224 @@
+"""Game records (docs/record-format.md; games.engine.record): the writer and the parser are
+inverse, a replay reaches the same positions as the engine, and a corrupted record is refused
+with its line number and the reason."""
+import random
+
+import pytest
+
+from games.engine import fairdice, game_value, legal_plays, Position
+from games.engine import record as rec
+
+HEADERS = [("Event", "Long nardy game"), ("Date", "2026-11-29"), ("White", "Guest"),
+           ("Black", "Computer (medium)")]
+
+
+def random_record(seed, preset="sport", cube=False, resign_at=None, dice_seed=None):
+    """A legal random game as a Record (random plays, random cube actions where allowed),
+    and the positions the engine went through. With ``dice_seed`` every roll comes from it."""
+    rng = random.Random(seed)
+    roll_n = 0
+
+    def roll():
+        nonlocal roll_n
+        if dice_seed is None:
+            return (rng.randint(1, 6), rng.randint(1, 6))
+        roll_n += 1
+        return tuple(fairdice.roll(dice_seed, roll_n - 1))
+
+    pairs = []
+    while True:
+        w, b = roll()
+        pairs.append((w, b))
+        if w != b:
+            break
+    starter = "white" if w > b else "black"
+    headers = [*HEADERS, ("Preset", preset)]
+    if preset == "classic":
+        headers += [("Koks", "on"), ("Cube", "on" if cube else "off")]
+    headers.append(("Opening", rec.opening_text(pairs)))
+    if dice_seed is not None:
+        headers += [("Seed hash", fairdice.seed_hash(dice_seed)), ("Seed", dice_seed.hex())]
+    position = Position.initial(starter)
+    positions = [position]
+    entries = []
+    cube_value, owner = 1, None
+    dice = tuple(sorted((w, b), reverse=True)) if preset != "match" else roll()
+    n = 1
+    result = None
+    while True:
+        side = position.turn
+        if resign_at == n:
+            entries.append(rec.Entry(n, side, rec.RESIGN))
+            kind, points = game_value(position.board(side), preset, cube=cube_value,
+                                      cube_turned=cube_value > 1,
+                                      table={"cube": cube} if preset == "classic" else None)
+            result = rec.Result("black" if side == "white" else "white", kind, points, "resign")
+            break
+        if cube and n > 1 and owner in (None, side) and cube_value < 64 and rng.random() < 0.1:
+            entries.append(rec.Entry(n, side, rec.DOUBLE, cube=cube_value * 2))
+            other = "black" if side == "white" else "white"
+            if rng.random() < 0.2:
+                entries.append(rec.Entry(n, other, rec.DROP))
+                result = rec.Result(side, "oin", cube_value, "drop")
+                break
+            entries.append(rec.Entry(n, other, rec.TAKE))
+            cube_value, owner = cube_value * 2, other
+        play = rng.choice(legal_plays(position, dice, preset))
+        entries.append(rec.Entry(n, side, rec.PLAY, dice=dice, play=play.notation))
+        position = play.result
+        positions.append(position)
+        n += 1
+        if position.winner:
+            loser = "black" if position.winner == "white" else "white"
+            kind, points = game_value(position.board(loser), preset, cube=cube_value,
+                                      cube_turned=cube_value > 1,
+                                      table={"cube": cube} if preset == "classic" else None)
+            result = rec.Result(position.winner, kind, points, "bore_off")
+            break
+        dice = roll()
+    headers.append(("Result", result.text()))
+    return rec.Record(headers=headers, entries=entries, result=result), positions
+
+
+@pytest.mark.parametrize("seed, preset, cube, resign_at", [
+    (1, "sport", False, None), (2, "classic", False, None), (3, "classic", True, None),
+    (4, "match", False, None), (5, "sport", False, 7), (6, "classic", True, None),
+    (7, "classic", True, 30), (8, "match", False, 1),
+])
+def test_written_records_parse_back_to_the_same_record(seed, preset, cube, resign_at):
+    record, _positions = random_record(seed, preset, cube, resign_at)
+    text = rec.write(record)
+    again = rec.parse(text)
+    assert again == record
+    assert rec.write(again) == text
+
+
+@pytest.mark.parametrize("seed, preset, cube", [(11, "sport", False), (12, "classic", True),
+                                                (13, "match", False), (14, "classic", True)])
+def test_replay_reaches_the_engines_positions_and_result(seed, preset, cube):
+    record, positions = random_record(seed, preset, cube)
+    replay = rec.replay(rec.parse(rec.write(record)))
+    after_plays = [f.position for f in replay.frames if f.kind in ("start", "play")]
+    assert after_plays == positions
+    assert replay.result == record.result
+    # Every play has a roll frame before it that shows the dice on the position before it.
+    kinds = [f.kind for f in replay.frames]
+    assert kinds[0] == "start" and kinds[-1] == "end"
+    for i, frame in enumerate(replay.frames):
+        if frame.kind == "play":
+            assert replay.frames[i - 1].kind == "roll" and replay.frames[i - 1].dice == frame.dice
+
+
+def test_a_seeded_record_has_its_dice_verified_and_a_changed_roll_is_found():
+    seed = bytes(range(32))
+    record, _ = random_record(21, "match", dice_seed=seed)
+    assert rec.replay(record).dice_verified is True
+    text = rec.write(record)
+    lines = text.splitlines()
+    # Swap the dice of the third turn for another legal pass-free roll: replay the rest from
+    # there would differ, so cut the record after that turn.
+    index = next(i for i, line in enumerate(lines) if line.startswith("3 "))
+    turn = lines[index].split()
+    position_before = [f for f in rec.replay(rec.parse(text)).frames if f.kind == "roll"][2].position
+    for dice in [(a, b) for a in range(1, 7) for b in range(1, 7)]:
+        if list(dice) != [int(x) for x in turn[2].split("-")]:
+            play = legal_plays(position_before, dice, "match")[0].notation or "pass"
+            break
+    lines[index] = f"3 {turn[1]} {dice[0]}-{dice[1]} {play}"
+    cut = [line for line in lines[:index + 1] if not line.startswith("[Result")]
+    replay = rec.replay(rec.parse("\n".join(cut)))
+    assert replay.dice_verified is False and replay.dice_mismatch_line == len(cut)
+
+
+def test_a_wrong_seed_is_refused():
+    seed = bytes(range(32))
+    record, _ = random_record(22, "sport", dice_seed=seed)
+    text = rec.write(record).replace(seed.hex(), bytes(32).hex())
+    with pytest.raises(rec.RecordError, match="Seed hash"):
+        rec.replay(rec.parse(text))
+
+
+GOOD = """[Event "Long nardy game"]
+[Preset "classic"]
+[Cube "on"]
+[Opening "3-3 6-5"]
+
+1 white 6-5 24/18 18/13
+2 black 4-4 24/20 24/20 20/16 20/16
+3 white double 2
+3 black take
+3 white 2-1 24/22 22/21
+4 black double 4
+4 white drop
+result black oin 2 drop
+"""
+
+
+def test_a_hand_written_record_with_cube_actions_replays():
+    replay = rec.replay(rec.parse(GOOD))
+    assert replay.starter == "white"
+    assert replay.result == rec.Result("black", "oin", 2, "drop")
+    assert [f.kind for f in replay.frames] == ["start", "roll", "play", "roll", "play", "double",
+                                                "take", "roll", "play", "double", "drop", "end"]
+    assert replay.frames[6].cube_value == 2 and replay.frames[6].cube_owner == "black"
+
+
+def corrupt(old, new):
+    assert old in GOOD
+    return GOOD.replace(old, new, 1)
+
+
+CORRUPTED = [
+    # (the change, the line refused, a word of the reason)
+    (("1 white 6-5 24/18 18/13", "1 white 6-5 24/18 24/19"), 6, "head"),
+    (("1 white 6-5 24/18 18/13", "1 white 6-4 24/18 18/14"), 6, "opening dice"),
+    (("1 white 6-5", "1 black 6-5"), 6, "white's turn"),
+    (("2 black 4-4", "3 black 4-4"), 7, "turn 2"),
+    (("2 black 4-4 24/20 24/20 20/16 20/16", "2 black 4-4 24/20 20/16"), 7, "four"),
+    (("2 black 4-4 24/20", "2 black 4-7 24/20"), 7, "turn line"),
+    (("3 white double 2", "3 white double 4"), 8, "offers 2"),
+    (("3 black take", "3 white take"), 9, "offered to black"),
+    (("4 black double 4", "4 black double 8"), 11, "offers 4"),
+    (("4 white drop", "4 black drop"), 12, "offered to white"),
+    (("result black oin 2 drop", "result black mars 4 drop"), 13, "not black mars 4 drop"),
+    (("result black oin 2 drop", "result black oin 2 drop\n5 white 1-1 pass"), 14, "follow"),
+    (("[Opening \"3-3 6-5\"]", "[Opening \"6-5 3-3\"]"), 4, "only equal dice"),
+    (("[Opening \"3-3 6-5\"]", "[Opening \"6-6\"]"), 4, "unequal"),
+    (("[Preset \"classic\"]", "[Preset \"backgammon\"]"), 2, "unknown ruleset"),
+    (("[Cube \"on\"]", "[Cube \"maybe\"]"), 3, "on"),
+    (("[Cube \"on\"]", "[Cube \"off\"]"), 8, "no doubling cube"),
+    (("1 white 6-5 24/18 18/13\n", "1 white 6-5 24/18 18/13\n[Date \"2026\"]\n"), 7, "headers"),
+    (("3 white 2-1 24/22 22/21", "3 white 2-1 pass"), 10, "pass"),
+    (("3 white 2-1 24/22 22/21", "3 white 2-1 24/22 22/21 21/20"), 10, "at most"),
+    (("3 white 2-1 24/22 22/21", "3 white 2-1 24/x"), 10, "24/x"),
+]
+
+
+@pytest.mark.parametrize("change, line, reason", CORRUPTED)
+def test_a_corrupted_record_is_refused_with_its_line_and_reason(change, line, reason):
+    text = corrupt(*change)
+    with pytest.raises(rec.RecordError) as caught:
+        rec.replay(rec.parse(text))
+    assert caught.value.line == line
+    assert reason.lower() in str(caught.value).lower()
+
+
+def test_a_record_without_preset_or_opening_is_refused():
+    for header in ('[Preset "classic"]\n', '[Opening "3-3 6-5"]\n'):
+        with pytest.raises(rec.RecordError, match="needs"):
+            rec.replay(rec.parse(GOOD.replace(header, "")))
+
+
+def test_an_unfinished_record_replays_without_a_result():
+    text = GOOD.split("3 white double 2")[0]
+    replay = rec.replay(rec.parse(text))
+    assert replay.result is None and replay.frames[-1].kind == "play"
+
+
+def test_oversized_or_binary_input_is_refused():
+    with pytest.raises(rec.RecordError):
+        rec.parse("1 white 6-5 pass\n" * (rec.MAX_LINES + 1))
+    with pytest.raises(rec.RecordError):
+        rec.parse(b"bytes")
+    with pytest.raises(rec.RecordError):
+        rec.parse("x" * (rec.MAX_CHARS + 1))

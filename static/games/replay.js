@@ -1,0 +1,155 @@
+/*
+ * The replay page (templates/games/replay.html): steps forwards and backwards through the
+ * frames the server made from the record (every roll, play and cube action), drawing each
+ * position with NardyBoard (board.js). Buttons, a slider, the list of steps and the keys
+ * ← → Home End. Plays are shown in the numbering chosen on the page (white's side by default,
+ * the player's own side for a player); the server-rendered list (no JavaScript) keeps each
+ * mover's own numbering.
+ */
+(function () {
+  "use strict";
+
+  const NB = window.NardyBoard;
+  const { fmt, playForViewer, playSteps, toWhite, diceText, sideName } = NB;
+  const root = document.getElementById("replay");
+  if (!root) return;
+  const $ = (id) => document.getElementById(id);
+  const frames = JSON.parse($("replay-frames").textContent) || [];
+  if (!frames.length) return;
+
+  const svgEl = $("replay-board");
+  const board = NB.create(svgEl);
+  const els = {
+    now: $("replay-now"),
+    count: $("replay-count"),
+    first: $("replay-first"),
+    back: $("replay-back"),
+    forward: $("replay-forward"),
+    last: $("replay-last"),
+    slider: $("replay-slider"),
+    list: $("replay-list"),
+    note: $("steps-note"),
+    share: $("share-link"),
+  };
+  const state = { index: 0, viewer: root.dataset.viewer === "black" ? "black" : "white" };
+
+  function name(side) {
+    return sideName(side);
+  }
+
+  /** A frame's one-line text in the page's numbering (the server's text says the same in the mover's). */
+  function frameText(frame) {
+    const values = { n: frame.n, side: name(frame.side), dice: diceText(frame.dice), play: playForViewer(frame.play, frame.side, state.viewer) };
+    switch (frame.kind) {
+      case "play":
+        return frame.play
+          ? fmt(gettext("Turn %(n)s: %(side)s plays %(dice)s: %(play)s."), values)
+          : fmt(gettext("Turn %(n)s: %(side)s cannot move with %(dice)s and passes."), values);
+      default:
+        return frame.text;
+    }
+  }
+
+  function view(frame) {
+    const { boards, off } = NB.positionBoards(frame.position);
+    const lastPoints = new Set();
+    if (frame.kind === "play" && frame.play) {
+      for (const { from, to } of playSteps(frame.play)) {
+        lastPoints.add(toWhite(frame.side, from));
+        if (to) lastPoints.add(toWhite(frame.side, to));
+      }
+    }
+    const dice = frame.dice && frame.side
+      ? { side: frame.side, faces: frame.dice[0] === frame.dice[1] ? [frame.dice[0], frame.dice[0], frame.dice[0], frame.dice[0]] : frame.dice.slice(), used: null, faded: frame.kind === "play" }
+      : null;
+    return {
+      boards, off, dice, lastPoints, lastSide: frame.side,
+      viewer: state.viewer, mover: null,
+      cube: frame.cube ? { value: frame.cube.value, owner: frame.cube.owner } : null,
+    };
+  }
+
+  function show(index, focusList) {
+    state.index = Math.max(0, Math.min(frames.length - 1, index));
+    const frame = frames[state.index];
+    board.draw(view(frame));
+    els.now.textContent = frameText(frame);
+    els.count.textContent = fmt(gettext("%(now)s / %(total)s"), { now: state.index, total: frames.length - 1 });
+    els.slider.value = String(state.index);
+    els.first.disabled = els.back.disabled = state.index === 0;
+    els.last.disabled = els.forward.disabled = state.index === frames.length - 1;
+    svgEl.setAttribute("aria-label", frameText(frame) + " " + NB.describePosition(NB.positionBoards(frame.position).boards, state.viewer));
+    for (const item of els.list.children) {
+      const current = Number(item.dataset.index) === state.index;
+      item.classList.toggle("current", current);
+      if (current) {
+        item.setAttribute("aria-current", "step");
+        const box = els.list;
+        if (item.offsetTop < box.scrollTop || item.offsetTop + item.offsetHeight > box.scrollTop + box.clientHeight) {
+          box.scrollTop = item.offsetTop - box.clientHeight / 2;
+        }
+        if (focusList) item.querySelector("a").focus();
+      } else {
+        item.removeAttribute("aria-current");
+      }
+    }
+    if (els.share && root.dataset.sharePage) {
+      els.share.href = root.dataset.sharePage.replace(/[^/]+\/$/, frame.position_id + "/");
+    }
+    if (window.history.replaceState) window.history.replaceState(null, "", "#frame-" + state.index);
+  }
+
+  function relabel() {
+    for (const item of els.list.children) {
+      const frame = frames[Number(item.dataset.index)];
+      if (frame) item.querySelector("a").textContent = frameText(frame);
+    }
+    els.note.textContent = state.viewer === "white"
+      ? gettext("Plays are written with the point numbers of white's side.")
+      : gettext("Plays are written with the point numbers of black's side.");
+  }
+
+  els.first.addEventListener("click", () => show(0));
+  els.back.addEventListener("click", () => show(state.index - 1));
+  els.forward.addEventListener("click", () => show(state.index + 1));
+  els.last.addEventListener("click", () => show(frames.length - 1));
+  els.slider.addEventListener("input", () => show(Number(els.slider.value)));
+  els.list.addEventListener("click", (event) => {
+    const item = event.target.closest("[data-index]");
+    if (!item) return;
+    event.preventDefault();
+    show(Number(item.dataset.index));
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    const tag = event.target.tagName;
+    if (tag === "INPUT" && event.target.type !== "radio" && event.target.type !== "range") return;
+    if (tag === "TEXTAREA") return;
+    const moves = { ArrowLeft: -1, ArrowRight: 1 };
+    if (event.key in moves && event.target.type !== "range") {
+      event.preventDefault();
+      show(state.index + moves[event.key], els.list.contains(event.target));
+    } else if (event.key === "Home" && event.target.type !== "range") {
+      event.preventDefault();
+      show(0);
+    } else if (event.key === "End" && event.target.type !== "range") {
+      event.preventDefault();
+      show(frames.length - 1);
+    }
+  });
+
+  for (const radio of document.querySelectorAll('#replay-numbering input[name="numbering"]')) {
+    radio.checked = radio.value === state.viewer;
+    radio.addEventListener("change", () => {
+      state.viewer = radio.value;
+      relabel();
+      show(state.index);
+    });
+  }
+
+  for (const id of ["replay-controls", "replay-slider", "replay-keys", "replay-numbering"]) $(id).hidden = false;
+  svgEl.removeAttribute("hidden");
+  relabel();
+  const fromHash = /^#frame-(\d+)$/.exec(window.location.hash);
+  show(fromHash ? Number(fromHash[1]) : 0);
+})();

@@ -40,7 +40,7 @@ def test_database_url(django_db_setup) -> str:
         host = db.get("HOST") or "127.0.0.1"
         port = f":{db['PORT']}" if db.get("PORT") else ""
         return f"postgres://{auth}{host}{port}/{quote(db['NAME'], safe='')}"
-    raise NotImplementedError(f"no DATABASE_URL form for {db['ENGINE']}")
+    raise RuntimeError(f"the tests run on SQLite or PostgreSQL, not {db['ENGINE']}")
 
 
 @pytest.fixture(scope="session")

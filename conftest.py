@@ -5,6 +5,7 @@ from urllib.parse import quote
 
 import pytest
 from django.conf import settings
+from django.utils import translation
 
 
 def pytest_configure(config):
@@ -55,3 +56,13 @@ def test_process_env(test_database_url, redis_url) -> dict:
         PYTHONUNBUFFERED="1",
     )
     return env
+
+
+@pytest.fixture(autouse=True)
+def default_language():
+    """Every test starts in the site's default language: a test-client request to ``/bg/`` or
+    ``/ru/`` in an earlier test (of any app) leaves that language active in this thread, and
+    messages and reversed URLs would follow it."""
+    translation.activate(settings.LANGUAGE_CODE)
+    yield
+    translation.deactivate()

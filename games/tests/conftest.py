@@ -11,23 +11,12 @@ from pathlib import Path
 import pytest
 import redis
 from django.conf import settings
-from django.utils import translation
 
 from nardy_site.celery import app as celery_app
 
 ROOT = Path(__file__).resolve().parents[2]
 BOT_LINE = re.compile(r"games\.bot: bot move game=(?P<game>\S+) version=(?P<version>\d+) "
                       r"ms=(?P<ms>[\d.]+) played=(?P<played>True|False)")
-
-
-@pytest.fixture(autouse=True)
-def default_language():
-    """Every test starts in the site's default language: a test-client request to ``/bg/`` or
-    ``/ru/`` in an earlier test (of any app) leaves that language active in this thread, and
-    messages and reversed URLs would follow it."""
-    translation.activate(settings.LANGUAGE_CODE)
-    yield
-    translation.deactivate()
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -438,15 +438,62 @@ def check_play(pos: Position, dice, play, ruleset="sport") -> Play:
             raise NotationError(f"bad step {s!r}")
     search = _Search(pos, dice)
     results = search.results() if search.depth else {search.me: ()}
-    board, used = _apply(search, steps)
+    board = _board_after(search, steps)
     if board in results:
-        return Play(steps, search.position_after(board) if steps else pos.passed())
+        if not steps:
+            return Play((), pos.passed())
+        if not _in_legal_order(search, steps):
+            # Recorded in an order that could really be played (e.g. 21/18 18/13 for 21/16
+            # 16/13 when 16 is the opponent's), so replays never show an impossible step.
+            steps = search.path(board, results[board])
+        return Play(steps, search.position_after(board))
+    board, used = _apply(search, steps)
     raise _diagnose(search, steps, used)
 
 
-def _diagnose(search: _Search, steps, used) -> IllegalPlay:
-    """Why a mechanically possible play is not legal: the first rule it breaks."""
-    pos, dice, depth = search.pos, search.dice, search.depth
+def _board_after(search: _Search, steps):
+    """The mover's board after ``steps`` if the roll can account for them, else None.
+
+    Only what makes the steps a play of these dice at all is required here: each step moves
+    a checker towards lower numbers by one die, or bears one off with a die at least its point,
+    and the checkers moved are there in the end. Whether the position is then reachable by a
+    legal order of single steps (R4-R8) is decided by the result set (RULES.md Notation).
+    """
+    a, b = search.dice
+    pool = [a] * 4 if a == b else [a, b]
+    if len(steps) > len(pool):
+        return None
+    board = list(search.me)
+    bear_offs = []
+    for p, t in steps:
+        if t == OFF:
+            bear_offs.append(p)
+        elif 0 < t < p and (p - t) in pool:
+            pool.remove(p - t)
+        else:
+            return None
+        board[p] -= 1
+        board[t] += 1
+    for p in sorted(bear_offs, reverse=True):
+        fits = [d for d in pool if d >= p]
+        if not fits:
+            return None
+        pool.remove(min(fits))
+    return tuple(board) if min(board) >= 0 else None
+
+
+def _in_legal_order(search: _Search, steps) -> bool:
+    """Can ``steps`` be played one by one in this order (R4, R5, R7, R8)?"""
+    try:
+        _apply(search, steps)
+    except IllegalPlay:
+        return False
+    return _step_rule_broken(search, steps) is None
+
+
+def _step_rule_broken(search: _Search, steps):
+    """The first step of ``steps`` (already known to be mechanically playable) that breaks
+    the head rule (R5) or builds a forbidden six-point block (R7), as an IllegalPlay; or None."""
     board = search.me
     for step in steps:
         p, t = step
@@ -462,6 +509,15 @@ def _diagnose(search: _Search, steps, used) -> IllegalPlay:
             return IllegalPlay("six_block", f"{format_step(step)} would build six points in a "
                                "row with no opponent checker ahead.", step)
         board = tuple(nb)
+    return None
+
+
+def _diagnose(search: _Search, steps, used) -> IllegalPlay:
+    """Why a mechanically possible play is not legal: the first rule it breaks."""
+    dice, depth = search.dice, search.depth
+    broken = _step_rule_broken(search, steps)
+    if broken is not None:
+        return broken
     if not steps:
         return IllegalPlay("cannot_pass", "You have a legal move, so you cannot pass.")
     if len(steps) < depth:

@@ -79,10 +79,25 @@ def test_smaller_die_alone_is_refused_when_the_larger_can_be_played():
 
 
 def test_bearing_off_before_all_checkers_are_home_is_refused():
-    white = {"7": 1, "3": 13}
+    white = {"11": 1, "3": 14}
     black = {"24": 15}
-    err = refusal(pos(white, black), (5, 3), "3/off 7/2")
+    err = refusal(pos(white, black), (5, 3), "3/off 11/8")
     assert err.code == "bear_off_not_home"
+
+
+def test_a_play_is_judged_by_its_result_whatever_the_order_written():
+    # RULES.md Notation: 3/off 7/2 leads where the legal 7/2 3/off leads (7/2 brings the last
+    # checker home first), so it is accepted, and recorded in the order that can be played.
+    p = pos({"7": 1, "3": 13}, {"24": 15})
+    play = check_play(p, (5, 3), "3/off 7/2")
+    assert play.steps == ((7, 2), (3, 0)) and play.result.white[0] == 2
+    # 21/16 16/13 stops on a black point, but 21/18 18/13 reaches the same position.
+    p = pos({"24": 10, "21": 1, "19": 1, "17": 1, "15": 1, "13": 1},
+            {"24": 9, "22": 2, "20": 1, "18": 1, "4": 1, "2": 1})
+    play = check_play(p, (5, 3), "21/16 16/13")
+    assert play.steps == ((21, 18), (18, 13))
+    # A single step onto a black point has no other order: refused, with the reason.
+    assert refusal(p, (5, 3), "24/21 21/16").code == "blocked"
 
 
 def test_larger_die_bears_off_only_from_the_highest_point():

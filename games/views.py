@@ -2,7 +2,9 @@
 guest, call ``games.services`` (every change) or the read-only ``games.replays``, and render or
 redirect."""
 import secrets
+from pathlib import Path
 
+import ttf_opensans
 from django import forms
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
@@ -388,6 +390,9 @@ def position_svg(request, position_id):
     return response
 
 
+_PNG_FONTS = Path(ttf_opensans.__file__).with_name("ttf")
+
+
 def position_png(request, position_id):
     """GET ``/position/<id>.png``: the same board as a 1200×630 PNG for link previews (the SVG
     centred on the site's background, rasterized with resvg); 404 for a bad ID."""
@@ -402,7 +407,11 @@ def position_png(request, position_id):
     svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{PNG_WIDTH}" height="{PNG_HEIGHT}" '
            f'viewBox="0 0 {PNG_WIDTH} {PNG_HEIGHT}"><rect width="100%" height="100%" '
            f'fill="#f4ecdc"/>{inner}</svg>')
-    png = resvg_py.svg_to_bytes(svg_string=svg, width=PNG_WIDTH, height=PNG_HEIGHT)
+    # The font comes with the project (ttf-opensans), so point numbers and counts are drawn
+    # the same on every machine, with or without system fonts.
+    png = resvg_py.svg_to_bytes(svg_string=svg, width=PNG_WIDTH, height=PNG_HEIGHT,
+                                skip_system_fonts=True, font_dirs=[str(_PNG_FONTS)],
+                                font_family="Open Sans", sans_serif_family="Open Sans")
     response = HttpResponse(bytes(png), content_type="image/png")
     response["Cache-Control"] = "public, max-age=86400"
     return response

@@ -2,12 +2,13 @@
 replay (access, frames, export), importing a record, and the position share page and images."""
 import re
 import struct
+from pathlib import Path
 
 import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games import services
+from games import services, views
 from games.engine import Position
 from games.engine import record as rec
 from games.engine.position_id import encode
@@ -167,6 +168,13 @@ def test_the_position_share_page_and_images(client):
     assert png.content[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = struct.unpack(">II", png.content[16:24])
     assert (width, height) == (1200, 630)
+    # The labels are drawn with the project's own font, not whatever the machine has: the
+    # image differs from the same board rendered with no font at all.
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(views, "_PNG_FONTS", Path("/nonexistent-fonts"))
+        bare = client.get(f"/position/{position_id}.png").content
+    assert bare != png.content
+    assert client.get(f"/position/{position_id}.png").content == png.content
     for bad in ("nope", "A" * 14 + "A", "_" * 14):
         assert client.get(f"/position/{bad}.svg").status_code == 404
         assert client.get(f"/position/{bad}.png").status_code == 404

@@ -3,7 +3,7 @@ import logging
 import time
 
 from celery import shared_task
-from celery.signals import worker_ready
+from celery.signals import worker_init, worker_process_init, worker_ready
 from django.db import OperationalError
 
 from games import services
@@ -28,6 +28,15 @@ def bot_move(game_id, version):
     bot_logger.info("bot move game=%s version=%s ms=%.1f played=%s",
                     game_id, version, elapsed_ms, game is not None)
     return elapsed_ms
+
+
+@worker_init.connect
+@worker_process_init.connect
+def load_bot_tables(**kwargs):
+    """Load the bots' tables when a worker (or pool process) starts, not on its first move."""
+    from games.bots import bearoff
+
+    bearoff.table()
 
 
 @worker_ready.connect

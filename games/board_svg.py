@@ -57,6 +57,8 @@ COUNT_FILL = {"white": "#222", "black": "#fff"}
 ACCENT = "#f2b705"
 LEGAL = "#1f7a45"
 ILLEGAL = "#b3261e"
+# Steps after a refused one: never judged, so neither green nor red.
+UNJUDGED = "#857a6b"
 FONT = "system-ui, sans-serif"
 
 SIDES = ("white", "black")
@@ -184,9 +186,10 @@ def _die(value: int, x: float, y: float, size: float) -> str:
     return f'<g class="die" data-value="{value}">' + "".join(out) + "</g>"
 
 
-def _arrow(start, end, legal: bool, cross_rows: bool) -> str:
-    """A curved arrow from ``start`` to ``end`` (viewBox points): solid green when ``legal``,
-    dashed red with a cross at its end otherwise. Drawn over a pale halo to stay visible on
+def _arrow(start, end, legal: bool | None, cross_rows: bool) -> str:
+    """A curved arrow from ``start`` to ``end`` (viewBox points): solid green when ``legal`` is
+    True, dashed red with a cross at its end when False, and thin grey when None (a step that
+    is not judged, e.g. one after a refused step). Drawn over a pale halo to stay visible on
     both colours of points."""
     (x1, y1), (x2, y2) = start, end
     if cross_rows:
@@ -205,7 +208,7 @@ def _arrow(start, end, legal: bool, cross_rows: bool) -> str:
     length = math.hypot(tx, ty) or 1.0
     ux, uy = tx / length, ty / length
     ex, ey = x2 - ux * (CD / 2 - 6), y2 - uy * (CD / 2 - 6)
-    colour = LEGAL if legal else ILLEGAL
+    colour = LEGAL if legal else UNJUDGED if legal is None else ILLEGAL
     d = f"M{_num(x1)} {_num(y1)} Q{_num(cx)} {_num(cy)} {_num(ex)} {_num(ey)}"
     head_len, head_w = 34, 18
     bx, by = ex - ux * head_len, ey - uy * head_len
@@ -213,15 +216,16 @@ def _arrow(start, end, legal: bool, cross_rows: bool) -> str:
         f"{_num(px)},{_num(py)}"
         for px, py in ((ex, ey), (bx - uy * head_w, by + ux * head_w), (bx + uy * head_w, by - ux * head_w))
     )
-    dash = None if legal else "18 12"
+    dash = "18 12" if legal is False else None
+    width = 6 if legal is None else 9
     parts = [
-        _el("path", d=d, fill="none", stroke="#fff", stroke_opacity="0.85", stroke_width=16,
+        _el("path", d=d, fill="none", stroke="#fff", stroke_opacity="0.85", stroke_width=width + 7,
             stroke_linecap="round"),
-        _el("path", d=d, fill="none", stroke=colour, stroke_width=9, stroke_linecap="round",
+        _el("path", d=d, fill="none", stroke=colour, stroke_width=width, stroke_linecap="round",
             stroke_dasharray=dash),
         _el("polygon", points=head, fill=colour, stroke="#fff", stroke_width=2),
     ]
-    if not legal:
+    if legal is False:
         # A cross where the refused step would land.
         s = 18
         for dx in (-s, s):
@@ -230,7 +234,8 @@ def _arrow(start, end, legal: bool, cross_rows: bool) -> str:
         for dx in (-s, s):
             parts.append(_el("line", x1=x2 - s, y1=y2 - dx, x2=x2 + s, y2=y2 + dx, stroke=ILLEGAL,
                              stroke_width=9, stroke_linecap="round"))
-    cls = "arrow arrow-legal" if legal else "arrow arrow-illegal"
+    cls = ("arrow arrow-legal" if legal else "arrow arrow-unjudged" if legal is None
+           else "arrow arrow-illegal")
     return f'<g class="{cls}">' + "".join(parts) + "</g>"
 
 
@@ -243,7 +248,8 @@ def render_board(position, *, arrows=(), marks=(), dice=None, title: str = "", d
     - ``arrows``: ``(side, from, to)`` or ``(side, from, to, legal)`` in ``side``'s own
       numbering, ``to`` 0 = off (drawn into the tray). Arrows are applied in order, so a checker
       moved on by a later arrow starts where the earlier one put it. ``legal`` (default True):
-      solid green; False: dashed red with a cross. Each destination gets a ghost checker.
+      solid green; False: dashed red with a cross; None: thin grey, not judged (the steps after
+      a refused one). Each destination gets a ghost checker.
     - ``marks``: ``(side, point)`` points to highlight, in ``side``'s own numbering.
     - ``dice``: ``(a, b)`` shown in the home half of the side to move (four dice for a double),
       or None.
@@ -374,7 +380,7 @@ def render_board(position, *, arrows=(), marks=(), dice=None, title: str = "", d
     ghosts, drawn = [], []
     for arrow in arrows:
         side, frm, to = arrow[0], int(arrow[1]), int(arrow[2])
-        legal = bool(arrow[3]) if len(arrow) > 3 else True
+        legal = True if len(arrow) < 4 else None if arrow[3] is None else bool(arrow[3])
         if side not in SIDES or not 1 <= frm <= 24 or not 0 <= to <= 23:
             raise ValueError(f"an arrow is (side, from 1..24, to 0..23), not {tuple(arrow)!r}")
         board = counts[side]

@@ -103,10 +103,10 @@ DIAGRAMS = [
                   "black": {"24": 9, "22": 2, "20": 1, "18": 1, "4": 1, "2": 1},
                   "first_turn": False},
         dice=(5, 3),
-        play="21/16 16/13",
+        play="24/21 21/16",
         legal=False,
         caption=_(
-            "The same checker cannot play the 5 first: it would stop on 16, where a black "
+            "The 5 cannot be played from 21: the checker would stop on 16, where a black "
             "checker stands. A single black checker holds a point; nothing is ever hit."
         ),
     ),
@@ -173,7 +173,7 @@ DIAGRAMS = [
         caption=_(
             "White's first turn, 5-5: the exception is only for 6-6, 4-4 and 3-3, so a second "
             "checker may not leave the head. The legal play here is one checker all the way, "
-            "24/19/14/9/4."
+            "24/19 19/14 14/9 9/4."
         ),
     ),
     # R6 Playing the whole roll
@@ -324,7 +324,7 @@ DIAGRAMS = [
         position={"turn": "white",
                   "white": {"9": 1, "6": 3, "5": 3, "4": 3, "3": 2, "2": 2, "1": 1},
                   "black": BLACK_AT_HOME, "first_turn": False},
-        dice=(4, 6),
+        dice=(6, 4),
         play="9/5 6/off",
         legal=True,
         caption=_(
@@ -424,8 +424,9 @@ DIAGRAMS = [
         play="",
         legal=True,
         caption=_(
-            "White's clock runs out here. The game is scored as if black had just borne off "
-            "its last checker: white has borne off none, so black wins a mars, 2 points."
+            "White's time runs out here (standard clock). The game is scored as if black had "
+            "just borne off its last checker: white has borne off none, so black wins a mars, "
+            "2 points."
         ),
     ),
     # First steps (strategy)

@@ -189,15 +189,20 @@ def _first_refused_step(diagram: Diagram, position: Position):
 
 
 def play_arrows(diagram: Diagram, position: Position) -> list:
-    """Arrows of the example play: all drawn as legal for a legal play; for a refused play the
-    first step that leads to no legal play is drawn as refused, or every step when each one
-    alone could start a legal play (the play as a whole breaks R6)."""
+    """Arrows ``(side, from, to, legal)`` of the example play, for ``render_board``: all legal
+    (True) for a legal play. For a refused play, the first step that leads to no legal play is
+    refused (False), the steps before it legal and the steps after it not judged (None, drawn
+    neutral, so they cannot look accepted); when each step alone could start a legal play
+    (the play as a whole breaks R6) every step is refused."""
     steps = parse_play(diagram.play) if diagram.play else ()
     side = position.turn
     if diagram.legal or diagram.dice is None:
         return [(side, frm, to, True) for frm, to in steps]
     bad = _first_refused_step(diagram, position)
-    return [(side, frm, to, bad is not None and index != bad) for index, (frm, to) in enumerate(steps)]
+    if bad is None:
+        return [(side, frm, to, False) for frm, to in steps]
+    return [(side, frm, to, True if index < bad else False if index == bad else None)
+            for index, (frm, to) in enumerate(steps)]
 
 
 @lru_cache(maxsize=512)

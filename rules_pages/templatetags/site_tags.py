@@ -5,15 +5,18 @@
 - ``{% block_text "name" %}``: the text of a block of the page being rendered (tags removed,
   whitespace collapsed), to reuse a page's ``title``/``description`` in its meta tags.
 - ``{% seo_head %}``: meta description, canonical, hreflang alternates and Open Graph tags.
+- ``|dice_nowrap``: wraps every roll written as ``6-5`` in the text of an HTML fragment in
+  ``<span class="dice-pair">`` so that a line never breaks at its hyphen.
 """
 
 import html
+import re
 
 from django import template
 from django.conf import settings
 from django.template.loader_tags import BLOCK_CONTEXT_KEY
 from django.utils.html import strip_tags
-from django.utils.safestring import mark_safe
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext
 
 from rules_pages.cache import csrf_input
@@ -65,3 +68,33 @@ def seo_head(context):
     }
 
 
+
+
+# A roll such as 6-5 or 3-3, standing alone (not part of 16-5, an id like "head-6-6", a date...).
+_ROLL = re.compile(r"(?<![\w/.\-])[1-6]-[1-6](?![\w/\-])")
+# Tags and comments of an HTML fragment; the text between them is what gets wrapped.
+_TAG = re.compile(r"<!--.*?-->|<(/?)([A-Za-z][\w:-]*)[^>]*>", re.S)
+# Elements whose text is left alone: no <span> may go into SVG text, scripts or code.
+_KEEP = {"svg", "script", "style", "code", "pre", "textarea", "title"}
+
+
+@register.filter(is_safe=True)
+def dice_nowrap(fragment):
+    """The HTML ``fragment`` (already safe: rendered template output) with each roll in its
+    text, e.g. ``6-5``, wrapped in ``<span class="dice-pair">`` (CSS ``white-space: nowrap``).
+    Tags, attributes, comments and the text inside svg/script/style/code/pre/textarea/title
+    are left untouched, so ids, URLs, notation and SVG stay as they were."""
+    if not isinstance(fragment, SafeString):
+        return fragment
+    out, depth, pos = [], 0, 0
+    for tag in _TAG.finditer(fragment):
+        text = fragment[pos:tag.start()]
+        out.append(_ROLL.sub(r'<span class="dice-pair">\g<0></span>', text) if depth == 0 else text)
+        out.append(tag.group(0))
+        closing, name = tag.group(1), (tag.group(2) or "").lower()
+        if name in _KEEP and not tag.group(0).endswith("/>"):
+            depth = max(depth - 1, 0) if closing else depth + 1
+        pos = tag.end()
+    tail = fragment[pos:]
+    out.append(_ROLL.sub(r'<span class="dice-pair">\g<0></span>', tail) if depth == 0 else tail)
+    return mark_safe("".join(out))

@@ -84,16 +84,22 @@ def test_engine_position_is_accepted_like_its_json():
 
 def test_legal_and_refused_arrows_are_drawn_differently():
     pos = {"turn": "white", "white": {"24": 14, "6": 1}, "black": {"24": 15}}
-    root = parse(render_board(pos, arrows=[("white", 24, 18), ("white", 24, 19, False)]))
+    root = parse(render_board(pos, arrows=[("white", 24, 18), ("white", 24, 19, False),
+                                           ("white", 18, 13, None)]))
     groups = [g for g in root.iter(f"{{{NS['svg']}}}g") if "arrow" in (g.get("class") or "").split()]
-    assert [g.get("class") for g in groups] == ["arrow arrow-legal", "arrow arrow-illegal"]
+    assert [g.get("class") for g in groups] == ["arrow arrow-legal", "arrow arrow-illegal",
+                                                "arrow arrow-unjudged"]
     legal_path = groups[0].findall("svg:path", NS)[-1]
     illegal_path = groups[1].findall("svg:path", NS)[-1]
     assert legal_path.get("stroke-dasharray") is None
     assert illegal_path.get("stroke-dasharray")
     assert len(groups[1].findall("svg:line", NS)) == 4  # the cross, over its halo
-    # Ghost checkers where the two steps land.
-    assert len([c for c in root.iter(f"{{{NS['svg']}}}circle") if c.get("class") == "ghost"]) == 2
+    # A step that is not judged is neither green nor red, and has no cross.
+    unjudged_path = groups[2].findall("svg:path", NS)[-1]
+    assert unjudged_path.get("stroke") not in {legal_path.get("stroke"), illegal_path.get("stroke")}
+    assert not groups[2].findall("svg:line", NS)
+    # Ghost checkers where the three steps land.
+    assert len([c for c in root.iter(f"{{{NS['svg']}}}circle") if c.get("class") == "ghost"]) == 3
 
 
 def test_bearing_off_arrow_ends_in_the_movers_tray():

@@ -152,14 +152,15 @@ def test_engine_errors_are_value_errors_so_bad_data_cannot_slip_through():
     assert issubclass(EngineError, ValueError)
 
 
-def test_only_the_step_that_breaks_a_refused_play_is_drawn_refused():
+def test_only_the_step_that_breaks_a_refused_play_is_drawn_refused_and_later_steps_neutral():
     from rules_pages.diagrams import play_arrows
 
     # Mid-game 5-5: the second checker from the head is the refused step (R5).
     position = {"turn": "white", "white": {"24": 13, "13": 2}, "black": {"24": 15}}
     diagram = make(position, (5, 5), "24/19 24/19 19/14 19/14", legal=False)
     arrows = play_arrows(diagram, Position.from_json(position))
-    assert [legal for *_step, legal in arrows] == [True, False, True, True]
+    # The steps after the refused one are not judged (None: drawn neutral, never green).
+    assert [legal for *_step, legal in arrows] == [True, False, None, None]
     # A play that is only too short (R6: both dice must be played): no single step is wrong,
     # so every step is drawn refused.
     start = {"turn": "white", "white": {"24": 15}, "black": {"24": 15}, "first_turn": True}

@@ -112,8 +112,9 @@
     return playSteps(play).map(({ from, to }) => formatStep(flip(from), flip(to))).join(" ");
   }
 
+  /** "6‑5": a non-breaking hyphen, so a roll never splits across two lines. */
   function diceText(dice) {
-    return (dice || []).join("-");
+    return (dice || []).join("\u2011");
   }
 
   /** A board as an array of 25 counts (index 0 unused) from the RULES.md JSON side object. */

@@ -658,10 +658,93 @@ def import_record(text, guest_id=None):
                                              guest=guest_id or "")
 
 
+def record_error_reason(exc):
+    """The reason a record was refused (a ``games.engine.record.RecordError``), translated by
+    its ``code`` and ``params``; a refused play is explained as for a live game (see
+    ``illegal_play_message``). A code without a translation falls back to the engine's
+    English reason."""
+    if exc.cause is not None:
+        return illegal_play_message(exc.cause)
+    params = dict(exc.params)
+    # Messages that name a side are written out for each side: the languages decline the
+    # side's name differently in each sentence.
+    by_side = {
+        "answer_double": {"white": _("White must first take or drop the double."),
+                          "black": _("Black must first take or drop the double.")},
+        "not_turn": {"white": _("It is white's turn."), "black": _("It is black's turn.")},
+        "double_not_mover": {"white": _("Only white, the side to move, may double now."),
+                             "black": _("Only black, the side to move, may double now.")},
+        "cube_owner": {"white": _("White owns the cube: only white may redouble (R10)."),
+                       "black": _("Black owns the cube: only black may redouble (R10).")},
+        "double_offered_to": {"white": _("The double was offered to white."),
+                              "black": _("The double was offered to black.")},
+        "no_double": {"take": _("No double was offered, so there is nothing to take."),
+                      "drop": _("No double was offered, so there is nothing to drop.")},
+    }
+    if exc.code in by_side:
+        found = by_side[exc.code].get(params.get("action" if exc.code == "no_double" else "side"))
+        return found if found is not None else exc.reason
+    messages = {
+        "not_text": _("A record is text."),
+        "too_long": _("The record is longer than %(limit)s characters."),
+        "too_many_lines": _("The record has more than %(limit)s lines."),
+        "control_character": _("A record is plain text: the control character %(char)s is not "
+                               "allowed."),
+        "after_result": _("Nothing may follow the result line."),
+        "header_after_turns": _("Headers must come before the first turn line."),
+        "header_format": _('A header is written [Name "value"].'),
+        "result_format": _("The result line is written "
+                           "'result <winner> <oin|mars|koks> <points> <bore_off|resign|drop>'."),
+        "play_missing": _("A turn line ends with the play or 'pass'."),
+        "turn_format": _("A turn line is written '<number> <white|black> <die>-<die> "
+                         "<play|pass>' (or 'double <value>', 'take', 'drop', 'resign')."),
+        "on_off": _('%(name)s is "on" or "off", not "%(value)s".'),
+        "opening_missing": _('The record needs an Opening header ("6-5", or "white starts").'),
+        "opening_starts": _('"%(side)s starts" is only for a match game after the first (R11): '
+                            "this game begins with the roll-off (R3)."),
+        "opening_format": _('The Opening header lists the roll-off as white-black dice, e.g. '
+                            '"3-3 6-5", or says "white starts".'),
+        "opening_empty": _("The Opening header is empty."),
+        "opening_reroll": _("Only equal dice are rolled again in the opening (R3)."),
+        "opening_unequal": _("The opening ends with unequal dice (R3)."),
+        "preset_missing": _('The record needs a Preset header ("sport", "classic" or '
+                            '"match").'),
+        "unknown_preset": _('Unknown rules "%(preset)s": the Preset is "sport", "classic" or '
+                            '"match".'),
+        "preset_option": _("Only the classic rules have koks and the doubling cube to switch "
+                           "on (R12)."),
+        "match_length": _('In the "%(preset)s" rules the match length is %(lengths)s, not '
+                          '"%(value)s".'),
+        "game_over": _("The game is already over."),
+        "turn_number": _("This is turn %(expected)s, not %(got)s."),
+        "dice": _("Dice are two numbers from 1 to 6."),
+        "opening_dice": _("The first player plays the opening dice %(dice)s (R3)."),
+        "no_cube": _("This table has no doubling cube (R10)."),
+        "cube_limit": _("The cube stops at %(limit)s: no double offers %(value)s (R10)."),
+        "double_pending": _("A double is already offered."),
+        "cube_at_limit": _("The cube is at 64 and cannot be turned again (R10)."),
+        "cube_value": _("The cube stands at %(cube)s; a double offers %(offer)s (R10)."),
+        "seed_format": _("The Seed header is written in hexadecimal."),
+        "seed_hash": _("The SHA-256 of the Seed is not the Seed hash: the dice cannot be "
+                       "checked."),
+        "result_early": _("The result line comes before the game is over."),
+        "result_differs": _("The game ends %(result)s, not %(stated)s."),
+        "result_header_early": _("The Result header names a result, but the game is not "
+                                 "over."),
+    }
+    template = messages.get(exc.code)
+    if template is None:
+        return exc.reason
+    try:
+        return template % params if "%(" in template else template
+    except (KeyError, TypeError, ValueError):
+        return exc.reason
+
+
 def record_error_message(exc):
     """A readable, translated message for a refused record: the line number and the reason
-    (a refused play is explained as for a live game, see ``illegal_play_message``)."""
-    reason = illegal_play_message(exc.cause) if exc.cause is not None else exc.reason
+    (``record_error_reason``)."""
+    reason = record_error_reason(exc)
     if exc.line:
         return _("Line %(line)s: %(reason)s") % {"line": exc.line, "reason": reason}
     return reason
@@ -697,6 +780,9 @@ def _check(game, actor, version, phase, action=None):
         raise StaleVersion(_("The game has changed since you last saw it."), game.version)
     if phase is None:
         return side
+    if action == "double" and not game.ruleset.cube:
+        # the table has no cube at all: that is the answer in every phase (R10)
+        raise CubeNotAllowed(_("This table has no doubling cube."), game.version)
     if phase == Phase.CUBE:
         if game.phase != Phase.CUBE:
             raise WrongPhase(_("No double has been offered."), game.version)

@@ -1,11 +1,14 @@
 """HTTP views of the games app (docs/protocol.md "HTTP pages"). Thin: they read the session's
 guest, call ``games.services`` (every change) or the read-only ``games.replays``, and render or
 redirect."""
+import hashlib
 import secrets
+from importlib import metadata
 from pathlib import Path
 
 import ttf_opensans
 from django import forms
+from django.core.cache import cache
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -14,7 +17,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from games import replays, services
+from games import board_svg, replays, services
 from games.board_svg import VIEW_H, VIEW_W, render_board
 from games.engine import PositionError
 from games.engine import record as rec
@@ -227,6 +230,10 @@ def _share_urls(position_id):
 
 
 def _replay_context(request, record, *, game=None, imported=False, title=""):
+    # Replay the record as the text shown on the page, so the line numbers given (the dice
+    # check's first mismatch) are those of that text.
+    record_text = rec.write(record)
+    record = rec.parse(record_text)
     replay, frames = replays.replay_frames(record)
     last_id = frames[-1]["position_id"]
     you = game.side_of_guest(request.session.get(GUEST_SESSION_KEY)) if game else None
@@ -238,11 +245,12 @@ def _replay_context(request, record, *, game=None, imported=False, title=""):
         "headers": list(record.headers),
         "frames": frames,
         "frames_json": frames,
-        "record_text": rec.write(record),
+        "record_text": record_text,
         "export_url": (reverse("games:record", kwargs={"game_id": game.id}) if game else None),
         "share_urls": _share_urls(last_id),
         "fairness": replays.fairness_of(game) if game else None,
         "dice_verified": replay.dice_verified,
+        "dice_mismatch_line": replay.dice_mismatch_line,
         "result": (services.result_of(game) if game else
                    ({"winner": replay.result.winner, "kind": replay.result.kind,
                      "points": replay.result.points, "reason": replay.result.reason,
@@ -325,12 +333,16 @@ def import_record(request):
 
 @require_GET
 def imported_replay(request, record_id):
-    """GET: the replay of an imported record."""
+    """GET: the replay of an imported record; 404 for one stored earlier that the importer now
+    refuses."""
     imported = get_object_or_404(ImportedRecord, pk=record_id)
-    record = rec.parse(imported.text)
     title = imported.title or _("Imported game")
-    return render(request, "games/replay.html",
-                  _replay_context(request, record, imported=True, title=title))
+    try:
+        context = _replay_context(request, rec.parse(imported.text), imported=True, title=title)
+    except rec.RecordError:
+        # stored before the importer learned to refuse it (e.g. "white starts" in a sport game)
+        raise Http404 from None
+    return render(request, "games/replay.html", context)
 
 
 def _position_or_404(position_id):
@@ -381,12 +393,33 @@ def position_page(request, position_id):
 PNG_WIDTH, PNG_HEIGHT = 1200, 630
 
 
+#: how long a drawn position image stays in the server cache and in browsers (seconds)
+IMAGE_CACHE_SECONDS = 86400
+
+#: a fingerprint of what draws the images (the board code, the PNG size, resvg's version), so a
+#: changed renderer never serves an image cached by the one before
+RENDERER_VERSION = hashlib.sha256(
+    Path(board_svg.__file__).read_bytes()
+    + f"{PNG_WIDTH}x{PNG_HEIGHT}:{metadata.version('resvg_py')}".encode()
+).hexdigest()[:16]
+
+
+def _image_cache_key(kind, position_id, *extra):
+    return ":".join(("position-image", kind, RENDERER_VERSION, position_id, *map(str, extra)))
+
+
 def position_svg(request, position_id):
     """GET ``/position/<id>.svg``: the position drawn by ``games.board_svg``; 404 for a bad ID.
-    Cached by browsers for a day (an ID always shows the same position)."""
+    Cached by browsers for a day (an ID always shows the same position), and on the server
+    (Django's cache, Redis) per ID, language (the title and description) and renderer."""
     position = _position_or_404(position_id)
-    response = HttpResponse(_board_svg(position), content_type="image/svg+xml; charset=utf-8")
-    response["Cache-Control"] = "public, max-age=86400"
+    key = _image_cache_key("svg", position_id, get_language())
+    svg = cache.get(key)
+    if svg is None:
+        svg = _board_svg(position)
+        cache.set(key, svg, IMAGE_CACHE_SECONDS)
+    response = HttpResponse(svg, content_type="image/svg+xml; charset=utf-8")
+    response["Cache-Control"] = f"public, max-age={IMAGE_CACHE_SECONDS}"
     return response
 
 
@@ -395,10 +428,24 @@ _PNG_FONTS = Path(ttf_opensans.__file__).with_name("ttf")
 
 def position_png(request, position_id):
     """GET ``/position/<id>.png``: the same board as a 1200×630 PNG for link previews (the SVG
-    centred on the site's background, rasterized with resvg); 404 for a bad ID."""
-    import resvg_py  # a compiled wheel: loaded only when a PNG is asked for
-
+    centred on the site's background, rasterized with resvg); 404 for a bad ID. Drawing one
+    takes about 0.1 s, so the bytes are kept in Django's cache (Redis) per ID and renderer: a
+    repeated request costs a cache read."""
     position = _position_or_404(position_id)
+    key = _image_cache_key("png", position_id, _PNG_FONTS)
+    png = cache.get(key)
+    if png is None:
+        png = _render_png(position)
+        cache.set(key, png, IMAGE_CACHE_SECONDS)
+    response = HttpResponse(png, content_type="image/png")
+    response["Cache-Control"] = f"public, max-age={IMAGE_CACHE_SECONDS}"
+    return response
+
+
+def _render_png(position):
+    """The PNG bytes of ``position`` (1200×630)."""
+    import resvg_py  # a compiled wheel: loaded only when a PNG is drawn
+
     board = render_board(position, title="", desc="", id_prefix="png")
     board_h = PNG_HEIGHT - 40
     board_w = round(board_h * VIEW_W / VIEW_H)
@@ -412,6 +459,4 @@ def position_png(request, position_id):
     png = resvg_py.svg_to_bytes(svg_string=svg, width=PNG_WIDTH, height=PNG_HEIGHT,
                                 skip_system_fonts=True, font_dirs=[str(_PNG_FONTS)],
                                 font_family="Open Sans", sans_serif_family="Open Sans")
-    response = HttpResponse(bytes(png), content_type="image/png")
-    response["Cache-Control"] = "public, max-age=86400"
-    return response
+    return bytes(png)

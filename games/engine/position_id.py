@@ -40,7 +40,9 @@ def decode(position_id) -> Position:
 
     Raises PositionError for anything that is not the ID of a valid position: wrong length or
     alphabet, more than 15 checkers of a side, checkers of both sides on one physical point,
-    or stray bits after the last point (so each position has exactly one ID).
+    stray bits after the last point (so each position has exactly one ID), both sides with all
+    15 borne off (R8: the game ends at the first), or a first turn (R5) whose mover does not
+    have all 15 checkers on its head.
     """
     if not isinstance(position_id, str) or not _ID_RE.fullmatch(position_id):
         raise PositionError(f"a position ID is {ID_LENGTH} characters of A-Z a-z 0-9 - _")
@@ -74,6 +76,13 @@ def decode(position_id) -> Position:
     for p in range(1, 25):
         if white[p] and black[mirror(p)]:
             raise PositionError(f"white {p} and black {mirror(p)} are the same point")
+    if white[0] == CHECKERS and black[0] == CHECKERS:
+        # the game ends when the first side has borne off all 15 (R8): both never can
+        raise PositionError("both sides have borne off all their checkers in the position ID")
+    mover = white if turn == WHITE else black
+    if first_turn and mover[24] != CHECKERS:
+        # R5: a side's first turn starts with all 15 of its checkers on its head
+        raise PositionError(f"{turn}'s first turn, but not all its checkers are on its head")
     position = Position(turn, white, black, first_turn)
     if encode(position) != position_id:  # e.g. base64 with unused low bits set
         raise PositionError("the position ID is not in its canonical form")

@@ -30,7 +30,7 @@ from . import fairdice
 from .errors import EngineError
 from .movegen import check_dice, check_play
 from .position import BLACK, SIDES, WHITE, Position, other
-from .rules import PLAY_OPENING_DICE, get_ruleset
+from .rules import PLAY_OPENING_DICE, PRESETS, get_ruleset
 from .scoring import MARS, OIN, KOKS, game_value
 
 PLAY, DOUBLE, TAKE, DROP, RESIGN = "play", "double", "take", "drop", "resign"
@@ -47,24 +47,35 @@ KNOWN_HEADERS = ("Event", "Site", "Date", "White", "Black", "Preset", "Koks", "C
 
 _HEADER = re.compile(r'\[([A-Za-z][A-Za-z ]{0,30}) "([^"\n]*)"\]')
 _PLAY = re.compile(r"(\d{1,4}) (white|black) ([1-6])-([1-6])(?: (.*))?")
-_CUBE = re.compile(r"(\d{1,4}) (white|black) double (\d{1,2})")
+_CUBE = re.compile(r"(\d{1,4}) (white|black) double (\d{1,12})")
 _ACTION = re.compile(r"(\d{1,4}) (white|black) (take|drop|resign)")
 _RESULT = re.compile(r"result (white|black) (oin|mars|koks) (\d{1,3}) (bore_off|resign|drop)")
 _PAIR = re.compile(r"([1-6])-([1-6])")
 _STARTS = re.compile(r"(white|black) starts")
+_ASCII_NUMBER = re.compile(r"[0-9]{1,6}")
+#: control characters a record may not hold (tab, line feed and carriage return are allowed);
+#: a database text column may refuse them (PostgreSQL refuses NUL)
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 class RecordError(EngineError):
     """A record that cannot be read or is not a legal game: ``line`` is the 1-based line number
-    (0 when the record as a whole is wrong), ``reason`` says what is wrong in words; ``code`` is
-    the engine's rule code when the engine refused a play (e.g. ``head``), else ``record``."""
+    (0 when the record as a whole is wrong), ``reason`` says what is wrong in English words.
 
-    def __init__(self, line: int, reason: str, code: str = "record", cause=None):
+    ``code`` names the fault so that a caller can say it in another language: the engine's
+    rule code when the engine refused a play (e.g. ``head``; ``cause`` is then the engine's
+    error), else one of the record codes (``turn_number``, ``game_over``, ``unknown_preset``,
+    …; see ``raise RecordError`` in this module). ``params`` holds the values the reason
+    names (e.g. ``{"expected": 1, "got": 2}``); a side is ``"white"`` or ``"black"``.
+    """
+
+    def __init__(self, line: int, reason: str, code: str = "record", cause=None, params=None):
         super().__init__(f"line {line}: {reason}" if line else reason)
         self.line = line
         self.reason = reason
         self.code = code
         self.cause = cause
+        self.params = dict(params or {})
 
 
 @dataclass(frozen=True)
@@ -155,12 +166,22 @@ def parse(text) -> Record:
     header, a turn line, the result line, a comment (``#``) nor blank, for headers after the
     first turn line, for anything after the result line, and for text too long to be a game."""
     if not isinstance(text, str):
-        raise RecordError(0, "a record is text")
+        raise RecordError(0, "a record is text", "not_text")
     if len(text) > MAX_CHARS:
-        raise RecordError(0, f"the record is longer than {MAX_CHARS} characters")
+        raise RecordError(0, f"the record is longer than {MAX_CHARS} characters", "too_long",
+                          params={"limit": MAX_CHARS})
+    text = text.removeprefix("\ufeff")  # a byte-order mark left by some editors
+    control = _CONTROL.search(text)
+    if control:
+        # line breaks before it are only \n, \r, \r\n and the Unicode ones: count as parse does
+        number = len((text[:control.start()] + "x").splitlines())
+        char = f"U+{ord(control[0]):04X}"
+        raise RecordError(number, f"a record is plain text: the control character {char} is "
+                          "not allowed", "control_character", params={"char": char})
     lines = text.splitlines()
     if len(lines) > MAX_LINES:
-        raise RecordError(0, f"the record has more than {MAX_LINES} lines")
+        raise RecordError(0, f"the record has more than {MAX_LINES} lines", "too_many_lines",
+                          params={"limit": MAX_LINES})
     record = Record()
     in_body = False
     for number, raw in enumerate(lines, start=1):
@@ -168,13 +189,14 @@ def parse(text) -> Record:
         if not line or line.startswith("#"):
             continue
         if record.result is not None:
-            raise RecordError(number, "nothing may follow the result line")
+            raise RecordError(number, "nothing may follow the result line", "after_result")
         if line.startswith("["):
             if in_body:
-                raise RecordError(number, "headers must come before the first turn line")
+                raise RecordError(number, "headers must come before the first turn line",
+                                  "header_after_turns")
             match = _HEADER.fullmatch(line)
             if not match:
-                raise RecordError(number, 'a header is written [Name "value"]')
+                raise RecordError(number, 'a header is written [Name "value"]', "header_format")
             record.headers.append((match[1], match[2]))
             record.header_lines[match[1]] = number
             continue
@@ -184,7 +206,8 @@ def parse(text) -> Record:
             match = _RESULT.fullmatch(lowered)
             if not match:
                 raise RecordError(number, "the result line is written "
-                                  "'result <winner> <oin|mars|koks> <points> <bore_off|resign|drop>'")
+                                  "'result <winner> <oin|mars|koks> <points> <bore_off|resign|drop>'",
+                                  "result_format")
             record.result = Result(match[1], match[2], int(match[3]), match[4], line=number)
             continue
         record.entries.append(_parse_entry(line, number))
@@ -203,13 +226,13 @@ def _parse_entry(line: str, number: int) -> Entry:
     if match:
         play = (match[5] or "").strip()
         if not play:
-            raise RecordError(number, "a turn line ends with the play or 'pass'")
+            raise RecordError(number, "a turn line ends with the play or 'pass'", "play_missing")
         if play == "pass":
             play = ""
         return Entry(int(match[1]), match[2], PLAY, dice=(int(match[3]), int(match[4])),
                      play=play, line=number)
     raise RecordError(number, "a turn line is written '<number> <white|black> <die>-<die> <play|pass>' "
-                      "(or 'double <value>', 'take', 'drop', 'resign')")
+                      "(or 'double <value>', 'take', 'drop', 'resign')", "turn_format")
 
 
 # --- replaying -----------------------------------------------------------------------------
@@ -253,34 +276,46 @@ def _on_off(record: Record, name: str):
         return None
     lowered = value.strip().lower()
     if lowered not in ("on", "off"):
-        raise RecordError(record.header_lines.get(name, 0), f'{name} is "on" or "off", not {value!r}')
+        raise RecordError(record.header_lines.get(name, 0),
+                          f'{name} is "on" or "off", not {value!r}', "on_off",
+                          params={"name": name, "value": value})
     return lowered == "on"
 
 
-def _opening(record: Record):
-    """``(pairs, starter)`` from the Opening header."""
+def _opening(record: Record, ruleset, match_length: int):
+    """``(pairs, starter)`` from the Opening header. ``"<side> starts"`` (no roll-off) is
+    allowed only in a match game after the first, started by the previous game's winner (R11);
+    every other game begins with the R3 roll-off."""
     value = record.header("Opening")
     line = record.header_lines.get("Opening", 0)
     if value is None:
-        raise RecordError(0, 'the record needs an Opening header ("6-5", or "white starts")')
+        raise RecordError(0, 'the record needs an Opening header ("6-5", or "white starts")',
+                          "opening_missing")
     value = " ".join(value.lower().split())
     starts = _STARTS.fullmatch(value)
     if starts:
+        game = (record.header("Game") or "").strip()
+        later_game = _ASCII_NUMBER.fullmatch(game) is not None and int(game) >= 2
+        if ruleset.name != "match" or match_length < 2 or not later_game:
+            raise RecordError(line, f'"{starts[1]} starts" is only for a match game after the '
+                              "first (R11): this game begins with the roll-off (R3)",
+                              "opening_starts", params={"side": starts[1]})
         return [], starts[1]
     pairs = []
     for token in value.split():
         match = _PAIR.fullmatch(token)
         if not match:
             raise RecordError(line, "the Opening header lists the roll-off as white-black dice, "
-                              'e.g. "3-3 6-5", or says "white starts"')
+                              'e.g. "3-3 6-5", or says "white starts"', "opening_format")
         pairs.append((int(match[1]), int(match[2])))
     if not pairs:
-        raise RecordError(line, "the Opening header is empty")
+        raise RecordError(line, "the Opening header is empty", "opening_empty")
     if any(w != b for w, b in pairs[:-1]):
-        raise RecordError(line, "only equal dice are rolled again in the opening (R3)")
+        raise RecordError(line, "only equal dice are rolled again in the opening (R3)",
+                          "opening_reroll")
     white, black = pairs[-1]
     if white == black:
-        raise RecordError(line, "the opening ends with unequal dice (R3)")
+        raise RecordError(line, "the opening ends with unequal dice (R3)", "opening_unequal")
     return pairs, WHITE if white > black else BLACK
 
 
@@ -288,16 +323,23 @@ def ruleset_of(record: Record):
     """The engine Ruleset a record is played under: the Preset header with Koks/Cube."""
     preset = record.header("Preset")
     if preset is None:
-        raise RecordError(0, 'the record needs a Preset header ("sport", "classic" or "match")')
+        raise RecordError(0, 'the record needs a Preset header ("sport", "classic" or "match")',
+                          "preset_missing")
     table = {}
     for name in ("Koks", "Cube"):
         value = _on_off(record, name)
         if value is not None:
             table[name.lower()] = value
+    name = preset.strip().lower()
+    line = record.header_lines.get("Preset", 0)
+    if name not in PRESETS:
+        raise RecordError(line, f"unknown ruleset {preset!r}; expected one of: "
+                          f"{', '.join(PRESETS)}", "unknown_preset", params={"preset": preset})
     try:
-        return get_ruleset(preset.strip().lower(), table)
+        return get_ruleset(name, table)
     except EngineError as exc:
-        raise RecordError(record.header_lines.get("Preset", 0), str(exc)) from None
+        # the only table options a record names are Koks and Cube, which only classic has
+        raise RecordError(line, str(exc), "preset_option", params={"preset": name}) from None
 
 
 def replay(record: Record) -> Replay:
@@ -313,12 +355,18 @@ def replay(record: Record) -> Replay:
     Raises RecordError with the line number and the reason; returns a Replay.
     """
     ruleset = ruleset_of(record)
-    length_text = record.header("Match length", "1")
-    if not length_text.strip().isdigit() or int(length_text) not in ruleset.match_lengths:
+    length_text = record.header("Match length", "1").strip()
+    # ASCII digits only: str.isdigit() also takes "³", which int() refuses
+    if (not _ASCII_NUMBER.fullmatch(length_text)
+            or int(length_text) not in ruleset.match_lengths):
+        lengths = ", ".join(map(str, ruleset.match_lengths))
         raise RecordError(record.header_lines.get("Match length", 0),
-                          f"a {ruleset.name} match is played to "
-                          f"{', '.join(map(str, ruleset.match_lengths))} points, not {length_text!r}")
-    pairs, starter = _opening(record)
+                          f"a {ruleset.name} match is played to {lengths} points, "
+                          f"not {length_text!r}", "match_length",
+                          params={"preset": ruleset.name, "lengths": lengths,
+                                  "value": length_text})
+    match_length = int(length_text)
+    pairs, starter = _opening(record, ruleset, match_length)
     seed_check = _seed(record)
 
     position = Position.initial(starter)
@@ -339,24 +387,30 @@ def replay(record: Record) -> Replay:
     for entry in record.entries:
         line = entry.line
         if ended:
-            raise RecordError(line, "the game is already over")
+            raise RecordError(line, "the game is already over", "game_over")
         if entry.n != expected_n:
-            raise RecordError(line, f"this is turn {expected_n}, not {entry.n}")
+            raise RecordError(line, f"this is turn {expected_n}, not {entry.n}", "turn_number",
+                              params={"expected": expected_n, "got": entry.n})
         if entry.kind == PLAY:
             if offer:
-                raise RecordError(line, f"{other(offer)} must first take or drop the double")
+                raise RecordError(line, f"{other(offer)} must first take or drop the double",
+                                  "answer_double", params={"side": other(offer)})
             if entry.side != position.turn:
-                raise RecordError(line, f"it is {position.turn}'s turn")
+                raise RecordError(line, f"it is {position.turn}'s turn", "not_turn",
+                                  params={"side": position.turn})
             try:
                 dice = check_dice(entry.dice)
-            except EngineError as exc:
-                raise RecordError(line, str(exc)) from None
+            except EngineError as exc:  # the line pattern admits 1-6 only; kept as a guard
+                raise RecordError(line, str(exc), "dice") from None
             if plays_seen == 0 and pairs and ruleset.opening == PLAY_OPENING_DICE:
                 if sorted(dice, reverse=True) != opening_dice:
                     raise RecordError(line, "the first player plays the opening dice "
-                                      f"{opening_dice[0]}-{opening_dice[1]} (R3)")
+                                      f"{opening_dice[0]}-{opening_dice[1]} (R3)", "opening_dice",
+                                      params={"dice": f"{opening_dice[0]}-{opening_dice[1]}"})
             else:
-                if seed_check is not None and mismatch is None and fairdice.roll(seed_check, roll_n) != list(dice):
+                # a roll is the same in either written order (6-5 is 5-6)
+                if (seed_check is not None and mismatch is None
+                        and sorted(fairdice.roll(seed_check, roll_n)) != sorted(dice)):
                     mismatch = line
                 roll_n += 1
             frames.append(Frame("roll", position, entry.n, entry.side, dice, None, cube, owner,
@@ -374,24 +428,35 @@ def replay(record: Record) -> Replay:
                 ended = (position.winner, BORE_OFF)
         elif entry.kind == DOUBLE:
             if not ruleset.cube:
-                raise RecordError(line, "this table has no doubling cube (R10)")
+                raise RecordError(line, "this table has no doubling cube (R10)", "no_cube")
+            if entry.cube > CUBE_VALUES[-1]:
+                raise RecordError(line, f"the cube stops at {CUBE_VALUES[-1]}: no double offers "
+                                  f"{entry.cube} (R10)", "cube_limit",
+                                  params={"value": entry.cube, "limit": CUBE_VALUES[-1]})
             if offer:
-                raise RecordError(line, "a double is already offered")
+                raise RecordError(line, "a double is already offered", "double_pending")
             if entry.side != position.turn:
-                raise RecordError(line, f"only {position.turn}, the side to move, may double now")
+                raise RecordError(line, f"only {position.turn}, the side to move, may double now",
+                                  "double_not_mover", params={"side": position.turn})
             if owner not in (None, entry.side):
-                raise RecordError(line, f"{owner} owns the cube; only it may redouble (R10)")
-            if cube >= 64 or entry.cube != cube * 2:
-                raise RecordError(line, f"the cube stands at {cube}; a double offers {cube * 2}"
-                                  if cube < 64 else "the cube is at 64 and cannot be turned again")
+                raise RecordError(line, f"{owner} owns the cube; only it may redouble (R10)",
+                                  "cube_owner", params={"side": owner})
+            if cube >= 64:
+                raise RecordError(line, "the cube is at 64 and cannot be turned again",
+                                  "cube_at_limit")
+            if entry.cube != cube * 2:
+                raise RecordError(line, f"the cube stands at {cube}; a double offers {cube * 2}",
+                                  "cube_value", params={"cube": cube, "offer": cube * 2})
             offer = entry.side
             frames.append(Frame(DOUBLE, position, entry.n, entry.side, None, None, cube, owner,
                                 line))
         elif entry.kind in (TAKE, DROP):
             if not offer:
-                raise RecordError(line, f"no double was offered to {entry.kind}")
+                raise RecordError(line, f"no double was offered to {entry.kind}", "no_double",
+                                  params={"action": entry.kind})
             if entry.side != other(offer):
-                raise RecordError(line, f"the double was offered to {other(offer)}")
+                raise RecordError(line, f"the double was offered to {other(offer)}",
+                                  "double_offered_to", params={"side": other(offer)})
             if entry.kind == TAKE:
                 cube, owner, offer = cube * 2, entry.side, None
             else:
@@ -400,7 +465,8 @@ def replay(record: Record) -> Replay:
                                 owner, line))
         else:  # resign
             if offer:
-                raise RecordError(line, f"{other(offer)} must first take or drop the double")
+                raise RecordError(line, f"{other(offer)} must first take or drop the double",
+                                  "answer_double", params={"side": other(offer)})
             ended = (other(entry.side), RESIGN)
             frames.append(Frame(RESIGN, position, entry.n, entry.side, None, None, cube, owner,
                                 line))
@@ -417,7 +483,7 @@ def replay(record: Record) -> Replay:
         frames.append(Frame("end", position, None, winner, None, None, cube, owner,
                             record.result.line if record.result else 0))
     _check_result(record, result)
-    return Replay(frames, ruleset, result, starter, int(length_text),
+    return Replay(frames, ruleset, result, starter, match_length,
                   dice_verified=None if seed_check is None else mismatch is None,
                   dice_mismatch_line=mismatch)
 
@@ -431,10 +497,13 @@ def _seed(record: Record):
     try:
         seed = bytes.fromhex(seed_text.strip())
     except ValueError:
-        raise RecordError(line, "the Seed header is written in hexadecimal") from None
+        raise RecordError(line, "the Seed header is written in hexadecimal",
+                          "seed_format") from None
     expected = record.header("Seed hash")
+    # a revealed seed that does not hash to the committed fingerprint proves nothing about the
+    # dice: the record is refused (docs/record-format.md)
     if expected is not None and fairdice.seed_hash(seed) != expected.strip().lower():
-        raise RecordError(line, "the SHA-256 of the Seed is not the Seed hash")
+        raise RecordError(line, "the SHA-256 of the Seed is not the Seed hash", "seed_hash")
     return seed
 
 
@@ -444,15 +513,20 @@ def _check_result(record: Record, result):
     header_line = record.header_lines.get("Result", 0)
     if stated is not None:
         if result is None:
-            raise RecordError(stated.line, "the result line comes before the game is over")
+            raise RecordError(stated.line, "the result line comes before the game is over",
+                              "result_early")
         if stated != result:
-            raise RecordError(stated.line, f"the game ends {result.text()}, not {stated.text()}")
+            raise RecordError(stated.line, f"the game ends {result.text()}, not {stated.text()}",
+                              "result_differs",
+                              params={"result": result.text(), "stated": stated.text()})
     if header is not None and header.strip() not in ("", "*"):
         if result is None:
             raise RecordError(header_line, "the Result header names a result, but the game is "
-                              "not over")
+                              "not over", "result_header_early")
         if " ".join(header.lower().split()) != result.text():
-            raise RecordError(header_line, f"the game ends {result.text()}, not {header!r}")
+            raise RecordError(header_line, f"the game ends {result.text()}, not {header!r}",
+                              "result_differs",
+                              params={"result": result.text(), "stated": header.strip()})
 
 
 __all__ = ["CUBE_VALUES", "Entry", "Frame", "KNOWN_HEADERS", "Record", "RecordError", "Replay",

@@ -185,3 +185,17 @@ def test_bot_win_chance_is_sensible():
     assert cube_bot.should_double(ahead, "white", 1, "classic")
     assert not cube_bot.should_double(Position.initial("white"), "white", 1, "classic")
     assert cube_bot.mars_danger(ahead, "black") and not cube_bot.mars_danger(ahead, "white")
+
+
+def test_a_double_at_a_table_without_cube_is_cube_not_allowed_in_every_phase(fixed):
+    game = new_bot_game(fixed, opening=(6, 5), human_side="white")
+    set_position(game, EVEN)
+    game = Game.objects.get(pk=game.pk)
+    with unchanged(game.id), pytest.raises(services.CubeNotAllowed) as before_roll:
+        services.double(game.id, ME, game.version)
+    fixed.rolls.append([2, 1])
+    game = services.roll(game.id, ME, game.version)
+    assert game.phase == Phase.PLAY
+    with unchanged(game.id), pytest.raises(services.CubeNotAllowed) as after_roll:
+        services.double(game.id, ME, game.version)
+    assert before_roll.value.code == after_roll.value.code == "cube_not_allowed"

@@ -12,7 +12,8 @@ from games.engine.position_id import ID_LENGTH, decode, encode
 @st.composite
 def positions(draw):
     """Any valid position: each physical point empty, white's or black's, at most 15 checkers
-    a side on the board (the rest off), either side to move, either first_turn flag."""
+    a side on the board (the rest off) but not both sides all off, either side to move, and
+    first_turn only while the mover has all 15 on its head (R5)."""
     owners = draw(st.lists(st.sampled_from([None, "white", "black"]), min_size=24, max_size=24))
     boards = {"white": {}, "black": {}}
     left = {"white": draw(st.integers(0, 15)), "black": draw(st.integers(0, 15))}
@@ -23,9 +24,12 @@ def positions(draw):
         left[owner] -= count
         point = white_point if owner == "white" else mirror(white_point)
         boards[owner][str(point)] = count
-    return Position.from_json({"turn": draw(st.sampled_from(["white", "black"])),
-                               "white": boards["white"], "black": boards["black"],
-                               "first_turn": draw(st.booleans())})
+    turn = draw(st.sampled_from(["white", "black"]))
+    if not boards["white"] and not boards["black"]:
+        boards[turn]["24"] = 15
+    first_turn = boards[turn] == {"24": 15} and draw(st.booleans())
+    return Position.from_json({"turn": turn, "white": boards["white"], "black": boards["black"],
+                               "first_turn": first_turn})
 
 
 @settings(max_examples=300, deadline=None)
@@ -96,3 +100,23 @@ def test_non_canonical_padding_bits_are_refused():
     assert last & 3 == 0  # 80 bits in 14 characters leave the last two bits unused
     with pytest.raises(PositionError):
         decode(start[:-1] + alphabet[last | 1])
+
+
+@pytest.mark.parametrize("position_id", ["AAAAAAAAAAAAAA", "gAAAAAAAAAAAAA"])
+def test_both_sides_with_all_checkers_borne_off_is_refused(position_id):
+    with pytest.raises(PositionError, match="both sides"):
+        decode(position_id)
+
+
+def test_a_first_turn_without_all_the_movers_checkers_on_its_head_is_refused():
+    with pytest.raises(PositionError, match="head"):
+        decode("YAAAAAAAAAAAAA")
+    # white to move on its first turn, but one checker already moved off the head
+    moved = Position.from_json({"turn": "white", "white": {"24": 14, "18": 1},
+                                "black": {"24": 15}, "first_turn": True})
+    with pytest.raises(PositionError, match="head"):
+        decode(encode(moved))
+    # the reply to the first play is black's first turn: still all on black's head, accepted
+    reply = Position.from_json({"turn": "black", "white": {"24": 14, "18": 1},
+                                "black": {"24": 15}, "first_turn": True})
+    assert decode(encode(reply)) == reply

@@ -222,3 +222,101 @@ def test_oversized_or_binary_input_is_refused():
         rec.parse(b"bytes")
     with pytest.raises(rec.RecordError):
         rec.parse("x" * (rec.MAX_CHARS + 1))
+
+
+@pytest.mark.parametrize("value", ["³", "٣", "3.0", "-3", "３"])
+def test_a_match_length_that_is_not_ascii_digits_is_refused_with_its_line(value):
+    text = GOOD.replace('[Preset "classic"]', f'[Preset "match"]\n[Match length "{value}"]')
+    text = text.replace('[Cube "on"]\n', "")
+    with pytest.raises(rec.RecordError) as caught:
+        rec.replay(rec.parse(text))
+    assert caught.value.line == 3 and caught.value.code == "match_length"
+    assert caught.value.params["value"] == value
+
+
+def test_a_leading_byte_order_mark_is_ignored():
+    assert rec.parse("\ufeff" + GOOD) == rec.parse(GOOD)
+    assert rec.replay(rec.parse("\ufeff" + GOOD)).result == rec.Result("black", "oin", 2, "drop")
+
+
+@pytest.mark.parametrize("char", ["\x00", "\x07", "\x1b", "\x7f", "\x85", "\x0b", "\x0c"])
+def test_control_characters_are_refused_with_their_line(char):
+    text = GOOD.replace("2 black 4-4", f"2 black{char} 4-4")
+    with pytest.raises(rec.RecordError) as caught:
+        rec.parse(text)
+    assert caught.value.line == 7 and caught.value.code == "control_character"
+    assert caught.value.params["char"] == f"U+{ord(char):04X}"
+    with pytest.raises(rec.RecordError, match="control character"):
+        rec.parse(text.replace("\n", "\r\n"))
+
+
+def test_tabs_and_windows_line_ends_are_still_accepted():
+    text = GOOD.replace("2 black 4-4 ", "2\tblack 4-4 ").replace("\n", "\r\n")
+    assert rec.parse(text) == rec.parse(GOOD)
+
+
+def test_a_roll_written_in_the_other_order_still_matches_the_seed():
+    seed = bytes(range(32))
+    record, _ = random_record(23, "match", dice_seed=seed)
+    entries = [rec.Entry(e.n, e.side, e.kind, dice=e.dice[::-1] if e.dice else None,
+                         play=e.play, cube=e.cube) for e in record.entries]
+    assert any(e.dice and e.dice[0] != e.dice[1] for e in entries), "no unequal roll to swap"
+    swapped = rec.Record(record.headers, entries, record.result)
+    replay = rec.replay(rec.parse(rec.write(swapped)))
+    assert replay.dice_verified is True and replay.dice_mismatch_line is None
+
+
+def test_a_seed_that_does_not_hash_to_the_seed_hash_is_refused_with_its_code():
+    seed = bytes(range(32))
+    record, _ = random_record(24, "sport", dice_seed=seed)
+    text = rec.write(record).replace(fairdice.seed_hash(seed), fairdice.seed_hash(bytes(32)))
+    with pytest.raises(rec.RecordError) as caught:
+        rec.replay(rec.parse(text))
+    assert caught.value.code == "seed_hash"
+    assert caught.value.line == next(i for i, line in enumerate(text.splitlines(), 1)
+                                     if line.startswith('[Seed "'))
+
+
+MATCH_LATER_GAME = """[Preset "match"]
+[Match length "3"]
+[Game "2"]
+[Opening "white starts"]
+
+1 white 6-5 24/18 18/13
+"""
+
+
+@pytest.mark.parametrize("change", [
+    ('[Preset "match"]', '[Preset "sport"]'),
+    ('[Preset "match"]', '[Preset "classic"]'),
+    ('[Game "2"]\n', ""),
+    ('[Game "2"]', '[Game "1"]'),
+    ('[Game "2"]', '[Game "²"]'),
+    ('[Match length "3"]\n', ""),
+])
+def test_a_side_starts_only_in_a_match_game_after_the_first(change):
+    assert rec.replay(rec.parse(MATCH_LATER_GAME)).starter == "white"
+    text = MATCH_LATER_GAME.replace(*change)
+    if "sport" in text or "classic" in text:
+        text = text.replace('[Match length "3"]\n', "")
+    with pytest.raises(rec.RecordError) as caught:
+        rec.replay(rec.parse(text))
+    assert caught.value.code == "opening_starts"
+    assert caught.value.line == next(i for i, line in enumerate(text.splitlines(), 1)
+                                     if line.startswith("[Opening"))
+
+
+@pytest.mark.parametrize("value", [128, 256, 1000000])
+def test_a_double_beyond_64_is_refused_because_the_cube_stops_at_64(value):
+    text = corrupt("3 white double 2", f"3 white double {value}")
+    with pytest.raises(rec.RecordError) as caught:
+        rec.replay(rec.parse(text))
+    assert caught.value.line == 8 and caught.value.code == "cube_limit"
+    assert "stops at 64" in caught.value.reason
+
+
+@pytest.mark.parametrize("change, line, reason", CORRUPTED)
+def test_every_refusal_has_a_code_for_translation(change, line, reason):
+    with pytest.raises(rec.RecordError) as caught:
+        rec.replay(rec.parse(corrupt(*change)))
+    assert caught.value.code != "record"

@@ -91,3 +91,15 @@ def test_a_changed_stored_roll_is_detected():
     event.dice = [a % 6 + 1, b]
     event.save()
     assert replays.fairness_of(game)["verified"] is False
+
+
+def test_the_replay_page_of_a_finished_game_says_its_dice_match_the_seed(client):
+    from django.urls import reverse
+
+    game = play_whole_game("sport", random.Random(5), lambda game: None)
+    page = client.get(reverse("games:replay", kwargs={"game_id": game.id}))
+    assert page.status_code == 200 and page.context["dice_verified"] is True
+    assert "The dice match the revealed seed." in page.content.decode()
+    page = client.get(reverse("games:replay", kwargs={"game_id": game.id}).replace("/en/", "/ru/"))
+    assert "The dice match the revealed seed." not in page.content.decode()
+    assert 'id="dice-check"' in page.content.decode()

@@ -187,3 +187,163 @@ def test_the_snapshot_links_lead_to_working_pages(client, fixed):
     for name in ("game", "replay", "record", "share", "image", "png"):
         assert client.get(snap["links"][name]).status_code == 200, name
     assert snap["links"]["share"].endswith(f"/position/{snap['position_id']}/")
+
+
+def test_a_header_with_a_superscript_digit_is_refused_with_its_line_not_a_server_error(client):
+    text = GOOD.replace('[Preset "classic"]', '[Preset "match"]\n[Match length "³"]')
+    text = text.replace('[Cube "on"]\n', "")
+    response = client.post(reverse("games:import"), {"text": text})
+    assert response.status_code == 400 and not ImportedRecord.objects.exists()
+    assert response.context["error"].startswith("Line 3:")
+
+
+def test_a_pasted_record_with_a_byte_order_mark_is_imported(client):
+    response = client.post(reverse("games:import"), {"text": "\ufeff" + GOOD})
+    assert response.status_code == 302 and ImportedRecord.objects.count() == 1
+    assert not ImportedRecord.objects.get().text.startswith("\ufeff")
+
+
+@pytest.mark.parametrize("char", ["\x00", "\x01", "\x7f"])
+def test_a_record_file_with_a_control_character_is_refused_and_nothing_stored(client, char):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    data = GOOD.replace("2 black 4-4", f"2 black 4-4{char}").encode()
+    upload = SimpleUploadedFile("game.txt", data, content_type="text/plain")
+    response = client.post(reverse("games:import"), {"record": upload})
+    assert response.status_code == 400 and not ImportedRecord.objects.exists()
+    assert response.context["error"].startswith("Line 7:")
+    assert "control character" in response.context["error"]
+
+
+def seeded_record_text(cut_after_turn=None):
+    """A legal match game record whose dice come from a seed, with the Seed revealed; with
+    ``cut_after_turn`` the roll of turn 3 is changed (so it no longer matches the seed) and the
+    record stops there."""
+    from games.engine import legal_plays
+    from games.tests.test_engine_record import random_record
+
+    seed = bytes(range(32))
+    record, _ = random_record(21, "match", dice_seed=seed)
+    text = rec.write(record)
+    if cut_after_turn is None:
+        return text, None
+    lines = text.splitlines()
+    index = next(i for i, line in enumerate(lines) if line.startswith(f"{cut_after_turn} "))
+    turn = lines[index].split()
+    before = [f for f in rec.replay(rec.parse(text)).frames if f.kind == "roll"]
+    position = before[cut_after_turn - 1].position
+    old = sorted(int(x) for x in turn[2].split("-"))
+    dice = next((a, b) for a in range(1, 7) for b in range(1, 7) if sorted((a, b)) != old)
+    play = legal_plays(position, dice, "match")[0].notation or "pass"
+    lines[index] = f"{cut_after_turn} {turn[1]} {dice[0]}-{dice[1]} {play}"
+    cut = [line for line in lines[:index + 1] if not line.startswith("[Result")]
+    return "\n".join(cut) + "\n", len(cut)
+
+
+@pytest.mark.parametrize("lang, match_text, mismatch_text", [
+    ("en", "The dice match the revealed seed.", "The dice do not match the seed from line"),
+])
+def test_the_replay_page_shows_whether_the_dice_match_the_seed(client, lang, match_text,
+                                                               mismatch_text):
+    text, _line = seeded_record_text()
+    response = client.post(reverse("games:import"), {"text": text})
+    page = client.get(response["Location"])
+    html = page.content.decode()
+    assert page.context["dice_verified"] is True and match_text in html
+    assert mismatch_text not in html
+    text, line = seeded_record_text(cut_after_turn=3)
+    response = client.post(reverse("games:import"), {"text": text})
+    assert response.status_code == 302
+    page = client.get(response["Location"])
+    html = page.content.decode()
+    assert page.context["dice_verified"] is False and page.context["dice_mismatch_line"] == line
+    assert f"{mismatch_text} {line}." in html and match_text not in html
+    # the line named is the line of the record shown on the page
+    shown = page.context["record_text"].splitlines()[line - 1]
+    assert shown.startswith("3 ")
+
+
+def test_a_position_image_is_drawn_once_then_served_from_the_cache(client, monkeypatch):
+    from django.core.cache import cache
+
+    position = Position.from_json({"turn": "white", "white": {"24": 12, "13": 3},
+                                   "black": {"24": 13, "19": 2}, "first_turn": False})
+    position_id = encode(position)
+    cache.delete(views._image_cache_key("png", position_id, views._PNG_FONTS))
+    calls = []
+    real = views._render_png
+
+    def counting(pos):
+        calls.append(pos)
+        return real(pos)
+
+    monkeypatch.setattr(views, "_render_png", counting)
+    first = client.get(f"/position/{position_id}.png")
+    second = client.get(f"/position/{position_id}.png")
+    assert len(calls) == 1 and first.content == second.content
+    assert second["Cache-Control"] == "public, max-age=86400"
+    assert second["Content-Type"] == "image/png"
+    svg = client.get(f"/position/{position_id}.svg")
+    assert svg.status_code == 200 and svg["Cache-Control"] == "public, max-age=86400"
+    assert client.get(f"/position/{position_id}.svg").content == svg.content
+    assert views.RENDERER_VERSION in views._image_cache_key("png", position_id)
+
+
+@pytest.mark.parametrize("position_id", ["AAAAAAAAAAAAAA", "gAAAAAAAAAAAAA", "YAAAAAAAAAAAAA"])
+def test_impossible_position_ids_get_404(client, position_id):
+    assert client.get(f"/en/position/{position_id}/").status_code == 404
+    assert client.get(f"/position/{position_id}.svg").status_code == 404
+    assert client.get(f"/position/{position_id}.png").status_code == 404
+
+
+TRANSLATED_REFUSALS = [
+    # (a bad record, the English reason shown on /en/)
+    (GOOD.replace("2 black 4-4", "3 black 4-4"), "This is turn 2, not 3."),
+    (GOOD.replace("result black oin 2 drop", "5 white 1-1 pass"), "The game is already over."),
+    (GOOD.replace('[Preset "classic"]', '[Preset "backgammon"]'), 'Unknown rules "backgammon"'),
+    (GOOD.replace("2 black 4-4", "2 black 4-7"), "A turn line is written"),
+    ("x" * (rec.MAX_CHARS + 1), "The record is longer than 100000 characters."),
+    (GOOD.replace('[Opening "3-3 6-5"]', '[Opening "white starts"]'), '"white starts" is only'),
+    (GOOD.replace("3 white double 2", "3 white double 128"), "The cube stops at 64"),
+    (GOOD.replace("3 black take", "3 white take"), "The double was offered to black."),
+    (GOOD.replace("2 black 4-4", "2 black\x07 4-4"), "control character U+0007"),
+    (GOOD.replace('[Preset "classic"]', '[Preset "match"]\n[Match length "³"]')
+     .replace('[Cube "on"]\n', ""), 'the match length is 1, 3, 5, 7, not "³"'),
+]
+
+
+@pytest.mark.parametrize("text, english", TRANSLATED_REFUSALS)
+def test_import_refusals_are_given_in_the_pages_language(client, text, english):
+    response = client.post(reverse("games:import"), {"text": text})
+    assert response.status_code == 400 and english in response.context["error"]
+    for lang in ("ru", "bg"):
+        response = client.post(reverse("games:import").replace("/en/", f"/{lang}/"),
+                               {"text": text})
+        error = response.context["error"]
+        assert response.status_code == 400 and not ImportedRecord.objects.exists()
+        assert english not in error and re.search("[а-яА-Я]", error), (lang, error)
+
+
+def test_every_refusal_code_of_the_record_engine_has_a_translation():
+    import inspect
+
+    source = inspect.getsource(rec)
+    codes = set(re.findall(r'RecordError\([^()]*?(?:\([^()]*\)[^()]*?)*?"([a-z_]+)"'
+                           r'(?:,\s*params=|\))', source))
+    codes |= set(re.findall(r'"((?:[a-z]+_)*[a-z]+)",\s*params=', source))
+    assert {"turn_number", "game_over", "cube_limit", "control_character"} <= codes
+    for code in codes:
+        exc = rec.RecordError(1, "English reason", code,
+                              params={"side": "white", "action": "take", "limit": 64,
+                                      "value": "x", "char": "U+0000", "name": "Cube",
+                                      "preset": "sport", "lengths": "1", "expected": 1,
+                                      "got": 2, "dice": "6-5", "cube": 2, "offer": 4,
+                                      "result": "r", "stated": "s"})
+        assert services.record_error_reason(exc) != "English reason", code
+
+
+def test_a_stored_record_the_importer_now_refuses_gets_404_not_a_server_error(client):
+    stored = ImportedRecord.objects.create(
+        text=GOOD.replace('[Opening "3-3 6-5"]', '[Opening "white starts"]'), title="old")
+    response = client.get(reverse("games:imported", kwargs={"record_id": stored.id}))
+    assert response.status_code == 404

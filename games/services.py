@@ -490,7 +490,8 @@ def why_not_message(reasons):
     texts = [(die, _why_text(code, target)) for die, code, target in reasons]
     if len({text for _die, text in texts}) == 1 or any(die is None for die, _t in texts):
         return texts[0][1]
-    return " ".join(_("Die %(die)s: %(reason)s") % {"die": die, "reason": text}
+    # After "Die 6:" the reason goes on the sentence, so it starts in lower case.
+    return " ".join(_("Die %(die)s: %(reason)s") % {"die": die, "reason": text[:1].lower() + text[1:]}
                     for die, text in texts)
 
 

@@ -169,12 +169,23 @@ def test_reload_in_the_middle_continues_the_same_game(daphne_server, celery_work
     if action == "play":
         game = in_thread(lambda: Game.objects.get(pk=game_id))
         position = game.get_position()
-        play = legal_plays(position, tuple(game.dice), get_ruleset(game.preset))[-1].notation
+        plays = legal_plays(position, tuple(game.dice), get_ruleset(game.preset))
+        play = plays[-1].notation
         version = game.version
+        # The placeholder is a legal play of this roll (white's own numbering).
+        assert page.locator("#move-text").get_attribute("placeholder") in {p.notation for p in plays}
+        # A refused play stays in the box, selected, to be corrected.
+        page.fill("#move-text", "1/2")
+        page.press("#move-text", "Enter")
+        page.wait_for_function("document.getElementById('message').textContent.trim() !== ''")
+        assert page.locator("#move-text").input_value() == "1/2"
+        assert page.evaluate("""() => { const box = document.getElementById("move-text");
+          return document.activeElement === box && box.selectionStart === 0 && box.selectionEnd === 3; }""")
         page.fill("#move-text", play)
         page.press("#move-text", "Enter")
         wait_for_new_version(page, version, deadline)
         assert page.locator("#message").inner_text() == ""
+        assert page.locator("#move-text").input_value() == ""
         assert in_thread(lambda: Game.objects.get(pk=game_id).events.filter(
             kind="play", side="white", play=play).exists())
     assert not page_errors, page_errors

@@ -150,6 +150,17 @@ def test_an_illegal_record_is_refused_with_its_line_and_reason(client):
     assert client.get(reverse("games:import")).status_code == 200
 
 
+def test_the_example_record_on_the_import_page_imports(client):
+    import html
+
+    page = client.get(reverse("games:import")).content.decode()
+    example = re.search(r'<pre class="record-import__example"[^>]*>(.*?)</pre>', page, re.S)
+    text = html.unescape(example.group(1))
+    rec.replay(rec.parse(text))  # the engine accepts every line
+    response = client.post(reverse("games:import"), {"text": text})
+    assert response.status_code == 302 and ImportedRecord.objects.count() == 1
+
+
 def test_the_position_share_page_and_images(client):
     position = Position.from_json({"turn": "black", "white": {"24": 13, "18": 2},
                                    "black": {"24": 14, "20": 1}, "first_turn": False})

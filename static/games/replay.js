@@ -69,7 +69,8 @@
     };
   }
 
-  function show(index, focusList) {
+  /** Shows frame `index`; `remember` (default true) writes it into the address for reloads and links. */
+  function show(index, focusList, remember = true) {
     state.index = Math.max(0, Math.min(frames.length - 1, index));
     const frame = frames[state.index];
     board.draw(view(frame));
@@ -84,11 +85,8 @@
       item.classList.toggle("current", current);
       if (current) {
         item.setAttribute("aria-current", "step");
-        const box = els.list;
-        if (item.offsetTop < box.scrollTop || item.offsetTop + item.offsetHeight > box.scrollTop + box.clientHeight) {
-          box.scrollTop = item.offsetTop - box.clientHeight / 2;
-        }
-        if (focusList) item.querySelector("a").focus();
+        keepInList(item);
+        if (focusList) item.querySelector("a").focus({ preventScroll: true });
       } else {
         item.removeAttribute("aria-current");
       }
@@ -96,7 +94,18 @@
     if (els.share && root.dataset.sharePage) {
       els.share.href = root.dataset.sharePage.replace(/[^/]+\/$/, frame.position_id + "/");
     }
-    if (window.history.replaceState) window.history.replaceState(null, "", "#frame-" + state.index);
+    // "#step-N" matches no element id, so a reload opens the page at the top (not at the list item).
+    if (remember && window.history.replaceState) window.history.replaceState(null, "", "#step-" + state.index);
+  }
+
+  /** Scrolls the list box (never the page) so that `item` is visible; measured from the box. */
+  function keepInList(item) {
+    const box = els.list;
+    const top = item.getBoundingClientRect().top - box.getBoundingClientRect().top - box.clientTop + box.scrollTop;
+    const bottom = top + item.offsetHeight;
+    if (top < box.scrollTop || bottom > box.scrollTop + box.clientHeight) {
+      box.scrollTop = Math.max(0, top - (box.clientHeight - item.offsetHeight) / 2);
+    }
   }
 
   function relabel() {
@@ -143,13 +152,14 @@
     radio.addEventListener("change", () => {
       state.viewer = radio.value;
       relabel();
-      show(state.index);
+      show(state.index, false, window.location.hash !== "");
     });
   }
 
   for (const id of ["replay-controls", "replay-slider", "replay-keys", "replay-numbering"]) $(id).hidden = false;
   svgEl.removeAttribute("hidden");
   relabel();
-  const fromHash = /^#frame-(\d+)$/.exec(window.location.hash);
-  show(fromHash ? Number(fromHash[1]) : 0);
+  // Deep links: "#step-N" (written by this page) and "#frame-N" (the no-JavaScript list's anchors).
+  const fromHash = /^#(?:step|frame)-(\d+)$/.exec(window.location.hash);
+  show(fromHash ? Number(fromHash[1]) : 0, false, false);
 })();

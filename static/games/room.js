@@ -112,6 +112,7 @@
     anim: null, // {view} while the opponent's play is being shown
     animToken: 0,
     autoFor: null, // the version an automatic play was scheduled for
+    typedFor: null, // the version a typed play was sent for, until it is accepted or refused
     nextTimer: 0,
     settings: loadSettings(),
   };
@@ -674,6 +675,9 @@
     els.moveForm.hidden = !(typing || (state.settings.reader && can("resign")));
     els.moveForm.querySelector("button").disabled = !ready || !typing;
     els.moveText.disabled = !typing;
+    // An example of the real roll: the first legal play, already in the mover's (the viewer's) numbering.
+    const example = typing && game.legal && !game.legal.pass && (game.legal.plays || []).find((p) => p.play);
+    els.moveText.placeholder = example ? example.play : "";
   }
 
   function drawLinks() {
@@ -958,7 +962,9 @@
     }
     state.staged = [];
     state.selected = null;
-    if (sendAction("play", { play: text })) els.moveText.value = "";
+    // The text stays until a snapshot shows the play went through (onSnapshot), so a refused
+    // play can be corrected instead of retyped.
+    if (sendAction("play", { play: text })) state.typedFor = state.game.version;
   });
 
   if (els.share) {
@@ -1091,6 +1097,10 @@
       state.selected = null;
       showError(""); // an error about an older version no longer applies
     }
+    if (state.typedFor !== null && (!sameGame || game.version > state.typedFor)) {
+      state.typedFor = null;
+      els.moveText.value = ""; // the typed play was accepted (the game moved past its version)
+    }
     state.game = game;
     state.pending = false;
     if (state.anim) {
@@ -1138,6 +1148,14 @@
       }
       showError(frame.message || frame.code || gettext("The server refused this action."));
       render();
+      if (state.typedFor !== null) {
+        // The typed play was refused: keep it, selected, to be corrected.
+        state.typedFor = null;
+        if (!els.moveText.disabled) {
+          els.moveText.focus();
+          els.moveText.select();
+        }
+      }
     }
   }
 

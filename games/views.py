@@ -413,14 +413,8 @@ def position_svg(request, position_id):
     Cached by browsers for a day (an ID always shows the same position), and on the server
     (Django's cache, Redis) per ID, language (the title and description) and renderer."""
     position = _position_or_404(position_id)
-    key = _image_cache_key("svg", position_id, get_language())
-    svg = cache.get(key)
-    if svg is None:
-        svg = _board_svg(position)
-        cache.set(key, svg, IMAGE_CACHE_SECONDS)
-    response = HttpResponse(svg, content_type="image/svg+xml; charset=utf-8")
-    response["Cache-Control"] = f"public, max-age={IMAGE_CACHE_SECONDS}"
-    return response
+    return _cached_image(_image_cache_key("svg", position_id, get_language()),
+                         lambda: _board_svg(position), "image/svg+xml; charset=utf-8")
 
 
 _PNG_FONTS = Path(ttf_opensans.__file__).with_name("ttf")
@@ -432,12 +426,18 @@ def position_png(request, position_id):
     takes about 0.1 s, so the bytes are kept in Django's cache (Redis) per ID and renderer: a
     repeated request costs a cache read."""
     position = _position_or_404(position_id)
-    key = _image_cache_key("png", position_id, _PNG_FONTS)
-    png = cache.get(key)
-    if png is None:
-        png = _render_png(position)
-        cache.set(key, png, IMAGE_CACHE_SECONDS)
-    response = HttpResponse(png, content_type="image/png")
+    return _cached_image(_image_cache_key("png", position_id, _PNG_FONTS),
+                         lambda: _render_png(position), "image/png")
+
+
+def _cached_image(key, render, content_type):
+    """The image under ``key`` in Django's cache, drawn by ``render()`` on a miss, as a response
+    that browsers may also keep for IMAGE_CACHE_SECONDS."""
+    body = cache.get(key)
+    if body is None:
+        body = render()
+        cache.set(key, body, IMAGE_CACHE_SECONDS)
+    response = HttpResponse(body, content_type=content_type)
     response["Cache-Control"] = f"public, max-age={IMAGE_CACHE_SECONDS}"
     return response
 

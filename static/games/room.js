@@ -328,7 +328,15 @@
     }
     if (myTurn()) {
       if (game.phase === "roll") {
-        return can("double") ? gettext("Your turn: roll the dice, or double first.") : gettext("Your turn: roll the dice.");
+        const ask = can("double") ? gettext("Your turn: roll the dice, or double first.") : gettext("Your turn: roll the dice.");
+        // Say plainly that the opponent has just taken our double (else only the history shows it).
+        const history = game.history || [];
+        const latest = history[history.length - 1];
+        if (latest && latest.kind === "take" && latest.side !== you() && game.cube) {
+          return fmt(gettext("%(name)s took your double: the game is now played for %(value)s."),
+            { name: subject(latest.side), value: game.cube.value }) + " " + ask;
+        }
+        return ask;
       }
       const dice = diceText(game.dice);
       if (game.legal && game.legal.pass) {

@@ -6,23 +6,17 @@ The site runs as in production: Daphne in a subprocess (static files by WhiteNoi
 Redis as page cache under a key prefix of its own.
 """
 
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 from uuid import uuid4
 
 import pytest
 
+from nardy_site.tests.servers import CHROMIUM, CHROMIUM_ARGS, DaphneServer, free_port
+
 pytestmark = [pytest.mark.e2e]
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts" / "rules_pages"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 # Elements whose right edge passes the viewport (their own scroll boxes excepted).
 OVERFLOW_JS = """() => {
@@ -42,36 +36,13 @@ OVERFLOW_JS = """() => {
 @pytest.fixture(scope="module")
 def site(test_process_env, tmp_path_factory):
     """Base URL of Daphne serving the site on a free port (stopped after the module)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
     env = dict(test_process_env, CACHE_KEY_PREFIX=f"test-shots-{uuid4().hex}")
-    log_path = tmp_path_factory.mktemp("daphne") / "daphne.log"
-    base = f"http://127.0.0.1:{port}"
-    with open(log_path, "wb") as log_file:
-        process = subprocess.Popen([sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-                                    "nardy_site.asgi:application"], cwd=ROOT, env=env,
-                                   stdout=log_file, stderr=subprocess.STDOUT)
+    server = DaphneServer(free_port(), env, tmp_path_factory.mktemp("daphne") / "daphne.log")
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert process.poll() is None, log_path.read_text(errors="replace")
-            try:
-                with urllib.request.urlopen(f"{base}/robots.txt", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            assert time.monotonic() < deadline, log_path.read_text(errors="replace")
-            time.sleep(0.2)
-        yield base
+        server.start()
+        yield server.base
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        server.stop()
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,6 @@
 """The live-game WebSocket consumer (docs/protocol.md). Thin: it parses and checks frames,
 calls ``games.services`` and sends what they return; it never writes a game itself."""
+import asyncio
 import json
 import uuid
 
@@ -9,7 +10,7 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from games import services
+from games import clocks, services
 from games.models import Game
 
 #: largest accepted client frame, in characters
@@ -19,7 +20,8 @@ CLOSE_NOT_FOUND = 4404
 
 #: frames that change the game (each names the version it was sent at) and the service doing it
 ACTIONS = {"roll": services.roll, "double": services.double, "take": services.take,
-           "drop": services.drop, "resign": services.resign, "play": services.play}
+           "drop": services.drop, "resign": services.resign, "play": services.play,
+           "claim": services.claim}
 
 
 class NotFoundConsumer(AsyncWebsocketConsumer):
@@ -36,12 +38,19 @@ class GameConsumer(AsyncWebsocketConsumer):
     On connect: looks the game up (unknown: accepted then closed with 4404), identifies the
     viewer by ``guest_id`` in the Django session, joins the group ``game_<id>`` and sends a
     snapshot. Client frames: ``roll``, ``play``, ``double``, ``take``, ``drop``, ``resign``
-    (each with ``version``), ``snapshot`` and ``why`` (read only). Errors are sent as
+    (each with ``version``), ``claim`` (the win against an absent opponent), ``snapshot`` and
+    ``why`` (read only). Errors are sent as
     ``error`` frames (a ``stale_version`` is followed by a snapshot); a ``game.changed`` group
     event makes it send this viewer's fresh snapshot. Connecting and asking for snapshots
     only read the game: they never change it nor queue a computer move.
     Interface text is in the language named by the ``lang`` query parameter, if it is one
     of ``settings.LANGUAGES``.
+
+    Presence (docs/protocol.md "Presence"): a player's socket is registered on connect
+    (``services.player_here``), touched every ``services.PRESENCE_TOUCH_MS`` while open and
+    removed on disconnect (``services.player_left``); a ``game.presence`` group event sends
+    every viewer a snapshot of the same version. Each action is timed on arrival, so the clock
+    judges it by when the server received it.
     """
 
     async def connect(self):
@@ -60,11 +69,26 @@ class GameConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_NOT_FOUND)
             return
         await self.channel_layer.group_add(self.group, self.channel_name)
+        self.side = await database_sync_to_async(services.player_here)(
+            self.game_id, self.guest_id, self.channel_name)
+        if self.side is not None:
+            self.touch_task = asyncio.ensure_future(self._touch())
         await self.send_snapshot()
 
     async def disconnect(self, code):
+        task = getattr(self, "touch_task", None)
+        if task is not None:
+            task.cancel()
         if getattr(self, "group", None):
             await self.channel_layer.group_discard(self.group, self.channel_name)
+        if getattr(self, "side", None) is not None:
+            await database_sync_to_async(services.player_left)(self.game_id, self.channel_name)
+
+    async def _touch(self):
+        """Tell the server every PRESENCE_TOUCH_MS that this player's socket is still open."""
+        while True:
+            await asyncio.sleep(services.PRESENCE_TOUCH_MS / 1000)
+            await database_sync_to_async(services.player_still_here)(self.channel_name)
 
     async def receive(self, text_data=None, bytes_data=None):
         frame = self._parse(text_data)
@@ -89,6 +113,11 @@ class GameConsumer(AsyncWebsocketConsumer):
     async def game_changed(self, event):
         """Group event ``{"type": "game.changed", "version": v}`` sent by the services."""
         await self.send_snapshot()
+
+    async def game_presence(self, event):
+        """Group event ``{"type": "game.presence", "version": v}``: a player came or went; the
+        version is unchanged, so the snapshot is sent anyway."""
+        await self.send_snapshot(force=True)
 
     # --- helpers ---
 
@@ -152,11 +181,13 @@ class GameConsumer(AsyncWebsocketConsumer):
             return frame
 
     async def _act(self, frame):
+        received = clocks.now_ms()
         actor = services.Actor(guest_id=self.guest_id)
         kind, version = frame["type"], frame["version"]
         args = (frame["play"],) if kind == "play" else ()
         with translation.override(self.language):
-            await database_sync_to_async(ACTIONS[kind])(self.game_id, actor, version, *args)
+            await database_sync_to_async(ACTIONS[kind])(self.game_id, actor, version, *args,
+                                                        at=received)
 
     def _language(self):
         query = self.scope.get("query_string", b"").decode("latin-1")

@@ -32,6 +32,7 @@ class Status(models.TextChoices):
 
     ACTIVE = "active", _("Active")
     FINISHED = "finished", _("Finished")
+    ABORTED = "aborted", _("Aborted")
 
 
 class Phase(models.TextChoices):
@@ -68,17 +69,21 @@ class ResultKind(models.TextChoices):
 
 
 class EndReason(models.TextChoices):
-    """How a game ended (RULES.md R9): the winner bore off its last checker, or the loser
-    resigned."""
+    """How a game ended (RULES.md R9-R11): the winner bore off its last checker, the loser
+    resigned, declined a double, ran out of time, or left (did not come back in time, or the
+    opponent claimed the win after the grace period)."""
 
     BORE_OFF = "bore_off", _("Bore off all checkers")
     RESIGN = "resign", _("Resignation")
     DROP = "drop", _("Double declined")
+    TIMEOUT = "timeout", _("Out of time")
+    ABANDON = "abandon", _("Left the game")
 
 
 class EventKind(models.TextChoices):
     """Kinds of ``GameEvent``: the opening roll (R3), a roll, a play (a pass is the play ""),
-    the cube actions (R10: double, take, drop), a resignation, and the end of the game."""
+    the cube actions (R10: double, take, drop), a resignation, a loss on time or by leaving (R11;
+``side`` is the side that lost), an abort (no-show: nobody wins), and the end of the game."""
 
     OPENING = "opening", _("Opening roll")
     ROLL = "roll", _("Roll")
@@ -87,6 +92,9 @@ class EventKind(models.TextChoices):
     TAKE = "take", _("Take")
     DROP = "drop", _("Drop")
     RESIGN = "resign", _("Resignation")
+    TIMEOUT = "timeout", _("Out of time")
+    ABANDON = "abandon", _("Left the game")
+    ABORT = "abort", _("Aborted")
     END = "end", _("End")
 
 
@@ -103,8 +111,12 @@ class GameQuerySet(models.QuerySet):
         return self.filter(status=Status.ACTIVE)
 
     def finished(self):
-        """Games that have ended (borne off or resigned)."""
+        """Games that have ended with a result (aborted games have none)."""
         return self.filter(status=Status.FINISHED)
+
+    def with_expired_deadline(self, now):
+        """Active games whose clock ``deadline`` (a datetime) is at or before ``now``."""
+        return self.active().filter(deadline__lte=now)
 
     def for_guest(self, guest_id):
         """Games in which the guest ``guest_id`` (a session's guest id) plays either side."""
@@ -209,6 +221,19 @@ class Game(models.Model):
     result_kind = models.CharField(max_length=8, choices=ResultKind.choices, blank=True)
     result_points = models.PositiveSmallIntegerField(null=True, blank=True)
     end_reason = models.CharField(max_length=16, choices=EndReason.choices, blank=True)
+    # Clock (RULES.md R11, games.clocks): the spec ({} = no clock), the running period of the
+    # side that must act, when it and the turn began, each side's reserve, and the next
+    # instant at which something expires (the beat sweep looks for it).
+    clock = models.JSONField(default=dict, blank=True)
+    clock_period = models.CharField(max_length=8, blank=True)
+    period_started = models.DateTimeField(null=True, blank=True)
+    turn_started = models.DateTimeField(null=True, blank=True)
+    white_reserve_ms = models.PositiveIntegerField(null=True, blank=True)
+    black_reserve_ms = models.PositiveIntegerField(null=True, blank=True)
+    deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    # Presence: since when a player has had no open socket (None: here, or not yet seen).
+    white_away_since = models.DateTimeField(null=True, blank=True)
+    black_away_since = models.DateTimeField(null=True, blank=True)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 
@@ -220,6 +245,10 @@ class Game(models.Model):
             models.CheckConstraint(
                 condition=models.Q(phase="over") | models.Q(status="active"),
                 name="games_game_finished_is_over",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(status="active") | models.Q(deadline__isnull=True),
+                name="games_game_over_has_no_deadline",
             ),
             models.CheckConstraint(
                 condition=models.Q(cube_value__in=(1, 2, 4, 8, 16, 32, 64)),
@@ -238,10 +267,15 @@ class Game(models.Model):
         return get_ruleset(self.preset, self.table or None)
 
     @property
+    def is_over(self):
+        """True once the game has finished (with a result) or was aborted (without one)."""
+        return self.status != Status.ACTIVE
+
+    @property
     def awaiting(self):
         """The side that must act now: the side to move, or in phase ``cube`` the side offered
         the double; None once the game is over."""
-        if self.status == Status.FINISHED:
+        if self.is_over:
             return None
         if self.phase == Phase.CUBE:
             return other_side(self.position["turn"])
@@ -260,9 +294,35 @@ class Game(models.Model):
     @property
     def turn(self):
         """The side to move, or None once the game is over."""
-        if self.status == Status.FINISHED:
+        if self.is_over:
             return None
         return self.position["turn"]
+
+    def reserve_of(self, side):
+        """``side``'s clock reserve in ms (None without a clock)."""
+        return self.white_reserve_ms if side == Side.WHITE else self.black_reserve_ms
+
+    def set_reserve(self, side, ms):
+        """Set ``side``'s clock reserve (ms)."""
+        if side == Side.WHITE:
+            self.white_reserve_ms = ms
+        else:
+            self.black_reserve_ms = ms
+
+    def away_since(self, side):
+        """Since when ``side``'s player has had no open socket (a datetime), or None."""
+        return self.white_away_since if side == Side.WHITE else self.black_away_since
+
+    def set_away_since(self, side, when):
+        """Record since when ``side``'s player is away (None: here)."""
+        if side == Side.WHITE:
+            self.white_away_since = when
+        else:
+            self.black_away_since = when
+
+    def human_sides(self):
+        """The sides played by people (not the bot), in R1 order."""
+        return [side for side in Side.values if side != self.bot_side]
 
     def guest_of(self, side):
         """The guest id playing ``side`` ("" if the bot or nobody plays it)."""
@@ -336,6 +396,55 @@ class GameEvent(models.Model):
 
     def __str__(self):
         return f"{self.game_id} #{self.seq} {self.kind} {self.side} {self.dice or ''} {self.play}"
+
+
+class Presence(models.Model):
+    """One open socket of a player in a game (docs/protocol.md "Presence"): a side is here while
+    it has at least one row seen within ``games.services.PRESENCE_STALE_MS``. The consumer adds
+    its row on connect, touches ``seen`` while open and removes it on disconnect; the beat sweep
+    removes rows of sockets that died without a disconnect (a killed Daphne)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="presences")
+    side = models.CharField(max_length=8, choices=Side.choices)
+    channel_name = models.CharField(max_length=200, unique=True)
+    seen = models.DateTimeField(db_index=True)
+
+    def __str__(self):
+        return f"{self.game_id} {self.side} {self.channel_name}"
+
+
+class ChallengeStatus(models.TextChoices):
+    """Where a challenge link stands: waiting for a friend, taken (the game exists) or
+    withdrawn by its creator."""
+
+    OPEN = "open", _("Waiting")
+    ACCEPTED = "accepted", _("Accepted")
+    CANCELLED = "cancelled", _("Cancelled")
+
+
+class Challenge(models.Model):
+    """A link to a game between people: its creator picks the table options and a side; the
+    first other person who opens the link and accepts plays the other side. The game runs the
+    preset's clock (RULES.md R12). ``table``, ``match_length`` as in
+    ``games.services.table_options``; ``game`` is set once accepted."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    preset = models.CharField(max_length=16, choices=Preset.choices, default=Preset.SPORT)
+    table = models.JSONField(default=dict, blank=True)
+    match_length = models.PositiveSmallIntegerField(null=True, blank=True)
+    colour = models.CharField(max_length=8, choices=Colour.choices, default=Colour.RANDOM)
+    creator_guest = models.CharField(max_length=64, db_index=True)
+    status = models.CharField(max_length=16, choices=ChallengeStatus.choices,
+                              default=ChallengeStatus.OPEN)
+    game = models.OneToOneField(Game, null=True, blank=True, on_delete=models.SET_NULL,
+                                related_name="challenge")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created"]
+
+    def __str__(self):
+        return f"challenge {self.id} ({self.preset}, {self.status})"
 
 
 class ImportedRecord(models.Model):

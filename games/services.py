@@ -10,6 +10,7 @@ move when it is the bot's turn. A request that fails a check raises a ``GameErro
 import logging
 import secrets
 from dataclasses import dataclass
+from datetime import datetime, timezone as dt_timezone
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -18,7 +19,7 @@ from django.utils.translation import gettext as _
 
 from django.urls import reverse
 
-from games import bots
+from games import bots, clocks
 from games import dice as dice_rolls
 from games.bots import cube as cube_decisions
 from games.engine import (
@@ -29,8 +30,8 @@ from games.engine import record as rec
 from games.engine.position_id import encode as encode_position
 from games.engine.rules import PLAY_OPENING_DICE
 from games.models import (
-    BotLevel, EndReason, EventKind, Game, GameEvent, ImportedRecord, Match, Phase, Preset, Side,
-    Status, other_side,
+    BotLevel, Challenge, ChallengeStatus, Colour, EndReason, EventKind, Game, GameEvent,
+    ImportedRecord, Match, Phase, Preset, Presence, Side, Status, other_side,
 )
 
 logger = logging.getLogger(__name__)
@@ -95,6 +96,25 @@ class GameOver(GameError):
     """The game has finished; nothing more can be done in it (``game_over``)."""
 
     code = "game_over"
+
+
+class TimeRanOut(GameOver):
+    """The request came after a deadline of the game's clock (RULES.md R11): the timeout was
+    applied instead and the game is over (``game_over``)."""
+
+
+class CannotClaim(GameError):
+    """A claim of the win that the rules do not allow now: the opponent is here, or has not
+    been away for the grace period, or the clock has no claim (``cannot_claim``)."""
+
+    code = "cannot_claim"
+
+
+class ChallengeError(GameError):
+    """A challenge link that cannot be accepted or withdrawn: taken, withdrawn, or one's own
+    (``challenge``)."""
+
+    code = "challenge"
 
 
 # --- who acts ---------------------------------------------------------------------------
@@ -168,23 +188,36 @@ def table_options(preset, match_length=None, koks=None, cube=None):
 
 # --- creating a game --------------------------------------------------------------------
 
+def clock_for(preset, wanted):
+    """The clock spec a new game gets (RULES.md R12): the preset's clock when ``wanted`` is
+    true (games between people always; against the computer only if the player asks), else
+    None. Raises BadFrame for an unknown preset."""
+    if preset not in clocks.PRESET_CLOCK:
+        raise BadFrame(_("Unknown rules preset."))
+    if isinstance(wanted, str) or not isinstance(wanted, (bool, type(None))):
+        raise BadFrame(_("The clock is on or off."))
+    return clocks.CLOCKS[clocks.PRESET_CLOCK[preset]] if wanted else None
+
+
 def create_bot_game(guest_id, preset=Preset.SPORT, bot_level=BotLevel.MEDIUM, human_side="white",
-                    match_length=None, koks=None, cube=None):
+                    match_length=None, koks=None, cube=None, clock=False):
     """Create a game between the guest ``guest_id`` and the bot, and play the opening (R3).
 
     ``preset`` is an R12 preset name, ``bot_level`` one of ``bot_levels()``, ``human_side`` is
     "white", "black" or "random"; ``match_length``, ``koks`` and ``cube`` as in
-    ``table_options``. A ``match`` game starts a Match of that length. The game gets a secret
-    dice seed; each side rolls one die from it (ties rolled again); with the preset's opening
-    ``play_opening_dice`` the higher die's side is to play those two dice (phase "play"), with
-    ``reroll`` it is to roll (phase "roll"). The game starts at version 1, its record holding
-    the opening event. If the bot moves first, its move is queued after the commit. Raises
-    ``BadFrame`` for an unknown preset, level, side or option, or an empty guest id. Returns
-    the new ``Game``.
+    ``table_options``; ``clock`` True gives the player the preset's clock (``clock_for``; the
+    bot never runs a clock). A ``match`` game starts a Match of that length. The game gets a
+    secret dice seed; each side rolls one die from it (ties rolled again); with the preset's
+    opening ``play_opening_dice`` the higher die's side is to play those two dice (phase
+    "play"), with ``reroll`` it is to roll (phase "roll"). The game starts at version 1, its
+    record holding the opening event. If the bot moves first, its move is queued after the
+    commit. Raises ``BadFrame`` for an unknown preset, level, side or option, or an empty
+    guest id. Returns the new ``Game``.
     """
     if not guest_id or not isinstance(guest_id, str):
         raise BadFrame(_("A game needs a guest to play it."))
     table, length = table_options(preset, match_length, koks, cube)
+    spec = clock_for(preset, clock)
     if bot_level not in bot_levels():
         raise BadFrame(_("Unknown computer level."))
     colour = human_side
@@ -198,24 +231,43 @@ def create_bot_game(guest_id, preset=Preset.SPORT, bot_level=BotLevel.MEDIUM, hu
         "bot_side": other_side(human_side),
         "bot_level": bot_level,
     }
+    return _new_game(preset, table, length, colour, spec, players)
+
+
+def _new_game(preset, table, length, colour, spec, players):
+    """Create the game (and its Match for a ``match`` length) in one transaction."""
     with transaction.atomic():
         match = None
         if length is not None:
             match = Match.objects.create(preset=preset, length=length, **players)
+        reserves = None
+        if spec is not None:
+            reserves = {side: spec.reserve_ms for side in Side.values}
         game = _start_game(preset=preset, table=table, colour=colour, match=match,
-                           match_number=1 if match else None, starter=None, **players)
+                           match_number=1 if match else None, starter=None, clock=spec,
+                           reserves=reserves, clock_from=_now_ms(), **players)
     return game
 
 
-def _start_game(*, preset, table, colour, match, match_number, starter, **players):
+#: after a game of a match, the next game's clock starts this much later (ms), so the
+#: players can see the result and their pages move to the next game (room.js waits 5 s)
+BETWEEN_GAMES_MS = 6_000
+
+
+def _start_game(*, preset, table, colour, match, match_number, starter, clock=None,
+                reserves=None, clock_from=None, **players):
     """Create and save a game at version 1 with its opening (inside the caller's transaction).
 
     ``starter`` None: the R3 roll-off from the game's seed; else that side starts and rolls
-    both dice (a match game after the first, R11)."""
+    both dice (a match game after the first, R11). ``clock`` (a ClockSpec or None) with each
+    side's ``reserves`` (ms) starts the first turn's clock at ``clock_from`` (ms)."""
     seed = dice_rolls.new_seed()
     game = Game(preset=preset, table=table, colour=colour, match=match,
                 match_number=match_number, seed=seed.hex(), seed_hash=fairdice.seed_hash(seed),
-                version=0, **players)
+                version=0, clock=clock.to_json() if clock else {}, **players)
+    if clock is not None:
+        for side in Side.values:
+            game.set_reserve(side, reserves[side])
     if starter is None:
         white_die, black_die, ties, next_roll = dice_rolls.opening_roll(seed, 0)
         starter = Side.WHITE.value if white_die > black_die else Side.BLACK.value
@@ -236,102 +288,184 @@ def _start_game(*, preset, table, colour, match, match_number, starter, **player
         game.dice = None
     game.save()
     _record(game, EventKind.OPENING, starter, dice=opening_dice)
+    _clock_after_change(game, None, clock_from if clock_from is not None else _now_ms())
     _save(game)
     return game
 
 
+# --- games between people: challenge links ----------------------------------------------
+
+def create_challenge(guest_id, preset=Preset.SPORT, colour=Colour.RANDOM, match_length=None,
+                     koks=None, cube=None):
+    """Open a challenge link for a game between people (the preset's clock, RULES.md R12).
+
+    ``colour`` is the side the creator wants ("white", "black" or "random"), the other
+    options as in ``table_options``. Raises BadFrame for an empty guest id or a wrong option.
+    Returns the new ``Challenge``.
+    """
+    if not guest_id or not isinstance(guest_id, str):
+        raise BadFrame(_("A game needs a guest to play it."))
+    table, length = table_options(preset, match_length, koks, cube)
+    if colour not in Colour.values:
+        raise BadFrame(_("Unknown side."))
+    with transaction.atomic():
+        return Challenge.objects.create(preset=preset, table=table, match_length=length,
+                                        colour=colour, creator_guest=guest_id)
+
+
+def accept_challenge(challenge_id, guest_id):
+    """The guest ``guest_id`` accepts the open challenge ``challenge_id``: the game between
+    the creator and them starts now with the preset's clock (the creator gets the side they
+    asked for; "random" is drawn by the server). Raises ChallengeError (already taken,
+    withdrawn, or one's own link), BadFrame (no guest) or Challenge.DoesNotExist. Returns the
+    new Game."""
+    if not guest_id or not isinstance(guest_id, str):
+        raise BadFrame(_("A game needs a guest to play it."))
+    with transaction.atomic():
+        challenge = Challenge.objects.select_for_update().get(pk=challenge_id)
+        if challenge.status == ChallengeStatus.CANCELLED:
+            raise ChallengeError(_("This challenge was withdrawn."))
+        if challenge.status == ChallengeStatus.ACCEPTED:
+            raise ChallengeError(_("Someone has already accepted this challenge."))
+        if challenge.creator_guest == guest_id:
+            raise ChallengeError(_("This is your own challenge: send the link to a friend."))
+        creator_side = challenge.colour
+        if creator_side == Colour.RANDOM:
+            creator_side = secrets.choice(Side.values)
+        players = {
+            f"{creator_side}_guest": challenge.creator_guest,
+            f"{other_side(creator_side)}_guest": guest_id,
+        }
+        game = _new_game(challenge.preset, challenge.table, challenge.match_length,
+                         challenge.colour, clock_for(challenge.preset, True), players)
+        challenge.status = ChallengeStatus.ACCEPTED
+        challenge.game = game
+        challenge.save()
+    return game
+
+
+def cancel_challenge(challenge_id, guest_id):
+    """Withdraw an open challenge; only its creator may. Raises ChallengeError (not theirs,
+    or no longer open) or Challenge.DoesNotExist. Returns the Challenge."""
+    with transaction.atomic():
+        challenge = Challenge.objects.select_for_update().get(pk=challenge_id)
+        if challenge.creator_guest != guest_id:
+            raise ChallengeError(_("Only the player who made this challenge may withdraw it."))
+        if challenge.status != ChallengeStatus.OPEN:
+            raise ChallengeError(_("This challenge is no longer open."))
+        challenge.status = ChallengeStatus.CANCELLED
+        challenge.save()
+    return challenge
+
+
 # --- actions ----------------------------------------------------------------------------
 
-def roll(game_id, actor, version):
+def roll(game_id, actor, version, at=None):
     """The side to move rolls both dice (phase "roll" -> "play").
 
     The dice are derived from the game's seed and the roll's number (``games.dice``), stored
     and recorded as a roll event before any socket hears of them. If no step is possible
     with them, the game stays in phase "play" and the snapshot offers only the pass
-    (``legal.pass``), which the player confirms with the play "". Raises NotYourTurn,
-    StaleVersion, GameOver or WrongPhase. Returns the game.
+    (``legal.pass``), which the player confirms with the play "". ``at`` (ms since the epoch,
+    default now) is when the server received the request: the clock is judged at that instant
+    (see ``_act``). Raises NotYourTurn, StaleVersion, GameOver (TimeRanOut) or WrongPhase.
+    Returns the game.
     """
-    with transaction.atomic():
-        game = _lock(game_id)
+    def change(game):
         side = _check(game, actor, version, Phase.ROLL)
         _apply_roll(game, side)
-        _save(game)
-    return game
+    return _act(game_id, at, change)
 
 
-def play(game_id, actor, version, notation):
+def play(game_id, actor, version, notation, at=None):
     """The side to move plays its dice: ``notation`` is the whole play (RULES.md Notation).
 
     The play is judged by the position it leads to (Notation); "" is the pass, legal only
     when no step is possible (R6). If the mover bears off its 15th checker the game ends and
-    is scored by R9 on the loser's board (with the cube, R10). Raises BadFrame (notation not
-    a string), NotYourTurn, StaleVersion, GameOver, WrongPhase or IllegalPlayError (with the
-    engine's readable reason). Returns the game.
+    is scored by R9 on the loser's board (with the cube, R10). ``at`` as for ``roll``. Raises
+    BadFrame (notation not a string), NotYourTurn, StaleVersion, GameOver (TimeRanOut),
+    WrongPhase or IllegalPlayError (with the engine's readable reason). Returns the game.
     """
     if not isinstance(notation, str):
         raise BadFrame(_("The play must be a string such as \"24/18 18/13\"."))
-    with transaction.atomic():
-        game = _lock(game_id)
+
+    def change(game):
         side = _check(game, actor, version, Phase.PLAY)
         _apply_play(game, side, notation)
-        _save(game)
-    return game
+    return _act(game_id, at, change)
 
 
-def double(game_id, actor, version):
+def double(game_id, actor, version, at=None):
     """The side to move offers to double the stake before rolling (RULES.md R10).
 
     Allowed only at a table with the cube, in phase "roll", when the cube is in the middle or
     owned by that side, and below 64. The game goes to phase "cube": the other side must take
-    or drop. Raises NotYourTurn, StaleVersion, GameOver, WrongPhase (after rolling, or while
-    an offer waits) or CubeNotAllowed. Returns the game.
+    or drop. Raises NotYourTurn, StaleVersion, GameOver (TimeRanOut), WrongPhase (after
+    rolling, or while an offer waits) or CubeNotAllowed. Returns the game.
     """
-    with transaction.atomic():
-        game = _lock(game_id)
+    def change(game):
         side = _check(game, actor, version, Phase.ROLL, action="double")
         _apply_double(game, side)
-        _save(game)
-    return game
+    return _act(game_id, at, change)
 
 
-def take(game_id, actor, version):
+def take(game_id, actor, version, at=None):
     """The side offered a double accepts it (R10): the cube doubles and the taker owns it;
-    the offerer then rolls (phase "roll"). Raises NotYourTurn, StaleVersion, GameOver or
-    WrongPhase (no offer waiting). Returns the game."""
-    with transaction.atomic():
-        game = _lock(game_id)
+    the offerer then rolls (phase "roll"). Raises NotYourTurn, StaleVersion, GameOver
+    (TimeRanOut) or WrongPhase (no offer waiting). Returns the game."""
+    def change(game):
         side = _check(game, actor, version, Phase.CUBE)
         _apply_take(game, side)
-        _save(game)
-    return game
+    return _act(game_id, at, change)
 
 
-def drop(game_id, actor, version):
+def drop(game_id, actor, version, at=None):
     """The side offered a double declines it (R10): it loses the game at the stake before the
-    double, counted as oin. Raises NotYourTurn, StaleVersion, GameOver or WrongPhase (no offer
-    waiting). Returns the game."""
-    with transaction.atomic():
-        game = _lock(game_id)
+    double, counted as oin. Raises NotYourTurn, StaleVersion, GameOver (TimeRanOut) or
+    WrongPhase (no offer waiting). Returns the game."""
+    def change(game):
         side = _check(game, actor, version, Phase.CUBE)
         _apply_drop(game, side)
-        _save(game)
-    return game
+    return _act(game_id, at, change)
 
 
-def resign(game_id, actor, version):
+def resign(game_id, actor, version, at=None):
     """The actor resigns; the opponent wins, scored by R9 on the resigner's board (times the
     cube, R10). In a match the match goes on with the next game (R11).
 
     Allowed in any phase and on either side's turn while the game is on. Raises
-    NotYourTurn (not a player), StaleVersion or GameOver. Returns the game.
+    NotYourTurn (not a player), StaleVersion or GameOver (TimeRanOut). Returns the game.
     """
-    with transaction.atomic():
-        game = _lock(game_id)
+    def change(game):
         side = _check(game, actor, version, phase=None)
         _record(game, EventKind.RESIGN, side)
         _finish(game, winner=other_side(side), reason=EndReason.RESIGN)
-        _save(game)
-    return game
+    return _act(game_id, at, change)
+
+
+def claim(game_id, actor, version, at=None):
+    """Claim the win against an opponent who has been away (no open socket) for the clock's
+    grace period (``standard``: ``claim_after_ms``, docs/protocol.md "Clocks"). The absent
+    side loses by R9 on its position, as if it had resigned (reason ``abandon``).
+
+    Raises NotYourTurn (not a player), StaleVersion, GameOver (TimeRanOut) or CannotClaim
+    (the opponent is here, has not been away long enough, or the clock has no claim).
+    Returns the game.
+    """
+    def change(game):
+        side = _check(game, actor, version, phase=None)
+        opponent = other_side(side)
+        spec = clock_spec(game)
+        away = _ms(game.away_since(opponent))
+        allowed_from = clocks.claim_from(spec, away) if spec else None
+        if allowed_from is None or opponent == game.bot_side:
+            raise CannotClaim(_("Your opponent is here: there is no win to claim."),
+                              game.version)
+        if _now_ms() < allowed_from:
+            raise CannotClaim(_("Your opponent may still come back: wait until the grace "
+                                "period is over."), game.version)
+        _lose_by(game, opponent, EventKind.ABANDON, EndReason.ABANDON)
+    return _act(game_id, at, change)
 
 
 def bot_turn(game_id, version):
@@ -344,6 +478,7 @@ def bot_turn(game_id, version):
     and plays the move chosen by ``games.bots``, through the same checks as a human's
     actions, recording each. Returns the game.
     """
+    now = _now_ms()
     with transaction.atomic():
         try:
             game = Game.objects.select_for_update().get(pk=game_id)
@@ -352,26 +487,34 @@ def bot_turn(game_id, version):
             return None
         if game.version != version or not game.is_bot_turn:
             return None
-        side = BOT.side_in(game)
-        position = game.get_position()
-        if game.phase == Phase.CUBE:
-            if cube_decisions.should_take(position, side, game.cube_value, game.ruleset):
-                _apply_take(game, side)
-            else:
-                _apply_drop(game, side)
+        if _apply_expired(game, now):  # the human's away time may have run out meanwhile
             _save(game)
             return game
-        if game.phase == Phase.ROLL and game.may_double(side) and cube_decisions.should_double(
-                position, side, game.cube_value, game.ruleset):
-            _apply_double(game, side)
-            _save(game)
-            return game
+        game = _bot_act(game, now)
+    return game
+
+
+def _bot_act(game, now):
+    """The bot's action in the locked ``game`` (see ``bot_turn``); saves it."""
+    before = game.awaiting
+    side = BOT.side_in(game)
+    position = game.get_position()
+    if game.phase == Phase.CUBE:
+        if cube_decisions.should_take(position, side, game.cube_value, game.ruleset):
+            _apply_take(game, side)
+        else:
+            _apply_drop(game, side)
+    elif game.phase == Phase.ROLL and game.may_double(side) and (
+            cube_decisions.should_double(position, side, game.cube_value, game.ruleset)):
+        _apply_double(game, side)
+    else:
         if game.phase == Phase.ROLL:
             _apply_roll(game, side)
         choice = bots.choose_play(position, tuple(game.dice), game.ruleset,
                                   level=game.bot_level)
         _apply_play(game, side, choice.notation)
-        _save(game)
+    _clock_after_change(game, before, now)
+    _save(game)
     return game
 
 
@@ -391,15 +534,22 @@ def queue_due_bot_moves():
 
 # --- snapshot ---------------------------------------------------------------------------
 
-ACTION_ORDER = ("roll", "double", "play", "take", "drop", "resign")
+ACTION_ORDER = ("roll", "double", "play", "take", "drop", "resign", "claim")
 
 
-def actions_for(game, side):
-    """The frame types (docs/protocol.md) ``side`` may send now, in ``ACTION_ORDER``; [] for
-    an onlooker (``side`` None) or a finished game."""
-    if side is None or game.status == Status.FINISHED:
+def actions_for(game, side, now=None):
+    """The frame types (docs/protocol.md) ``side`` may send now (``now``: ms, default the
+    current time), in ``ACTION_ORDER``; [] for an onlooker (``side`` None) or a game that is
+    over. ``claim`` appears once the opponent has been away for the clock's grace period."""
+    if side is None or game.is_over:
         return []
     allowed = {"resign"}
+    spec = clock_spec(game)
+    opponent = other_side(side)
+    if spec is not None and opponent != game.bot_side:
+        allowed_from = clocks.claim_from(spec, _ms(game.away_since(opponent)))
+        if allowed_from is not None and (now or _now_ms()) >= allowed_from:
+            allowed.add("claim")
     if game.awaiting == side:
         if game.phase == Phase.ROLL:
             allowed.add("roll")
@@ -414,8 +564,9 @@ def actions_for(game, side):
 
 def history(events):
     """The docs/protocol.md ``history`` of a game from its events (in ``seq`` order): one
-    entry per play (with its dice; ``""`` for a pass), cube action and resignation, each with
-    the turn number ``n``."""
+    entry per play (with its dice; ``""`` for a pass), cube action, resignation, loss on time
+    (``timeout``), loss by leaving (``abandon``) and no-show (``abort``), each with the turn
+    number ``n`` (the side of the last three is the side that lost or did not show)."""
     out = []
     n = 1
     for event in events:
@@ -426,8 +577,9 @@ def history(events):
         elif event.kind in (EventKind.DOUBLE, EventKind.TAKE, EventKind.DROP):
             out.append({"n": n, "side": event.side, "kind": event.kind, "cube": event.cube,
                         "version": event.seq})
-        elif event.kind == EventKind.RESIGN:
-            out.append({"n": n, "side": event.side, "kind": "resign", "version": event.seq})
+        elif event.kind in (EventKind.RESIGN, EventKind.TIMEOUT, EventKind.ABANDON,
+                            EventKind.ABORT):
+            out.append({"n": n, "side": event.side, "kind": event.kind, "version": event.seq})
     return out
 
 
@@ -457,11 +609,23 @@ def options_of(game):
 
 
 def result_of(game):
-    """The snapshot's ``result`` of a finished game, else None."""
-    if game.status != Status.FINISHED:
+    """The snapshot's ``result`` of a game that is over, else None. An aborted game (a no-show,
+    docs/protocol.md "Clocks") has ``winner`` null, ``points`` 0 and ``reason`` "aborted";
+    ``loser`` names the side that lost (or did not show up); ``match_lost`` is true when a
+    ``match`` clock ran out and the loser lost the whole match (R11)."""
+    if game.status == Status.ACTIVE:
         return None
+    if game.status == Status.ABORTED:
+        last = game.events.filter(kind=EventKind.ABORT).order_by("-seq").first()
+        return {"winner": None, "kind": None, "points": 0, "reason": "aborted",
+                "cube": game.cube_value, "loser": last.side if last else None,
+                "match_lost": False}
+    spec = clock_spec(game)
+    match_lost = (game.end_reason in (EndReason.TIMEOUT, EndReason.ABANDON) and spec is not None
+                  and spec.loses == clocks.LOSES_MATCH and bool(game.match_id))
     return {"winner": game.winner, "kind": game.result_kind, "points": game.result_points,
-            "reason": game.end_reason, "cube": game.cube_value}
+            "reason": game.end_reason, "cube": game.cube_value,
+            "loser": other_side(game.winner), "match_lost": match_lost}
 
 
 def match_of(game):
@@ -539,8 +703,10 @@ def snapshot(game, viewer=None):
     position = game.get_position()
     ruleset = game.ruleset
     you = game.side_of_guest(viewer)
-    finished = game.status == Status.FINISHED
+    finished = game.is_over
     turn = None if finished else position.turn
+    now = _now_ms()
+    spec = clock_spec(game)
 
     legal = None
     if not finished and game.phase == Phase.PLAY and you is not None and you == turn:
@@ -598,7 +764,7 @@ def snapshot(game, viewer=None):
             "turn": turn,
             "phase": game.phase,
             "awaiting": game.awaiting,
-            "actions": actions_for(game, you),
+            "actions": actions_for(game, you, now),
             "dice": game.dice if game.phase == Phase.PLAY else None,
             "opening": opening_of(game),
             "cube": cube,
@@ -611,6 +777,8 @@ def snapshot(game, viewer=None):
             "fairness": fairness,
             "links": links,
             "result": result_of(game),
+            "clock": clock_of(game, now),
+            "presence": {side: presence_of(game, side, spec) for side in Side.values},
         },
     }
 
@@ -627,7 +795,7 @@ def explain_point(game, viewer, point, staged):
         raise BadFrame(_("The staged steps must be a string such as \"24/18\"."), game.version)
     if side is None:
         raise NotYourTurn(_("You are not a player of this game."), game.version)
-    if game.status == Status.FINISHED:
+    if game.is_over:
         raise GameOver(_("The game is over."), game.version)
     if game.awaiting != side:
         raise NotYourTurn(_("It is not your turn."), game.version)
@@ -775,7 +943,7 @@ def _check(game, actor, version, phase, action=None):
         raise NotYourTurn(_("You are not a player of this game."), game.version)
     if isinstance(version, bool) or not isinstance(version, int):
         raise BadFrame(_("The version must be a whole number."), game.version)
-    if game.status == Status.FINISHED:
+    if game.is_over:
         raise GameOver(_("The game is over."), game.version)
     if version != game.version:
         raise StaleVersion(_("The game has changed since you last saw it."), game.version)
@@ -810,6 +978,368 @@ def _check(game, actor, version, phase, action=None):
         raise CubeNotAllowed(_("Your opponent owns the cube: only they may double."),
                              game.version)
     return side
+
+# --- clocks (RULES.md R11, games.clocks) ------------------------------------------------
+
+#: a socket not seen for this long (ms) is taken for dead (its Daphne went away)
+PRESENCE_STALE_MS = 60_000
+#: how often an open socket tells the server it is still here (ms); well under the above
+PRESENCE_TOUCH_MS = 20_000
+
+
+def _now_ms():
+    return clocks.now_ms()
+
+
+def _ms(when):
+    """A stored datetime as ms since the epoch (None stays None)."""
+    if when is None:
+        return None
+    return int(when.timestamp() * 1000)
+
+
+def _dt(ms):
+    """ms since the epoch as an aware datetime (UTC)."""
+    return datetime.fromtimestamp(ms / 1000, tz=dt_timezone.utc)
+
+
+def clock_spec(game):
+    """The game's ``games.clocks.ClockSpec``, or None for a game without a clock."""
+    return clocks.ClockSpec.from_json(game.clock) if game.clock else None
+
+
+def _first_move(game):
+    """True while the side that must act has not made its first move in a game where a
+    no-show aborts the game (a single game or a match's first game; not answering a double)."""
+    return (game.phase in (Phase.ROLL, Phase.PLAY) and bool(game.position.get("first_turn"))
+            and (game.match_number or 1) == 1)
+
+
+def _has_moved(game, side):
+    """Whether ``side`` has made a play in this game."""
+    if game.awaiting == side and game.phase != Phase.CUBE:
+        return not game.position.get("first_turn")
+    return game.events.filter(kind=EventKind.PLAY, side=side).exists()
+
+
+def _running(game):
+    """``(spec, side)`` when a player's clock runs now (a clock, the game on, a person to
+    act), else ``(spec, None)``."""
+    spec = clock_spec(game)
+    if spec is None or game.is_over or not game.clock_period:
+        return spec, None
+    side = game.awaiting
+    if side is None or side == game.bot_side:
+        return spec, None
+    return spec, side
+
+
+def _clock_deadline_ms(game):
+    """When the running side's time runs out (ms), or None if no clock runs."""
+    spec, side = _running(game)
+    if side is None:
+        return None
+    return clocks.deadline(spec, game.clock_period, _ms(game.period_started),
+                           _ms(game.turn_started), game.reserve_of(side), _first_move(game))
+
+
+def _clock_stop(game, at):
+    """End the running period at ``at`` (ms): the time beyond its free time comes off the
+    side's reserve (RULES.md R11)."""
+    spec, side = _running(game)
+    if side is None:
+        return
+    game.set_reserve(side, clocks.reserve_after(spec, game.clock_period,
+                                                _ms(game.period_started), game.reserve_of(side),
+                                                at, _first_move(game)))
+
+
+def _clock_after_change(game, before, now):
+    """After a change of the locked game: roll for the side to move if the clock rolls by
+    itself, start the period of the side that must act now at ``now`` (a new turn when that
+    side changed since ``before``), and set the next deadline."""
+    spec = clock_spec(game)
+    if spec is None:
+        return
+    if game.is_over:
+        _clock_over(game)
+        return
+    side = game.awaiting
+    if spec.auto_roll and game.phase == Phase.ROLL and side != game.bot_side:
+        _apply_roll(game, side)
+    if side == game.bot_side:
+        game.clock_period = ""
+        game.period_started = game.turn_started = None
+    else:
+        game.clock_period = {Phase.ROLL: clocks.ROLL, Phase.PLAY: clocks.MOVE,
+                             Phase.CUBE: clocks.ANSWER}[game.phase]
+        game.period_started = _dt(now)
+        if side != before or game.turn_started is None:
+            game.turn_started = _dt(now)
+    _refresh_deadline(game)
+
+
+def _clock_over(game):
+    """The game is over: no clock runs and nothing expires."""
+    game.clock_period = ""
+    game.period_started = game.turn_started = None
+    game.deadline = None
+
+
+def _away_deadlines(game, spec):
+    """``[(ms, side)]``: when each absent person loses for not coming back (``match`` clock)."""
+    found = []
+    for side in game.human_sides():
+        at = clocks.away_deadline(spec, _ms(game.away_since(side)))
+        if at is not None:
+            found.append((at, side))
+    return found
+
+
+def _refresh_deadline(game):
+    """Set ``game.deadline``: the earliest instant at which the clock or an absence ends the
+    game (None when nothing can expire)."""
+    spec = clock_spec(game)
+    if spec is None or game.is_over:
+        game.deadline = None
+        return
+    moments = [at for at, _side in _away_deadlines(game, spec)]
+    ends = _clock_deadline_ms(game)
+    if ends is not None:
+        moments.append(ends)
+    game.deadline = _dt(min(moments)) if moments else None
+
+
+def _expired(game, at):
+    """What has run out at ``at`` (ms): ``(kind, side)`` with kind "timeout" (the side's
+    clock), "abandon" (away too long) or "abort" (a no-show before its first move), the
+    earliest first; None when nothing has."""
+    spec = clock_spec(game)
+    if spec is None or game.is_over:
+        return None
+    candidates = []
+    ends = _clock_deadline_ms(game)
+    if ends is not None and at >= ends:
+        candidates.append((ends, "abort" if _first_move(game) else "timeout", game.awaiting))
+    for away_ends, side in _away_deadlines(game, spec):
+        if at >= away_ends:
+            no_show = (game.match_number or 1) == 1 and not _has_moved(game, side)
+            candidates.append((away_ends, "abort" if no_show else "abandon", side))
+    if not candidates:
+        return None
+    _when, kind, side = min(candidates)
+    return kind, side
+
+
+def _apply_expired(game, at):
+    """Apply what has run out at ``at`` (ms) to the locked game (not saved); returns True if
+    the game ended so."""
+    found = _expired(game, at)
+    if found is None:
+        return False
+    kind, side = found
+    if kind == "abort":
+        _abort(game, side)
+    elif kind == "timeout":
+        _clock_stop(game, at)
+        _lose_by(game, side, EventKind.TIMEOUT, EndReason.TIMEOUT)
+    else:
+        _clock_stop(game, at)
+        _lose_by(game, side, EventKind.ABANDON, EndReason.ABANDON)
+    return True
+
+
+def _lose_by(game, side, event_kind, reason):
+    """``side`` loses on time or by leaving: recorded, then scored by R9 on its position (a
+    ``match`` clock loses the whole match, R11)."""
+    _record(game, event_kind, side)
+    spec = clock_spec(game)
+    match_lost = spec is not None and spec.loses == clocks.LOSES_MATCH
+    _finish(game, winner=other_side(side), reason=reason, match_lost=match_lost)
+
+
+def _abort(game, side):
+    """``side`` did not make its first move in time: the game (and its match) ends with no
+    result and no winner."""
+    _record(game, EventKind.ABORT, side)
+    game.status = Status.ABORTED
+    game.phase = Phase.OVER
+    game.dice = None
+    _clock_over(game)
+    if game.match_id:
+        Match.objects.filter(pk=game.match_id).update(status=Status.ABORTED)
+
+
+def _act(game_id, at, change):
+    """Run ``change(game)`` on the locked game as one action of a player.
+
+    First applies anything that expired by ``at`` (ms since the epoch when the server got the
+    request; None: now), so a move and a timer never both win: if time ran out, the timeout
+    is saved and TimeRanOut raised instead. Otherwise stops the running clock at ``at``,
+    applies the change (which raises GameError to refuse it, changing nothing), starts the
+    next period and saves. Returns the game.
+    """
+    now = _now_ms()
+    at = now if at is None else min(at, now)
+    with transaction.atomic():
+        game = _lock(game_id)
+        if not _apply_expired(game, at):
+            before = game.awaiting
+            _clock_stop(game, at)
+            change(game)
+            _clock_after_change(game, before, now)
+            _save(game)
+            return game
+        _save(game)
+    raise TimeRanOut(_ran_out_message(game), game.version)
+
+
+def _ran_out_message(game):
+    if game.status == Status.ABORTED:
+        return _("The game was aborted: a player did not make a first move in time.")
+    if game.end_reason == EndReason.ABANDON:
+        return _("The game is over: a player left and did not come back in time.")
+    return _("Time ran out: the game is over.")
+
+
+def apply_timeouts(game_id, version=None):
+    """Apply whatever of game ``game_id``'s clock has expired by now (a Celery timer or the
+    beat sweep calls this). With ``version``, does nothing unless the game is still at that
+    version (a later one has its own timer). Safe to run twice, late or after a restart: an
+    expired deadline is applied once, since the game is then over. Returns the game if it
+    changed, else None."""
+    now = _now_ms()
+    with transaction.atomic():
+        try:
+            game = _lock(game_id)
+        except Game.DoesNotExist:
+            return None
+        if game.is_over or (version is not None and game.version != version):
+            return None
+        if not _apply_expired(game, now):
+            return None
+        _save(game)
+    logger.info("clock: game %s ended (%s) %d ms after its deadline", game_id,
+                game.end_reason or game.status, now - _expired_at(game, now))
+    return game
+
+
+def _expired_at(game, now):
+    event = game.events.order_by("-seq").filter(
+        kind__in=(EventKind.TIMEOUT, EventKind.ABANDON, EventKind.ABORT)).first()
+    return _ms(event.created) if event else now
+
+
+def sweep_clocks():
+    """Apply every expired deadline and forget sockets that died unseen (the beat task).
+    Returns ``(games ended, sockets dropped)``."""
+    now = _now_ms()
+    dropped = 0
+    stale = list(Presence.objects.filter(seen__lt=_dt(now - PRESENCE_STALE_MS))
+                 .values_list("game_id", "channel_name"))
+    for game_id, channel_name in stale:
+        player_left(game_id, channel_name)
+        dropped += 1
+    ended = 0
+    for game_id in list(Game.objects.with_expired_deadline(_dt(now))
+                        .values_list("pk", flat=True)):
+        if apply_timeouts(game_id) is not None:
+            ended += 1
+    return ended, dropped
+
+
+def deadline_of(game):
+    """The game's next clock deadline in ms since the epoch, or None."""
+    return _ms(game.deadline)
+
+
+# --- presence ---------------------------------------------------------------------------
+
+def player_here(game_id, guest_id, channel_name):
+    """A socket of the guest ``guest_id`` opened on game ``game_id``: if they play a side,
+    remember the socket and, if they were away, mark them back (the opponent hears of it).
+    Onlookers and finished games change nothing. Returns the side or None."""
+    now = _now_ms()
+    with transaction.atomic():
+        game = _lock(game_id)
+        side = game.side_of_guest(guest_id)
+        if side is None or game.is_over:
+            return side
+        Presence.objects.update_or_create(channel_name=channel_name,
+                                          defaults={"game": game, "side": side,
+                                                    "seen": _dt(now)})
+        if game.away_since(side) is not None:
+            game.set_away_since(side, None)
+            _refresh_deadline(game)
+            _save(game, presence=True)
+    return side
+
+
+def player_still_here(channel_name):
+    """Mark the socket ``channel_name`` as seen now (sent every ``PRESENCE_TOUCH_MS``)."""
+    Presence.objects.filter(channel_name=channel_name).update(seen=_dt(_now_ms()))
+
+
+def player_left(game_id, channel_name):
+    """The socket ``channel_name`` of game ``game_id`` closed: forget it; if its player has no
+    other socket left, they are away from now (their clock keeps running; with a ``match``
+    clock they lose if not back within ``reconnect_ms``, with ``standard`` the opponent may
+    claim the win after ``claim_after_ms``). Returns the side that went away, or None."""
+    now = _now_ms()
+    with transaction.atomic():
+        try:
+            game = _lock(game_id)
+        except Game.DoesNotExist:
+            return None
+        row = Presence.objects.filter(channel_name=channel_name).first()
+        if row is None:
+            return None
+        side = row.side
+        row.delete()
+        fresh = _dt(now - PRESENCE_STALE_MS)
+        if game.is_over or Presence.objects.filter(game=game, side=side,
+                                                   seen__gte=fresh).exists():
+            return None
+        game.set_away_since(side, _dt(now))
+        _refresh_deadline(game)
+        _save(game, presence=True)
+    return side
+
+
+def presence_of(game, side, spec):
+    """The snapshot's ``presence[side]``: whether the player is here, since when they are away
+    (ms), when they lose for it (``match`` clock) and from when the opponent may claim the win
+    (``standard``); None for the bot's side."""
+    if side == game.bot_side:
+        return None
+    away = _ms(game.away_since(side))
+    return {"here": away is None, "away_since": away,
+            "loses_at": clocks.away_deadline(spec, away) if spec else None,
+            "claim_from": clocks.claim_from(spec, away) if spec else None}
+
+
+def clock_of(game, now):
+    """The snapshot's ``clock`` (docs/protocol.md "Clocks"), or None without a clock: the
+    spec, the server's time, the running side and period with when they began, each side's
+    reserve at the start of the running period, and the deadline (all ms)."""
+    spec = clock_spec(game)
+    if spec is None:
+        return None
+    _spec, side = _running(game)
+    return {
+        "kind": spec.kind,
+        "spec": spec.to_json(),
+        "server_time": now,
+        "running": side,
+        "period": game.clock_period or None,
+        "period_started": _ms(game.period_started) if side else None,
+        "turn_started": _ms(game.turn_started) if side else None,
+        "first_move": bool(side) and _first_move(game),
+        "free_ms": spec.free_ms(game.clock_period) if side else None,
+        "deadline": _clock_deadline_ms(game),
+        "reserve": {s: game.reserve_of(s) for s in Side.values},
+    }
+
 
 
 def _record(game, kind, side="", dice=None, play="", roll_number=None, cube=None):
@@ -862,10 +1392,11 @@ def _apply_drop(game, side):
     _finish(game, winner=other_side(side), reason=EndReason.DROP)
 
 
-def _finish(game, winner, reason):
+def _finish(game, winner, reason, match_lost=False):
     """End the game: R9 value from the loser's board of the current position, times the cube
     (R10; a dropped double is oin at the stake before it). In a match, score it and start the
-    next game or end the match (R11)."""
+    next game or end the match (R11); ``match_lost`` ends the match whatever the score (the
+    loser ran out of a ``match`` clock)."""
     loser = other_side(winner)
     if reason == EndReason.DROP:
         kind, points = OIN, game.cube_value
@@ -880,45 +1411,67 @@ def _finish(game, winner, reason):
     game.result_points = points
     game.end_reason = reason
     _record(game, EventKind.END, winner)
+    _clock_over(game)
     if game.match_id:
-        _score_match(game, winner, points)
+        _score_match(game, winner, points, match_lost)
 
 
-def _score_match(game, winner, points):
-    """Add a finished game to its match; start the next game (its winner starts, R11) or end
-    the match once a side reaches the length."""
+def _score_match(game, winner, points, match_lost=False):
+    """Add a finished game to its match; start the next game (its winner starts, R11, with the
+    match clock's reserves carried over) or end the match once a side reaches the length (or
+    at once when ``match_lost``)."""
     match = Match.objects.select_for_update().get(pk=game.match_id)
     if winner == Side.WHITE:
         match.white_score += points
     else:
         match.black_score += points
-    if max(match.white_score, match.black_score) >= match.length:
+    if match_lost or max(match.white_score, match.black_score) >= match.length:
         match.status = Status.FINISHED
         match.winner = winner
         match.save()
     else:
         match.save()
+        spec = clock_spec(game)
+        reserves = None
+        if spec is not None:
+            per_match = spec.loses == clocks.LOSES_MATCH
+            reserves = {side: game.reserve_of(side) if per_match else spec.reserve_ms
+                        for side in Side.values}
         _start_game(preset=game.preset, table=game.table, colour=game.colour, match=match,
-                    match_number=game.match_number + 1, starter=winner,
+                    match_number=game.match_number + 1, starter=winner, clock=spec,
+                    reserves=reserves, clock_from=_now_ms() + BETWEEN_GAMES_MS,
                     white_guest=game.white_guest, black_guest=game.black_guest,
                     bot_side=game.bot_side, bot_level=game.bot_level)
     game.match = match
 
 
-def _save(game):
-    """Save the locked game and, after the commit, notify its sockets and queue the bot."""
+def _save(game, presence=False):
+    """Save the locked game and, after the commit, notify its sockets, queue the bot's move and
+    the clock's timer. ``presence``: only who is here changed (the sockets get a snapshot of
+    the same version)."""
     game.save()
     game_id, version, bot_due = game.pk, game.version, game.is_bot_turn
-    transaction.on_commit(lambda: _notify(game_id, version), robust=True)
-    if bot_due:
+    transaction.on_commit(lambda: _notify(game_id, version, presence), robust=True)
+    if bot_due and not presence:  # the bot's move of this version is queued already
         transaction.on_commit(lambda: _queue_bot(game_id, version), robust=True)
+    if game.deadline is not None:
+        deadline_ms = _ms(game.deadline)
+        transaction.on_commit(lambda: _queue_timer(game_id, version, deadline_ms), robust=True)
 
 
-def _notify(game_id, version):
-    """Tell every open socket of the game that it changed (docs/protocol.md: a snapshot follows)."""
+def _notify(game_id, version, presence=False):
+    """Tell every open socket of the game that it changed (docs/protocol.md: a snapshot
+    follows); ``presence``: a player came or went (``game.presence``)."""
     layer = get_channel_layer()
-    async_to_sync(layer.group_send)(group_name(game_id),
-                                    {"type": "game.changed", "version": version})
+    kind = "game.presence" if presence else "game.changed"
+    async_to_sync(layer.group_send)(group_name(game_id), {"type": kind, "version": version})
+
+
+def _queue_timer(game_id, version, deadline_ms):
+    from games.tasks import clock_timeout  # tasks imports this module
+
+    clock_timeout.apply_async((str(game_id), version, deadline_ms),
+                              eta=_dt(deadline_ms))
 
 
 def _queue_bot(game_id, version):

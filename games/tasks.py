@@ -6,10 +6,14 @@ from celery import shared_task
 from celery.signals import worker_init, worker_process_init, worker_ready
 from django.db import OperationalError
 
-from games import services
+from games import clocks, services
 
 #: one INFO line per bot move: "bot move game=<uuid> version=<v> ms=<float> played=<bool>"
 bot_logger = logging.getLogger("games.bot")
+#: one INFO line per clock timer: "clock timer game=<uuid> version=<v> lag_ms=<int> applied=<bool>"
+clock_logger = logging.getLogger("games.clock")
+#: a timer delivered more than this early (ms) is queued again for its deadline
+TIMER_EARLY_MS = 2_000
 
 
 # A database that is briefly locked or unreachable is retried: the move is idempotent.
@@ -30,6 +34,42 @@ def bot_move(game_id, version):
     return elapsed_ms
 
 
+@shared_task(name="games.clock_timeout", ignore_result=True,
+             autoretry_for=(OperationalError,), retry_backoff=1, retry_backoff_max=4,
+             max_retries=5)
+def clock_timeout(game_id, version, deadline_ms):
+    """The timer of game ``game_id`` (a UUID string) at ``version``, due at ``deadline_ms``
+    (ms since the epoch): apply what has expired (``services.apply_timeouts``).
+
+    Queued with that ETA after each commit that sets a deadline. Harmless twice, late or for
+    a game that has moved on; never cancelled. Delivered a little early (clocks of different
+    machines), it waits for the deadline first. Returns the lag in ms between the deadline
+    and the check, or None if it was re-queued."""
+    wait_ms = deadline_ms - clocks.now_ms()
+    if wait_ms > TIMER_EARLY_MS:
+        clock_timeout.apply_async((game_id, version, deadline_ms),
+                                  eta=services._dt(deadline_ms))
+        return None
+    if wait_ms > 0:
+        time.sleep(wait_ms / 1000)
+    game = services.apply_timeouts(game_id, version)
+    lag = clocks.now_ms() - deadline_ms
+    clock_logger.info("clock timer game=%s version=%s lag_ms=%d applied=%s",
+                      game_id, version, lag, game is not None)
+    return lag
+
+
+@shared_task(name="games.sweep_clocks", ignore_result=True)
+def sweep_clocks():
+    """The beat task (every ``CLOCK_SWEEP_SECONDS``): apply every deadline that has passed
+    without its timer (a timer lost with a stopped worker) and drop sockets that died unseen.
+    Returns ``(games ended, sockets dropped)``."""
+    ended, dropped = services.sweep_clocks()
+    if ended or dropped:
+        clock_logger.info("clock sweep: ended=%d dropped_sockets=%d", ended, dropped)
+    return ended, dropped
+
+
 @worker_init.connect
 @worker_process_init.connect
 def load_bot_tables(**kwargs):
@@ -41,6 +81,9 @@ def load_bot_tables(**kwargs):
 
 @worker_ready.connect
 def queue_bot_moves_left_waiting(sender=None, **kwargs):
-    """When a worker starts, queue every bot move still due (see services.queue_due_bot_moves)."""
+    """When a worker starts, queue every bot move still due (see services.queue_due_bot_moves)
+    and apply the deadlines that passed while no worker ran."""
     count = services.queue_due_bot_moves()
     bot_logger.info("worker ready: queued %d due bot moves", count)
+    ended, dropped = services.sweep_clocks()
+    clock_logger.info("worker ready: clock sweep ended=%d dropped_sockets=%d", ended, dropped)

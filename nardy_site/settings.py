@@ -13,6 +13,8 @@ Everything that differs between machines comes from the environment (django-envi
   ``https://nardy.example``; default none (the origin of each request).
 - ``PAGE_CACHE_SECONDS``: how long a rendered rules page stays in the Redis page cache
   (default 600; 0 turns the cache off).
+- ``CLOCK_SWEEP_SECONDS``: how often Celery beat sweeps for game clocks whose deadline passed
+  without their timer (default 2).
 """
 
 import os
@@ -169,6 +171,17 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_TIMEZONE = "UTC"
+# Celery beat: the clock sweep (games.tasks.sweep_clocks) applies deadlines whose timer was lost
+# (a worker stopped while holding it) and forgets sockets of a Daphne that died. Seconds.
+CLOCK_SWEEP_SECONDS = env.float("CLOCK_SWEEP_SECONDS", default=2.0)
+CELERY_BEAT_SCHEDULE = {
+    "sweep-clocks": {
+        "task": "games.sweep_clocks",
+        "schedule": CLOCK_SWEEP_SECONDS,
+        # a sweep nobody ran in time is useless: the next one does the same work
+        "options": {"expires": CLOCK_SWEEP_SECONDS * 5},
+    },
+}
 
 # --- Cache: rendered rules pages, in Redis (own key prefix beside Channels and Celery) -------
 CACHES = {

@@ -58,10 +58,16 @@ def set_position(game, position, phase=Phase.ROLL, dice_rolled=None):
     return game
 
 
+#: fields that follow who has a socket open, not the game (a test's socket closing moves them)
+PRESENCE_FIELDS = ("white_away_since", "black_away_since", "deadline", "updated")
+
+
 def state(game_id):
-    """Everything a request could change: the game row's fields and its whole record."""
+    """Everything a request could change: the game row's fields (but who is connected) and its
+    whole record."""
     game = Game.objects.get(pk=game_id)
-    fields = {f.attname: getattr(game, f.attname) for f in Game._meta.fields}
+    fields = {f.attname: getattr(game, f.attname) for f in Game._meta.fields
+              if f.attname not in PRESENCE_FIELDS}
     events = list(GameEvent.objects.filter(game_id=game_id).order_by("seq")
                   .values_list("seq", "kind", "side", "dice", "play"))
     return fields, events

@@ -310,7 +310,8 @@ def test_resign_over_the_socket_shows_the_result(fixed):
         snap = (await receive(comm))["game"]
         assert snap["status"] == "finished" and snap["phase"] == "over" and snap["turn"] is None
         assert snap["result"] == {"winner": "black", "kind": "mars", "points": 2,
-                                  "reason": "resign", "cube": 1}
+                                  "reason": "resign", "cube": 1,
+                                  "loser": "white", "match_lost": False}
         await comm.send_json_to({"type": "roll", "version": snap["version"]})
         assert (await receive(comm))["code"] == "game_over"
         await comm.disconnect()

@@ -67,7 +67,8 @@ def test_the_bot_drops_a_hopeless_game_which_ends_as_oin_at_the_old_stake(fixed)
     assert (game.status, game.winner, game.result_kind, game.result_points, game.end_reason) == (
         Status.FINISHED, "white", "oin", 1, "drop")
     result = services.snapshot(game, HUMAN)["game"]["result"]
-    assert result == {"winner": "white", "kind": "oin", "points": 1, "reason": "drop", "cube": 1}
+    assert result == {"winner": "white", "kind": "oin", "points": 1, "reason": "drop", "cube": 1,
+                      "loser": "black", "match_lost": False}
 
 
 def test_the_bot_offers_when_clearly_ahead_and_the_human_answers(fixed):

@@ -42,7 +42,8 @@ class GameConsumer(AsyncWebsocketConsumer):
     ``why`` (read only). Errors are sent as
     ``error`` frames (a ``stale_version`` is followed by a snapshot); a ``game.changed`` group
     event makes it send this viewer's fresh snapshot. Connecting and asking for snapshots
-    only read the game: they never change it nor queue a computer move.
+    never make a move nor queue a computer move; they only apply a clock deadline that has
+    already passed (so nobody sees a clock past zero).
     Interface text is in the language named by the ``lang`` query parameter, if it is one
     of ``settings.LANGUAGES``.
 
@@ -209,6 +210,8 @@ class GameConsumer(AsyncWebsocketConsumer):
             game = Game.objects.get(pk=self.game_id)
         except Game.DoesNotExist:
             return None
+        if game.deadline is not None and services.deadline_of(game) <= clocks.now_ms():
+            game = services.apply_timeouts(self.game_id) or Game.objects.get(pk=self.game_id)
         with translation.override(self.language):
             return services.explain_point(game, self.guest_id, point, staged)
 
@@ -218,5 +221,9 @@ class GameConsumer(AsyncWebsocketConsumer):
             game = Game.objects.get(pk=self.game_id)
         except Game.DoesNotExist:
             return None
+        if game.deadline is not None and services.deadline_of(game) <= clocks.now_ms():
+            # a deadline passed before its timer ran: apply it first, so every viewer sees
+            # the same outcome whichever arrives first
+            game = services.apply_timeouts(self.game_id) or Game.objects.get(pk=self.game_id)
         with translation.override(self.language):
             return services.snapshot(game, self.guest_id)

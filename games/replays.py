@@ -12,7 +12,7 @@ from games.engine import fairdice
 from games.engine import record as rec
 from games.engine.position_id import encode as encode_position
 from games.models import EventKind, Preset, Side, Status
-from games.services import opening_of, player_of
+from games.services import clock_spec, opening_of, player_of
 
 EVENT_NAME = "Long nardy game"
 
@@ -25,9 +25,11 @@ def _player_header(game, side):
 
 def game_record(game):
     """The engine ``Record`` of ``game``: headers (Event, Date, White, Black, Preset, Koks and
-    Cube for classic, Match length/score and Game for a match, Opening, Seed hash, the Seed
-    once the game is over, Result), one entry per play, cube action and resignation, and the
-    result once finished. The seed is never in the record of a game still going on."""
+    Cube for classic, Match length/score and Game for a match, Clock for a game with a clock,
+    Opening, Seed hash, the Seed once the game is over, Result), one entry per play, cube
+    action, resignation, loss on time (timeout), loss by leaving (abandon) and no-show
+    (abort), and the result once over (``result aborted`` for an aborted game). The seed is
+    never in the record of a game still going on."""
     opening = opening_of(game)
     if opening["roll_off"]:
         pairs = [tuple(t) for t in opening["ties"]] + [(opening["white"], opening["black"])]
@@ -53,10 +55,13 @@ def game_record(game):
         headers.append(("Match length", str(match.length)))
         headers.append(("Match score", f"{before['white']}-{before['black']}"))
         headers.append(("Game", str(game.match_number)))
+    spec = clock_spec(game)
+    if spec is not None:
+        headers.append(("Clock", spec.kind))
     headers.append(("Opening", rec.opening_text(pairs, opening["starter"])))
     if game.seed_hash:
         headers.append(("Seed hash", game.seed_hash))
-        if game.status == Status.FINISHED:
+        if game.is_over:
             headers.append(("Seed", game.seed))
 
     entries = []
@@ -68,11 +73,14 @@ def game_record(game):
             n += 1
         elif event.kind == EventKind.DOUBLE:
             entries.append(rec.Entry(n, event.side, rec.DOUBLE, cube=event.cube))
-        elif event.kind in (EventKind.TAKE, EventKind.DROP, EventKind.RESIGN):
+        elif event.kind in (EventKind.TAKE, EventKind.DROP, EventKind.RESIGN,
+                            EventKind.TIMEOUT, EventKind.ABANDON, EventKind.ABORT):
             entries.append(rec.Entry(n, event.side, event.kind))
     result = None
     if game.status == Status.FINISHED:
         result = rec.Result(game.winner, game.result_kind, game.result_points, game.end_reason)
+    elif game.status == Status.ABORTED:
+        result = rec.Result.aborted()
     headers.append(("Result", result.text() if result else "*"))
     return rec.Record(headers=headers, entries=entries, result=result)
 
@@ -107,6 +115,14 @@ def frame_text(frame, result=None):
         return _("Turn %(n)s: %(side)s drops the double.") % params
     if frame.kind == "resign":
         return _("Turn %(n)s: %(side)s resigns.") % params
+    if frame.kind == "timeout":
+        return _("Turn %(n)s: %(side)s runs out of time.") % params
+    if frame.kind == "abandon":
+        return _("Turn %(n)s: %(side)s left the game and did not come back in time.") % params
+    if frame.kind == "abort":
+        return _("Turn %(n)s: %(side)s did not make a first move in time.") % params
+    if result is not None and result.is_aborted:
+        return _("The game is aborted: it has no result.")
     if result is not None:
         kinds = {"oin": _("oin"), "mars": _("mars"), "koks": _("koks")}
         return ngettext("%(side)s wins: %(kind)s, %(points)s point.",
@@ -157,7 +173,7 @@ def fairness_of(game):
             rolls.append({"n": n, "dice": list(pair), "opening": True})
     for event in game.events.filter(kind=EventKind.ROLL).order_by("seq"):
         rolls.append({"n": event.roll_number, "dice": event.dice, "opening": False})
-    finished = game.status == Status.FINISHED
+    finished = game.is_over
     return {
         "seed_hash": game.seed_hash,
         "seed": game.seed if finished else None,

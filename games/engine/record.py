@@ -17,6 +17,11 @@ A record is a block of headers (``[Name "value"]``) followed by one line per tur
     ...
     result black oin 2 drop
 
+A game with a clock (header ``Clock``) may also end by ``N side timeout`` (the side ran out of
+time) or ``N side abandon`` (it left and did not come back, or the opponent claimed the win),
+both scored like a resignation, or be aborted with no result (``N side abort``, the side did not
+make its first move in time; result line ``result aborted``).
+
 ``write(record)`` and ``parse(text)`` are inverse on every Record that ``parse`` accepts;
 ``replay(record)`` plays the record through the engine and returns every position, or raises
 RecordError naming the line and the rule broken.
@@ -34,8 +39,16 @@ from .rules import PLAY_OPENING_DICE, PRESETS, get_ruleset
 from .scoring import MARS, OIN, KOKS, game_value
 
 PLAY, DOUBLE, TAKE, DROP, RESIGN = "play", "double", "take", "drop", "resign"
+TIMEOUT, ABANDON, ABORT = "timeout", "abandon", "abort"
 BORE_OFF = "bore_off"
-REASONS = (BORE_OFF, RESIGN, DROP)
+#: how a game with a result ended (the result line's last word)
+REASONS = (BORE_OFF, RESIGN, DROP, TIMEOUT, ABANDON)
+#: the result "line" of a game aborted without a result: ``result aborted``
+ABORTED = "aborted"
+#: lines that end the game with the named side losing (or, for abort, not showing up)
+LOSS_KINDS = (RESIGN, TIMEOUT, ABANDON)
+#: lines that need a clock: only a game with a clock runs out of time or waits for a player
+CLOCK_KINDS = (TIMEOUT, ABANDON, ABORT)
 KINDS = (OIN, MARS, KOKS)
 CUBE_VALUES = (2, 4, 8, 16, 32, 64)
 MAX_LINES = 2000
@@ -43,13 +56,15 @@ MAX_CHARS = 100_000
 
 #: the headers this module reads, in the order the writer puts them; others are kept as text
 KNOWN_HEADERS = ("Event", "Site", "Date", "White", "Black", "Preset", "Koks", "Cube",
-                 "Match length", "Match score", "Game", "Opening", "Seed hash", "Seed", "Result")
+                 "Match length", "Match score", "Game", "Clock", "Opening", "Seed hash", "Seed",
+                 "Result")
 
 _HEADER = re.compile(r'\[([A-Za-z][A-Za-z ]{0,30}) "([^"\n]*)"\]')
 _PLAY = re.compile(r"(\d{1,4}) (white|black) ([1-6])-([1-6])(?: (.*))?")
 _CUBE = re.compile(r"(\d{1,4}) (white|black) double (\d{1,12})")
-_ACTION = re.compile(r"(\d{1,4}) (white|black) (take|drop|resign)")
-_RESULT = re.compile(r"result (white|black) (oin|mars|koks) (\d{1,3}) (bore_off|resign|drop)")
+_ACTION = re.compile(r"(\d{1,4}) (white|black) (take|drop|resign|timeout|abandon|abort)")
+_RESULT = re.compile(r"result (?:(white|black) (oin|mars|koks) (\d{1,3}) "
+                     r"(bore_off|resign|drop|timeout|abandon)|(aborted))")
 _PAIR = re.compile(r"([1-6])-([1-6])")
 _STARTS = re.compile(r"(white|black) starts")
 _ASCII_NUMBER = re.compile(r"[0-9]{1,6}")
@@ -81,7 +96,8 @@ class RecordError(EngineError):
 @dataclass(frozen=True)
 class Entry:
     """One turn line: ``n`` the turn number, ``side``, ``kind`` (play, double, take, drop,
-    resign); for a play ``dice`` ``(a, b)`` and ``play`` (mover's notation, "" for a pass); for a
+    resign, timeout, abandon, abort; for the last three ``side`` is the side that lost or did
+    not show up); for a play ``dice`` ``(a, b)`` and ``play`` (mover's notation, "" for a pass); for a
     double ``cube`` the value offered. ``line`` is where it stood in the text (0 if built)."""
 
     n: int
@@ -104,15 +120,29 @@ class Entry:
 @dataclass(frozen=True)
 class Result:
     """How the game ended (RULES.md R9, R10): ``winner``, ``kind`` (oin/mars/koks), ``points``
-    (with the cube) and ``reason`` (bore_off, resign, drop)."""
+    (with the cube) and ``reason`` (bore_off, resign, drop, timeout, abandon). An aborted game
+    has no result: ``Result.aborted()``, with ``winner`` and ``kind`` None, ``points`` 0 and
+    ``reason`` "aborted"."""
 
-    winner: str
-    kind: str
+    winner: str | None
+    kind: str | None
     points: int
     reason: str
     line: int = field(default=0, compare=False)
 
+    @classmethod
+    def aborted(cls, line: int = 0) -> "Result":
+        """The "result" of a game aborted before a side's first move (a no-show)."""
+        return cls(None, None, 0, ABORTED, line=line)
+
+    @property
+    def is_aborted(self) -> bool:
+        return self.reason == ABORTED
+
     def text(self) -> str:
+        """As on the result line after ``result``: ``black oin 2 drop`` or ``aborted``."""
+        if self.is_aborted:
+            return ABORTED
         return f"{self.winner} {self.kind} {self.points} {self.reason}"
 
 
@@ -205,10 +235,13 @@ def parse(text) -> Record:
         if lowered.startswith("result"):
             match = _RESULT.fullmatch(lowered)
             if not match:
-                raise RecordError(number, "the result line is written "
-                                  "'result <winner> <oin|mars|koks> <points> <bore_off|resign|drop>'",
-                                  "result_format")
-            record.result = Result(match[1], match[2], int(match[3]), match[4], line=number)
+                raise RecordError(number, "the result line is written 'result <winner> "
+                                  "<oin|mars|koks> <points> <bore_off|resign|drop|timeout|"
+                                  "abandon>', or 'result aborted'", "result_format")
+            if match[5]:
+                record.result = Result.aborted(line=number)
+            else:
+                record.result = Result(match[1], match[2], int(match[3]), match[4], line=number)
             continue
         record.entries.append(_parse_entry(line, number))
     return record
@@ -231,15 +264,17 @@ def _parse_entry(line: str, number: int) -> Entry:
             play = ""
         return Entry(int(match[1]), match[2], PLAY, dice=(int(match[3]), int(match[4])),
                      play=play, line=number)
-    raise RecordError(number, "a turn line is written '<number> <white|black> <die>-<die> <play|pass>' "
-                      "(or 'double <value>', 'take', 'drop', 'resign')", "turn_format")
+    raise RecordError(number, "a turn line is written '<number> <white|black> <die>-<die> "
+                      "<play|pass>' (or 'double <value>', 'take', 'drop', 'resign', 'timeout', "
+                      "'abandon', 'abort')", "turn_format")
 
 
 # --- replaying -----------------------------------------------------------------------------
 
 @dataclass
 class Frame:
-    """One step of a replay: ``kind`` (start, roll, play, double, take, drop, resign, end),
+    """One step of a replay: ``kind`` (start, roll, play, double, take, drop, resign, timeout,
+    abandon, abort, end),
     the turn number ``n``, ``side``, ``dice``, ``play``, the ``position`` after the step, the
     cube (``cube_value``, ``cube_owner``) and the record ``line`` it comes from."""
 
@@ -257,7 +292,7 @@ class Frame:
 @dataclass
 class Replay:
     """What ``replay`` found: the ``frames``, the ruleset, the ``result`` the record leads to
-    (None while unfinished), the opening ``starter``, and the dice check: ``dice_verified`` is
+    (None while unfinished; ``Result.aborted()`` for an aborted game), the opening ``starter``, and the dice check: ``dice_verified`` is
     None without a Seed header, else whether every roll equals the seed's, and
     ``dice_mismatch_line`` the first line that does not."""
 
@@ -348,7 +383,9 @@ def replay(record: Record) -> Replay:
     Checks the headers (preset, table options, match length, opening roll-off R3), every turn
     line in order (the side to move, the turn number, the dice, the play by RULES.md R4–R8 via
     ``check_play``, the cube R10: only at a table with the cube, before the roll, by the side
-    that may turn it, doubled values, take/drop by the other side), that nothing follows the end
+    that may turn it, doubled values, take/drop by the other side), the clock lines (timeout,
+    abandon, abort: see ``_check_clock_line``; a timeout or abandon is scored like a
+    resignation, an abort has no result), that nothing follows the end
     of the game, and that the result line (and Result header, if any) equals the value the
     engine gives (R9, R10). When the Seed header is present its SHA-256 must equal Seed hash,
     and every roll is compared with the seed's (``Replay.dice_verified``).
@@ -383,6 +420,7 @@ def replay(record: Record) -> Replay:
                 mismatch = record.header_lines.get("Opening", 0)
                 break
     plays_seen = 0
+    played = {WHITE: 0, BLACK: 0}
 
     for entry in record.entries:
         line = entry.line
@@ -421,6 +459,7 @@ def replay(record: Record) -> Replay:
                 raise RecordError(line, str(exc), getattr(exc, "code", "notation"), exc) from None
             position = chosen.result
             plays_seen += 1
+            played[entry.side] += 1
             frames.append(Frame(PLAY, position, entry.n, entry.side, dice, chosen.notation,
                                 cube, owner, line))
             expected_n += 1
@@ -463,6 +502,11 @@ def replay(record: Record) -> Replay:
                 ended = (offer, DROP)
             frames.append(Frame(entry.kind, position, entry.n, entry.side, None, None, cube,
                                 owner, line))
+        elif entry.kind in CLOCK_KINDS:
+            _check_clock_line(record, entry, position, offer, played)
+            ended = (None, ABORTED) if entry.kind == ABORT else (other(entry.side), entry.kind)
+            frames.append(Frame(entry.kind, position, entry.n, entry.side, None, None, cube,
+                                owner, line))
         else:  # resign
             if offer:
                 raise RecordError(line, f"{other(offer)} must first take or drop the double",
@@ -474,9 +518,11 @@ def replay(record: Record) -> Replay:
     result = None
     if ended:
         winner, reason = ended
-        if reason == DROP:
+        if reason == ABORTED:
+            kind, points = None, 0
+        elif reason == DROP:
             kind, points = OIN, cube
-        else:
+        else:  # bore off, resign, timeout, abandon: R9 on the loser's position, times the cube
             kind, points = game_value(position.board(other(winner)), ruleset, cube=cube,
                                       cube_turned=cube > 1)
         result = Result(winner, kind, points, reason)
@@ -486,6 +532,31 @@ def replay(record: Record) -> Replay:
     return Replay(frames, ruleset, result, starter, match_length,
                   dice_verified=None if seed_check is None else mismatch is None,
                   dice_mismatch_line=mismatch)
+
+
+def _check_clock_line(record: Record, entry: Entry, position: Position, offer, played):
+    """Refuse a timeout, abandon or abort line that the clocks (RULES.md R11) cannot give: any
+    of them needs a Clock header; only the side whose clock runs (the side to move, or the side
+    offered a double) runs out of time; a no-show is a side that has not played yet, in a
+    single game or a match's first game. A side may be away (abandon) whoever is to act."""
+    line = entry.line
+    if not (record.header("Clock") or "").strip():
+        raise RecordError(line, f"only a game with a clock (a Clock header) ends by "
+                          f"'{entry.kind}'", "no_clock")
+    if entry.kind == TIMEOUT:
+        running = other(offer) if offer else position.turn
+        if entry.side != running:
+            raise RecordError(line, f"only {running}'s clock was running: {entry.side} cannot "
+                              "run out of time", "timeout_side", params={"side": running})
+    elif entry.kind == ABORT:
+        if played[entry.side]:
+            raise RecordError(line, f"{entry.side} has already moved: only a side that has not "
+                              "made its first move can be a no-show", "abort_after_play",
+                              params={"side": entry.side})
+        game = (record.header("Game") or "").strip()
+        if _ASCII_NUMBER.fullmatch(game) and int(game) >= 2:
+            raise RecordError(line, "only a single game or a match's first game is aborted for "
+                              "a missing first move", "abort_later_game")
 
 
 def _seed(record: Record):
@@ -529,6 +600,6 @@ def _check_result(record: Record, result):
                               params={"result": result.text(), "stated": header.strip()})
 
 
-__all__ = ["CUBE_VALUES", "Entry", "Frame", "KNOWN_HEADERS", "Record", "RecordError", "Replay",
+__all__ = ["ABORTED", "CUBE_VALUES", "Entry", "Frame", "KNOWN_HEADERS", "Record", "RecordError", "Replay",
            "Result", "clean_header_value", "opening_text", "parse", "replay", "ruleset_of",
            "write", "SIDES"]

@@ -320,3 +320,124 @@ def test_every_refusal_has_a_code_for_translation(change, line, reason):
     with pytest.raises(rec.RecordError) as caught:
         rec.replay(rec.parse(corrupt(*change)))
     assert caught.value.code != "record"
+
+
+# --- clocks: timeout, abandon, abort (docs/record-format.md) ---------------------------------
+
+def with_clock(text, clock="standard"):
+    """``text`` with a Clock header (a game that a clock may end)."""
+    return text.replace('[Opening "', f'[Clock "{clock}"]\n[Opening "', 1)
+
+
+#: GOOD up to black's double at 4, with a clock: white is to answer
+CLOCKED_OFFER = with_clock(GOOD.split("4 white drop")[0])
+
+
+@pytest.mark.parametrize("seed, preset, cube, resign_at", [
+    (5, "sport", False, 7), (7, "classic", True, 30), (8, "match", False, 1),
+    (9, "classic", False, 40),
+])
+@pytest.mark.parametrize("reason", [rec.TIMEOUT, rec.ABANDON])
+def test_a_timeout_or_abandon_is_scored_like_a_resignation(seed, preset, cube, resign_at, reason):
+    record, _ = random_record(seed, preset, cube, resign_at)
+    resigned = rec.replay(record).result
+    loser = record.entries[-1].side
+    entries = [*record.entries[:-1], rec.Entry(resign_at, loser, reason)]
+    result = rec.Result(resigned.winner, resigned.kind, resigned.points, reason)
+    headers = [(k, v) for k, v in record.headers if k != "Result"]
+    headers += [("Clock", "match" if preset == "match" else "standard"),
+                ("Result", result.text())]
+    text = rec.write(rec.Record(headers, entries, result))
+    assert text.endswith(f"{resign_at} {loser} {reason}\nresult {result.text()}\n")
+    assert rec.write(rec.parse(text)) == text
+    replay = rec.replay(rec.parse(text))
+    assert replay.result == result
+    assert [f.kind for f in replay.frames][-2:] == [reason, "end"]
+
+
+def test_a_side_that_is_away_may_abandon_while_the_other_is_to_move():
+    before = with_clock(GOOD.split("3 white double 2")[0])
+    abandoned = rec.replay(rec.parse(before + "3 black abandon\n"))
+    resigned = rec.replay(rec.parse(before + "3 black resign\n"))
+    assert abandoned.result == rec.Result("white", resigned.result.kind,
+                                          resigned.result.points, "abandon")
+
+
+def test_running_out_of_time_answering_a_double_loses_at_the_stake_before_it():
+    replay = rec.replay(rec.parse(CLOCKED_OFFER + "4 white timeout\n"))
+    # the cube stood at 2 (taken at turn 3), not at the 4 offered: R9 on white's position, x2
+    position = replay.frames[-1].position
+    kind, points = game_value(position.board("white"), replay.ruleset, cube=2, cube_turned=True)
+    assert kind == "koks" and points == 6
+    assert replay.result == rec.Result("black", kind, points, "timeout")
+    assert replay.frames[-2].kind == "timeout" and replay.frames[-2].cube_value == 2
+
+
+@pytest.mark.parametrize("body, side", [
+    ("1 white abort\n", "white"),
+    ("1 black abort\n", "black"),  # away before ever moving: a no-show too
+    ("1 white 6-5 24/18 18/13\n2 black abort\n", "black"),
+])
+def test_a_no_show_aborts_the_game_without_a_result(body, side):
+    head = with_clock(GOOD.split("\n\n")[0]) + "\n"
+    text = head.replace('[Event', '[Result "aborted"]\n[Event') + "\n" + body + "result aborted\n"
+    record = rec.parse(text)
+    assert record.result == rec.Result.aborted() and record.result.text() == "aborted"
+    assert rec.write(record) == text
+    replay = rec.replay(record)
+    assert replay.result == rec.Result(None, None, 0, "aborted")
+    assert replay.frames[-2].kind == "abort" and replay.frames[-2].side == side
+    assert replay.frames[-1].kind == "end" and replay.frames[-1].side is None
+
+
+CLOCK_REFUSALS = [
+    # (the record, the line refused, the code)
+    (GOOD.split("3 white double 2")[0] + "3 white timeout\n", 8, "no_clock"),
+    (GOOD.split("\n\n")[0] + "\n\n1 white abort\n", 6, "no_clock"),
+    (with_clock(GOOD.split("3 white double 2")[0]) + "3 black timeout\n", 9, "timeout_side"),
+    (CLOCKED_OFFER + "4 black timeout\n", 13, "timeout_side"),
+    (with_clock(GOOD.split("3 white double 2")[0]) + "3 white abort\n", 9, "abort_after_play"),
+    (with_clock(MATCH_LATER_GAME, "match") + "2 black abort\n", 8, "abort_later_game"),
+    (CLOCKED_OFFER + "4 white timeout\nresult aborted\n", 14, "result_differs"),
+    (with_clock(GOOD.split("3 white double 2")[0]) + "3 white timeout\nresult black oin 1 timeout\n",
+     10, "result_differs"),
+    (with_clock(GOOD.split("\n\n")[0]) + "\n\n1 white abort\nresult white oin 1 abandon\n", 8,
+     "result_differs"),
+    (with_clock(GOOD.split("3 white double 2")[0]) + "result aborted\n", 9, "result_early"),
+    (with_clock(GOOD.split("\n\n")[0]) + "\n\n1 white abort\n2 black 4-4 pass\n", 8,
+     "game_over"),
+    (with_clock(GOOD.split("\n\n")[0]) + "\n\n1 white abort\nresult abort\n", 8,
+     "result_format"),
+    (with_clock(GOOD.split("\n\n")[0]) + "\n\n1 white aborted\n", 7, "turn_format"),
+]
+
+
+@pytest.mark.parametrize("text, line, code", CLOCK_REFUSALS)
+def test_a_clock_line_the_clocks_cannot_give_is_refused_with_its_line(text, line, code):
+    with pytest.raises(rec.RecordError) as caught:
+        rec.replay(rec.parse(text))
+    assert (caught.value.line, caught.value.code) == (line, code), str(caught.value)
+
+
+def test_the_result_line_names_every_way_a_game_ends():
+    for reason in ("bore_off", "resign", "drop", "timeout", "abandon"):
+        assert reason in rec.REASONS
+        line = f"RESULT  White  koks 3 {reason.upper()}"
+        assert rec.parse(line).result == rec.Result("white", "koks", 3, reason)
+    assert rec.parse("Result Aborted").result == rec.Result.aborted()
+
+
+def test_the_examples_in_the_record_format_document_replay():
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "record-format.md").read_text()
+    examples = re.findall(r"```\n(\[.*?)```", doc, re.S)
+    assert len(examples) >= 3
+    reasons = set()
+    for text in examples:
+        # the first example shortens its seed ("2f1c…"): its dice are not what is shown here
+        text = "\n".join(line for line in text.splitlines() if not line.startswith("[Seed"))
+        replay = rec.replay(rec.parse(text))
+        reasons.add(replay.result.reason)
+    assert {"drop", "timeout", "aborted"} <= reasons

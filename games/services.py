@@ -190,10 +190,13 @@ def table_options(preset, match_length=None, koks=None, cube=None):
 
 def clock_for(preset, wanted):
     """The clock spec a new game gets (RULES.md R12): the preset's clock when ``wanted`` is
-    true (games between people always; against the computer only if the player asks), else
-    None. Raises BadFrame for an unknown preset."""
+    true (games between people always; against the computer only if the player asks), None
+    when false, or ``wanted`` itself when it is a ``games.clocks.ClockSpec``. Raises BadFrame
+    for an unknown preset or a ``wanted`` of another type."""
     if preset not in clocks.PRESET_CLOCK:
         raise BadFrame(_("Unknown rules preset."))
+    if isinstance(wanted, clocks.ClockSpec):  # a given clock (tests, events with other times)
+        return wanted
     if isinstance(wanted, str) or not isinstance(wanted, (bool, type(None))):
         raise BadFrame(_("The clock is on or off."))
     return clocks.CLOCKS[clocks.PRESET_CLOCK[preset]] if wanted else None
@@ -313,12 +316,12 @@ def create_challenge(guest_id, preset=Preset.SPORT, colour=Colour.RANDOM, match_
                                         colour=colour, creator_guest=guest_id)
 
 
-def accept_challenge(challenge_id, guest_id):
+def accept_challenge(challenge_id, guest_id, clock=True):
     """The guest ``guest_id`` accepts the open challenge ``challenge_id``: the game between
     the creator and them starts now with the preset's clock (the creator gets the side they
     asked for; "random" is drawn by the server). Raises ChallengeError (already taken,
     withdrawn, or one's own link), BadFrame (no guest) or Challenge.DoesNotExist. Returns the
-    new Game."""
+    new Game. ``clock`` may name another ``games.clocks.ClockSpec`` (tests use short ones)."""
     if not guest_id or not isinstance(guest_id, str):
         raise BadFrame(_("A game needs a guest to play it."))
     with transaction.atomic():
@@ -337,7 +340,7 @@ def accept_challenge(challenge_id, guest_id):
             f"{other_side(creator_side)}_guest": guest_id,
         }
         game = _new_game(challenge.preset, challenge.table, challenge.match_length,
-                         challenge.colour, clock_for(challenge.preset, True), players)
+                         challenge.colour, clock_for(challenge.preset, clock or True), players)
         challenge.status = ChallengeStatus.ACCEPTED
         challenge.game = game
         challenge.save()
@@ -985,6 +988,10 @@ def _check(game, actor, version, phase, action=None):
 PRESENCE_STALE_MS = 60_000
 #: how often an open socket tells the server it is still here (ms); well under the above
 PRESENCE_TOUCH_MS = 20_000
+#: the timers and the sweep apply a deadline only this long after it (ms): an action received
+#: before the deadline but still waiting for the game's lock (Daphne runs the database work of
+#: all its sockets in one thread) is then applied first, so a timer never beats an earlier move
+TIMER_GRACE_MS = 250
 
 
 def _now_ms():
@@ -1203,11 +1210,12 @@ def _ran_out_message(game):
 
 
 def apply_timeouts(game_id, version=None):
-    """Apply whatever of game ``game_id``'s clock has expired by now (a Celery timer or the
-    beat sweep calls this). With ``version``, does nothing unless the game is still at that
-    version (a later one has its own timer). Safe to run twice, late or after a restart: an
-    expired deadline is applied once, since the game is then over. Returns the game if it
-    changed, else None."""
+    """Apply whatever of game ``game_id``'s clock had expired ``TIMER_GRACE_MS`` ago (a Celery
+    timer, the beat sweep or a snapshot request calls this; a player's own action is judged by
+    when it arrived instead, see ``_act``). With ``version``, does nothing unless the game is
+    still at that version (a later one has its own timer). Safe to run twice, late or after a
+    restart: an expired deadline is applied once, since the game is then over. Returns the
+    game if it changed, else None."""
     now = _now_ms()
     with transaction.atomic():
         try:
@@ -1216,18 +1224,13 @@ def apply_timeouts(game_id, version=None):
             return None
         if game.is_over or (version is not None and game.version != version):
             return None
-        if not _apply_expired(game, now):
+        due = _ms(game.deadline)
+        if not _apply_expired(game, now - TIMER_GRACE_MS):
             return None
         _save(game)
-    logger.info("clock: game %s ended (%s) %d ms after its deadline", game_id,
-                game.end_reason or game.status, now - _expired_at(game, now))
+    logger.info("clock: game %s ended (%s) %s ms after its deadline", game_id,
+                game.end_reason or game.status, "?" if due is None else now - due)
     return game
-
-
-def _expired_at(game, now):
-    event = game.events.order_by("-seq").filter(
-        kind__in=(EventKind.TIMEOUT, EventKind.ABANDON, EventKind.ABORT)).first()
-    return _ms(event.created) if event else now
 
 
 def sweep_clocks():
@@ -1241,7 +1244,7 @@ def sweep_clocks():
         player_left(game_id, channel_name)
         dropped += 1
     ended = 0
-    for game_id in list(Game.objects.with_expired_deadline(_dt(now))
+    for game_id in list(Game.objects.with_expired_deadline(_dt(now - TIMER_GRACE_MS))
                         .values_list("pk", flat=True)):
         if apply_timeouts(game_id) is not None:
             ended += 1
@@ -1258,12 +1261,17 @@ def deadline_of(game):
 def player_here(game_id, guest_id, channel_name):
     """A socket of the guest ``guest_id`` opened on game ``game_id``: if they play a side,
     remember the socket and, if they were away, mark them back (the opponent hears of it).
-    Onlookers and finished games change nothing. Returns the side or None."""
+    Like every message it first applies what has expired (a player back after their
+    ``reconnect_ms`` has lost, even if no timer has run yet). Onlookers and finished games
+    change nothing. Returns the side or None."""
     now = _now_ms()
     with transaction.atomic():
         game = _lock(game_id)
         side = game.side_of_guest(guest_id)
         if side is None or game.is_over:
+            return side
+        if _apply_expired(game, now):  # back too late: what ran out meanwhile stands
+            _save(game)
             return side
         Presence.objects.update_or_create(channel_name=channel_name,
                                           defaults={"game": game, "side": side,
@@ -1471,7 +1479,7 @@ def _queue_timer(game_id, version, deadline_ms):
     from games.tasks import clock_timeout  # tasks imports this module
 
     clock_timeout.apply_async((str(game_id), version, deadline_ms),
-                              eta=_dt(deadline_ms))
+                              eta=_dt(deadline_ms + TIMER_GRACE_MS))
 
 
 def _queue_bot(game_id, version):

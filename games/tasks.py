@@ -38,17 +38,18 @@ def bot_move(game_id, version):
              autoretry_for=(OperationalError,), retry_backoff=1, retry_backoff_max=4,
              max_retries=5)
 def clock_timeout(game_id, version, deadline_ms):
-    """The timer of game ``game_id`` (a UUID string) at ``version``, due at ``deadline_ms``
-    (ms since the epoch): apply what has expired (``services.apply_timeouts``).
+    """The timer of game ``game_id`` (a UUID string) at ``version`` for the deadline
+    ``deadline_ms`` (ms since the epoch): apply what has expired (``services.apply_timeouts``).
 
-    Queued with that ETA after each commit that sets a deadline. Harmless twice, late or for
-    a game that has moved on; never cancelled. Delivered a little early (clocks of different
-    machines), it waits for the deadline first. Returns the lag in ms between the deadline
-    and the check, or None if it was re-queued."""
-    wait_ms = deadline_ms - clocks.now_ms()
+    Queued after each commit that sets a deadline, with the ETA ``services.TIMER_GRACE_MS``
+    after it (a move received just before the deadline goes first). Harmless twice, late or
+    for a game that has moved on; never cancelled. Delivered a little early (clocks of
+    different machines), it waits for that moment first. Returns the lag in ms between the
+    deadline and the check, or None if it was re-queued."""
+    due_ms = deadline_ms + services.TIMER_GRACE_MS
+    wait_ms = due_ms - clocks.now_ms()
     if wait_ms > TIMER_EARLY_MS:
-        clock_timeout.apply_async((game_id, version, deadline_ms),
-                                  eta=services._dt(deadline_ms))
+        clock_timeout.apply_async((game_id, version, deadline_ms), eta=services._dt(due_ms))
         return None
     if wait_ms > 0:
         time.sleep(wait_ms / 1000)

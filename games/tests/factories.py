@@ -96,3 +96,35 @@ def play_human_turn(game_id, guest=HUMAN, rng=None):
     if game.phase == Phase.ROLL:
         game = services.roll(game_id, actor, game.version)
     return services.play(game_id, actor, game.version, random_legal_play(game, rng))
+
+
+#: the two players of a game between people made by ``new_people_game`` (white is the creator)
+WHITE_GUEST = "guest-white"
+BLACK_GUEST = "guest-black"
+
+
+def new_people_game(clock, preset="sport", fixed=None, opening=(6, 5), **options):
+    """A game between WHITE_GUEST (who made the challenge) and BLACK_GUEST (who accepted it)
+    with the clock ``clock`` (a ``games.clocks.ClockSpec``, or True for the preset's clock).
+    With ``fixed`` (a FixedDice) the opening dice are ``opening`` (white, black); ``options``
+    (``match_length``, ``koks``, ``cube``) go to ``services.create_challenge``."""
+    if fixed is not None:
+        fixed.openings.append(opening)
+    challenge = services.create_challenge(WHITE_GUEST, preset=preset, colour="white", **options)
+    return services.accept_challenge(challenge.pk, BLACK_GUEST, clock=clock)
+
+
+def guest_to_act(game):
+    """The Actor of the side that must act now in a game between people."""
+    return services.Actor(guest_id=game.guest_of(game.awaiting))
+
+
+def play_turn(game_id, rng=None, at=None):
+    """The side that must act in a game between people rolls (if due) and plays a random legal
+    play, each action received at ``at`` (ms; None: now); returns the game after it."""
+    rng = rng or random.Random(0)
+    game = Game.objects.get(pk=game_id)
+    actor = guest_to_act(game)
+    if game.phase == Phase.ROLL:
+        game = services.roll(game_id, actor, game.version, at=at)
+    return services.play(game_id, actor, game.version, random_legal_play(game, rng), at=at)

@@ -1,4 +1,6 @@
-"""Fixtures of the games tests: a private Celery queue and a real Celery worker process."""
+"""Fixtures of the games tests: a private Celery queue, a real Celery worker process, and a
+worker with Celery beat for the clock tests."""
+import json
 import re
 import statistics
 import subprocess
@@ -17,6 +19,8 @@ from nardy_site.celery import app as celery_app
 ROOT = Path(__file__).resolve().parents[2]
 BOT_LINE = re.compile(r"games\.bot: bot move game=(?P<game>\S+) version=(?P<version>\d+) "
                       r"ms=(?P<ms>[\d.]+) played=(?P<played>True|False)")
+CLOCK_LINE = re.compile(r"games\.clock: clock timer game=(?P<game>\S+) version=(?P<version>\d+) "
+                        r"lag_ms=(?P<lag>-?\d+) applied=(?P<applied>True|False)")
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -157,3 +161,147 @@ def celery_worker_process(test_process_env, celery_test_queue, tmp_path_factory)
         yield worker
     finally:
         stop_worker(worker)
+
+
+@dataclass
+class BeatProcess:
+    """A running ``celery -A nardy_site beat`` sending the clock sweep every ``interval``
+    seconds to ``queue``; its output goes to ``log_path``."""
+
+    process: subprocess.Popen
+    queue: str
+    log_path: Path
+    interval: float
+
+    def log(self):
+        return self.log_path.read_text(errors="replace")
+
+
+def start_beat(env, queue, log_path, interval=1.0):
+    """Start ``celery -A nardy_site beat`` with ``env`` (as ``start_worker``), sending its tasks
+    (the clock sweep every ``interval`` seconds, settings.CLOCK_SWEEP_SECONDS) to ``queue``;
+    its schedule file lives beside ``log_path``. Waits until it has started. Returns the
+    BeatProcess; stop it with ``stop_beat``."""
+    env = dict(env, CELERY_QUEUE=queue, CLOCK_SWEEP_SECONDS=str(interval))
+    schedule = log_path.with_name(f"{log_path.stem}-schedule")
+    command = [sys.executable, "-m", "celery", "-A", "nardy_site", "beat",
+               "--schedule", str(schedule), "--loglevel", "INFO"]
+    with open(log_path, "wb") as log_file:
+        process = subprocess.Popen(command, cwd=ROOT, env=env,
+                                   stdout=log_file, stderr=subprocess.STDOUT)
+    beat = BeatProcess(process, queue, log_path, interval)
+    deadline = time.monotonic() + 60
+    while "beat: Starting..." not in beat.log():
+        if process.poll() is not None:
+            pytest.fail(f"Celery beat exited with {process.returncode}:\n{beat.log()}")
+        if time.monotonic() > deadline:
+            stop_beat(beat)
+            pytest.fail(f"Celery beat did not start within 60 s:\n{beat.log()}")
+        time.sleep(0.05)
+    return beat
+
+
+def stop_beat(beat):
+    """Stop a beat started by ``start_beat`` (then kill it after 15 s)."""
+    stop_worker(beat)
+
+
+@dataclass
+class ClockWorker:
+    """A Celery worker and beat on a queue of their own, for the clock tests: timers and
+    sweeps go to ``queue`` while a test uses the ``clock_queue`` fixture. ``restart`` stops the
+    worker and starts it again, ``stop``/``start`` do it in two steps."""
+
+    env: dict
+    queue: str
+    directory: Path
+    worker: WorkerProcess | None = None
+    beat: BeatProcess | None = None
+    starts: int = 0
+
+    def start(self):
+        self.starts += 1
+        log_path = self.directory / f"worker-{self.starts}.log"
+        self.worker = start_worker(self.env, self.queue, log_path)
+        return self.worker
+
+    def stop(self):
+        if self.worker is not None:
+            stop_worker(self.worker)
+            self.worker = None
+
+    def log(self):
+        """The output of every worker started so far (each start has its own file)."""
+        return "".join((self.directory / f"worker-{n}.log").read_text(errors="replace")
+                       for n in range(1, self.starts + 1))
+
+    def clock_timers(self, game_id):
+        """``[(version, lag_ms, applied)]`` of each clock timer of game ``game_id`` that the
+        workers ran (their ``games.clock`` lines), in order."""
+        return [(int(m["version"]), int(m["lag"]), m["applied"] == "True")
+                for m in CLOCK_LINE.finditer(self.log()) if m["game"] == str(game_id)]
+
+
+#: how often the clock tests' beat sweeps (seconds); production's default is 2
+TEST_SWEEP_SECONDS = 1.0
+
+
+@pytest.fixture(scope="session")
+def clock_worker(test_process_env, celery_test_queue, tmp_path_factory):
+    """A Celery worker and beat (sweep every TEST_SWEEP_SECONDS) on the test database and the
+    tests' Redis, reading a queue of their own (``celery_test_queue`` + "-clock"), so a test
+    may stop and start the worker without touching ``celery_worker_process``. Session-wide.
+    Tests need ``transactional_db`` and the ``clock_queue`` fixture."""
+    queue = f"{celery_test_queue}-clock"
+    directory = tmp_path_factory.mktemp("clock-celery")
+    holder = ClockWorker(test_process_env, queue, directory)
+    holder.start()
+    try:
+        holder.beat = start_beat(test_process_env, queue, directory / "beat.log",
+                                 interval=TEST_SWEEP_SECONDS)
+        yield holder
+    finally:
+        if holder.beat is not None:
+            stop_beat(holder.beat)
+        holder.stop()
+        _delete_queue(queue)
+
+
+@pytest.fixture
+def clock_queue(clock_worker):
+    """For one test, send this process's tasks (clock timers, bot moves) to the clock worker's
+    queue; yields the ClockWorker. Starts its worker again if a test left it stopped."""
+    if clock_worker.worker is None:
+        clock_worker.start()
+    previous = celery_app.conf.task_default_queue
+    celery_app.conf.task_default_queue = clock_worker.queue
+    yield clock_worker
+    celery_app.conf.task_default_queue = previous
+
+
+@pytest.fixture(scope="session")
+def clock_lags():
+    """Lags (ms) between a clock deadline and the moment its timeout was applied (the
+    TIMEOUT/ABANDON/ABORT event's ``created``), measured by the integration tests: ``timer``
+    (a worker ran throughout) and ``sweep`` (the timer was lost: Celery beat alone). Written to
+    artifacts/clock/lag.json at the end of the run when there are any."""
+    lags = {"timer": [], "sweep": []}
+    yield lags
+    if not lags["timer"] and not lags["sweep"]:
+        return
+
+    def figures(samples):
+        if not samples:
+            return {"runs": 0, "median_ms": None, "worst_ms": None, "samples": []}
+        return {"runs": len(samples), "median_ms": statistics.median(samples),
+                "worst_ms": max(samples), "samples": samples}
+
+    from games.services import TIMER_GRACE_MS
+
+    report = dict(figures(lags["timer"]), grace_ms=TIMER_GRACE_MS,
+                  note="lag = the TIMEOUT/ABANDON/ABORT event's created minus the deadline; "
+                       "timers run TIMER_GRACE_MS after a deadline by design",
+                  sweep_only=dict(figures(lags["sweep"]), interval_ms=TEST_SWEEP_SECONDS * 1000))
+    path = ROOT / "artifacts" / "clock" / "lag.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=2) + "\n")

@@ -127,4 +127,6 @@ def play_turn(game_id, rng=None, at=None):
     actor = guest_to_act(game)
     if game.phase == Phase.ROLL:
         game = services.roll(game_id, actor, game.version, at=at)
-    return services.play(game_id, actor, game.version, random_legal_play(game, rng), at=at)
+    # a game that is over has no dice: the service says so (GameOver)
+    notation = random_legal_play(game, rng) if game.dice else ""
+    return services.play(game_id, actor, game.version, notation, at=at)

@@ -216,9 +216,13 @@ FAQ = [
             "lose: the game with the standard clock, the whole match with the match clock. "
             "The game is scored from the position at that moment, as if your opponent had "
             "just borne off their last checker, so it is an oin, a mars or a koks.</p>"
-            "<p>A lost connection does not end the game straight away: the clock gives a "
-            "player who has dropped out a limited time to come back (60 seconds with the match "
-            "clock). Whoever does not return in time loses in the same way.</p>"
+            "<p>A lost connection does not end the game straight away. With the match clock "
+            "you have 60 seconds to come back; whoever does not return in time loses the whole "
+            "match. With the standard clock your time keeps running while you are away, and "
+            "after 60 seconds your opponent may claim the win. Either way the game is scored "
+            "as above.</p>"
+            "<p>If a player does not make their first move within 60 seconds, the game is "
+            "called off with no result (in a match's first game, the whole match is).</p>"
             "<p>Games against the computer have no clock unless you choose one.</p>"
         ),
         diagram="time-out",

@@ -852,6 +852,14 @@ def record_error_reason(exc):
                               "black": _("The double was offered to black.")},
         "no_double": {"take": _("No double was offered, so there is nothing to take."),
                       "drop": _("No double was offered, so there is nothing to drop.")},
+        "timeout_side": {"white": _("Only white's clock was running: black cannot have run out "
+                                    "of time."),
+                         "black": _("Only black's clock was running: white cannot have run out "
+                                    "of time.")},
+        "abort_after_play": {"white": _("White has already moved: only a side that has not "
+                                        "made its first move can be a no-show."),
+                             "black": _("Black has already moved: only a side that has not "
+                                        "made its first move can be a no-show.")},
     }
     if exc.code in by_side:
         found = by_side[exc.code].get(params.get("action" if exc.code == "no_double" else "side"))
@@ -865,11 +873,13 @@ def record_error_reason(exc):
         "after_result": _("Nothing may follow the result line."),
         "header_after_turns": _("Headers must come before the first turn line."),
         "header_format": _('A header is written [Name "value"].'),
-        "result_format": _("The result line is written "
-                           "'result <winner> <oin|mars|koks> <points> <bore_off|resign|drop>'."),
+        "result_format": _("The result line is written 'result <winner> <oin|mars|koks> "
+                           "<points> <bore_off|resign|drop|timeout|abandon>', or 'result "
+                           "aborted'."),
         "play_missing": _("A turn line ends with the play or 'pass'."),
         "turn_format": _("A turn line is written '<number> <white|black> <die>-<die> "
-                         "<play|pass>' (or 'double <value>', 'take', 'drop', 'resign')."),
+                         "<play|pass>' (or 'double <value>', 'take', 'drop', 'resign', "
+                         "'timeout', 'abandon', 'abort')."),
         "on_off": _('%(name)s is "on" or "off", not "%(value)s".'),
         "opening_missing": _('The record needs an Opening header ("6-5", or "white starts").'),
         "opening_starts": _('"%(side)s starts" is only for a match game after the first (R11): '
@@ -903,6 +913,10 @@ def record_error_reason(exc):
         "result_differs": _("The game ends %(result)s, not %(stated)s."),
         "result_header_early": _("The Result header names a result, but the game is not "
                                  "over."),
+        "no_clock": _("Only a game with a clock (a Clock header) can be lost on time, lost by "
+                      "leaving or aborted."),
+        "abort_later_game": _("Only a single game or the first game of a match is aborted for "
+                              "a missing first move."),
     }
     template = messages.get(exc.code)
     if template is None:

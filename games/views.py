@@ -9,7 +9,7 @@ from pathlib import Path
 import ttf_opensans
 from django import forms
 from django.core.cache import cache
-from django.http import Http404, HttpResponse, HttpResponseBadRequest
+from django.http import Http404, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import get_language
@@ -17,12 +17,14 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from games import board_svg, replays, services
+from games import board_svg, clocks, replays, services
 from games.board_svg import VIEW_H, VIEW_W, render_board
 from games.engine import PositionError
 from games.engine import record as rec
 from games.engine.position_id import decode as decode_position
-from games.models import Game, ImportedRecord, Match, Preset, Side, Status
+from games.models import (
+    Challenge, ChallengeStatus, Colour, Game, ImportedRecord, Match, Preset, Side, Status,
+)
 
 #: session key holding the visitor's guest id (a random, URL-safe token)
 GUEST_SESSION_KEY = "guest_id"
@@ -46,14 +48,72 @@ def _level_choices():
     return [(level, LEVEL_LABELS.get(level, level)) for level in services.bot_levels()]
 
 
-class NewGameForm(forms.Form):
-    """Options of a new game against the computer (RULES.md R12); every field may be left out.
+def _seconds(ms):
+    """A duration (ms) as a short text: "2 min" for whole minutes beyond one, else "60 s"."""
+    if ms > 60_000 and ms % 60_000 == 0:
+        return _("%(minutes)s min") % {"minutes": ms // 60_000}
+    return _("%(seconds)s s") % {"seconds": ms // 1000}
 
-    ``preset`` sport/classic/match; ``match_length`` 1/3/5/7 (match only); ``koks`` and
-    ``cube`` on/off (classic only); ``level`` one of the computer levels that exist;
-    ``side`` white/black/random. ``clean`` checks the combination with
-    ``services.table_options``.
-    """
+
+def clock_summary(spec):
+    """What the clock ``spec`` (a ``games.clocks.ClockSpec``) means for a player, in the active
+    language: a list of short sentences (its times come from the spec)."""
+    times = {"roll": _seconds(spec.roll_ms or 0), "move": _seconds(spec.move_ms),
+             "reserve": _seconds(spec.reserve_ms), "first": _seconds(spec.first_move_ms)}
+    lines = []
+    if spec.auto_roll:
+        lines.append(_("The dice are rolled for you; you have %(move)s for each move.") % times)
+    else:
+        lines.append(_("You have %(roll)s to roll and %(move)s for each move (and to answer a "
+                       "double).") % times)
+    if spec.loses == clocks.LOSES_MATCH:
+        lines.append(_("When that time is used up, a reserve of %(reserve)s for the whole match "
+                       "runs down.") % times)
+    else:
+        lines.append(_("When that time is used up, a reserve of %(reserve)s for the whole game "
+                       "runs down.") % times)
+    if spec.max_move_ms is not None:
+        lines.append(_("No move may take longer than %(cap)s.")
+                     % {"cap": _seconds(spec.max_move_ms)})
+    if spec.loses == clocks.LOSES_MATCH:
+        lines.append(_("A player who runs out of time loses the whole match."))
+    else:
+        lines.append(_("A player who runs out of time loses the game."))
+    if spec.reconnect_ms is not None:
+        back = {"back": _seconds(spec.reconnect_ms)}
+        if spec.loses == clocks.LOSES_MATCH:
+            lines.append(_("A player who disconnects has %(back)s to come back, or loses the "
+                           "match.") % back)
+        else:
+            lines.append(_("A player who disconnects has %(back)s to come back, or loses the "
+                           "game.") % back)
+    if spec.claim_after_ms is not None:
+        lines.append(_("If a player leaves for more than %(away)s, the opponent may claim the "
+                       "win.") % {"away": _seconds(spec.claim_after_ms)})
+    lines.append(_("If a player makes no first move within %(first)s, the game is aborted "
+                   "with no result.") % times)
+    return lines
+
+
+def clock_name(kind):
+    """The name of a clock kind ("standard" or "match") in the active language."""
+    return {clocks.STANDARD: _("Standard clock"), clocks.MATCH: _("Match clock")}.get(kind, kind)
+
+
+def preset_clocks():
+    """``{preset: {"kind", "name", "summary"}}``: the clock each R12 preset plays with between
+    people (and against the computer when the player asks for one)."""
+    found = {}
+    for preset, kind in clocks.PRESET_CLOCK.items():
+        found[preset] = {"kind": kind, "name": clock_name(kind),
+                         "summary": clock_summary(clocks.CLOCKS[kind])}
+    return found
+
+
+class TableForm(forms.Form):
+    """The table options of a new game (RULES.md R12), every field optional: ``preset``
+    sport/classic/match; ``match_length`` 1/3/5/7 (match only); ``koks`` and ``cube`` on/off
+    (classic only). ``clean`` checks the combination with ``services.table_options``."""
 
     preset = forms.ChoiceField(label=gettext_lazy("Rules"), choices=Preset.choices,
                                required=False)
@@ -64,12 +124,6 @@ class NewGameForm(forms.Form):
                              required=False)
     cube = forms.ChoiceField(label=gettext_lazy("Doubling cube"), choices=ON_OFF,
                              required=False)
-    level = forms.ChoiceField(label=gettext_lazy("Computer level"), required=False,
-                              choices=_level_choices)
-    side = forms.ChoiceField(
-        label=gettext_lazy("Your side"), required=False,
-        choices=[*Side.choices, ("random", gettext_lazy("Random"))],
-    )
 
     def clean(self):
         data = super().clean()
@@ -83,17 +137,47 @@ class NewGameForm(forms.Form):
             raise forms.ValidationError(error.message) from None
         return data
 
-    def options(self):
-        """The chosen options for ``services.create_bot_game`` (defaults: sport rules, the
-        medium computer, white; the preset's table defaults)."""
+    def table(self):
+        """The chosen table: ``{"preset", "match_length", "koks", "cube"}`` (None = the
+        preset's default)."""
         data = self.cleaned_data
         return {
             "preset": data.get("preset") or Preset.SPORT.value,
-            "bot_level": data.get("level") or "medium",
-            "human_side": data.get("side") or Side.WHITE.value,
             "match_length": data.get("match_length"),
             "koks": _on_off(data.get("koks")),
             "cube": _on_off(data.get("cube")),
+        }
+
+    def preset_clocks(self):
+        """``preset_clocks()``, for the template's clock descriptions."""
+        return preset_clocks()
+
+
+class NewGameForm(TableForm):
+    """Options of a new game against the computer (RULES.md R12); every field may be left out.
+
+    The table options of ``TableForm``; ``level`` one of the computer levels that exist;
+    ``side`` white/black/random; ``clock`` on/off (default off: on gives the player the
+    preset's clock, the computer plays without one).
+    """
+
+    level = forms.ChoiceField(label=gettext_lazy("Computer level"), required=False,
+                              choices=_level_choices)
+    side = forms.ChoiceField(
+        label=gettext_lazy("Your side"), required=False,
+        choices=[*Side.choices, ("random", gettext_lazy("Random"))],
+    )
+    clock = forms.ChoiceField(label=gettext_lazy("Clock"), choices=ON_OFF, required=False)
+
+    def options(self):
+        """The chosen options for ``services.create_bot_game`` (defaults: sport rules, the
+        medium computer, white, no clock; the preset's table defaults)."""
+        data = self.cleaned_data
+        return {
+            **self.table(),
+            "bot_level": data.get("level") or "medium",
+            "human_side": data.get("side") or Side.WHITE.value,
+            "clock": data.get("clock") == "on",
         }
 
     @classmethod
@@ -101,7 +185,34 @@ class NewGameForm(forms.Form):
         """An (unbound) form holding ``game``'s options, for "play again"."""
         options = services.options_of(game)
         initial = {"preset": game.preset, "level": game.bot_level or "medium",
-                   "side": game.colour or you or Side.WHITE.value}
+                   "side": game.colour or you or Side.WHITE.value,
+                   "clock": "on" if game.clock else "off"}
+        if game.preset == Preset.MATCH:
+            initial["match_length"] = str(options["match_length"])
+        if game.preset == Preset.CLASSIC:
+            initial["koks"] = "on" if options["koks"] else "off"
+            initial["cube"] = "on" if options["cube"] else "off"
+        return cls(initial=initial)
+
+
+class ChallengeForm(TableForm):
+    """Options of a challenge link (a game with a friend, RULES.md R12): the table options of
+    ``TableForm`` and ``colour`` white/black/random (the creator's side; default random). The
+    game always runs the preset's clock."""
+
+    colour = forms.ChoiceField(label=gettext_lazy("Your side"), required=False,
+                               choices=Colour.choices)
+
+    def options(self):
+        """The chosen options for ``services.create_challenge``."""
+        return {**self.table(), "colour": self.cleaned_data.get("colour") or Colour.RANDOM.value}
+
+    @classmethod
+    def for_game(cls, game, you):
+        """An (unbound) form holding the options of ``game`` (a game between people), for a
+        new challenge with the same table; the creator's side is drawn."""
+        options = services.options_of(game)
+        initial = {"preset": game.preset, "colour": Colour.RANDOM.value}
         if game.preset == Preset.MATCH:
             initial["match_length"] = str(options["match_length"])
         if game.preset == Preset.CLASSIC:
@@ -145,18 +256,28 @@ def game_page(request, game_id):
     Context: ``game``, ``ws_path`` (the socket path, with the page's language), ``is_player``,
     ``initial_snapshot`` (the ``game`` object of this viewer's docs/protocol.md snapshot, to
     embed with ``json_script`` so the board shows before the socket connects),
-    ``options_form`` (this game's options, for "play again") and ``new_game_form`` (a blank
-    form: the computer levels that exist).
+    ``options_form`` (this game's options, for "play again": a ``NewGameForm`` against the
+    computer, a ``ChallengeForm`` between people), ``again_url`` (where that form posts),
+    ``between_people`` (bool), ``clock`` (None, or ``{"kind", "name", "summary"}``: the
+    game's clock and what it means) and ``new_game_form`` (a blank form: the computer levels
+    that exist).
     """
     game = get_object_or_404(Game.objects.select_related("match"), pk=game_id)
     guest_id = ensure_guest_id(request)
     you = game.side_of_guest(guest_id)
+    spec = services.clock_spec(game)
+    between_people = not game.bot_side
     context = {
         "game": game,
         "ws_path": f"/ws/game/{game.id}/?lang={get_language()}",
         "is_player": you is not None,
         "initial_snapshot": services.snapshot(game, guest_id)["game"],
-        "options_form": NewGameForm.for_game(game, you),
+        "between_people": between_people,
+        "options_form": (ChallengeForm.for_game(game, you) if between_people
+                         else NewGameForm.for_game(game, you)),
+        "again_url": reverse("games:challenge_new" if between_people else "games:new"),
+        "clock": ({"kind": spec.kind, "name": clock_name(spec.kind),
+                   "summary": clock_summary(spec)} if spec else None),
         "new_game_form": NewGameForm(),
     }
     return render(request, "games/game.html", context)
@@ -185,6 +306,8 @@ def _game_row(game, guest_id):
         "preset": game.preset,
         "options": services.options_of(game),
         "you": you,
+        "against_bot": bool(game.bot_side),
+        "clock": game.clock.get("kind") if game.clock else None,
         "status": game.status,
         "turn": game.turn,
         "your_turn": game.awaiting is not None and game.awaiting == you,
@@ -198,17 +321,150 @@ def _game_row(game, guest_id):
 
 @require_GET
 def my_games(request):
-    """GET: "my games": this session's games against the computer, active ones first (each
-    list newest first), with links to resume or replay them."""
+    """GET: "my games": this session's games (against the computer and with friends), active
+    ones first, then those that are over (finished or aborted), each list newest first, with
+    links to resume or replay them; and the session's challenge links still waiting for a
+    friend (``open_challenges``: rows of ``_challenge_context``)."""
     guest_id = request.session.get(GUEST_SESSION_KEY)
-    games = (Game.objects.for_guest(guest_id).against_bot().select_related("match")
-             .order_by("-updated"))
+    games = Game.objects.for_guest(guest_id).select_related("match").order_by("-updated")
     rows = [_game_row(game, guest_id) for game in games[:200]]
+    challenges = []
+    if guest_id:
+        challenges = Challenge.objects.filter(creator_guest=guest_id,
+                                              status=ChallengeStatus.OPEN)[:20]
     return render(request, "games/my_games.html", {
         "active_games": [row for row in rows if row["status"] == Status.ACTIVE],
-        "finished_games": [row for row in rows if row["status"] == Status.FINISHED],
+        "finished_games": [row for row in rows if row["status"] != Status.ACTIVE],
+        "open_challenges": [_challenge_context(request, c) for c in challenges],
         "new_game_form": NewGameForm(),
     })
+
+
+# --- games between people: challenge links ---------------------------------------------
+
+def _challenge_context(request, challenge):
+    """What the challenge pages show of ``challenge``: ``id``, ``status``, ``preset``,
+    ``options`` (``{"match_length", "koks", "cube"}`` of the table), ``colour`` (the
+    creator's side), ``url`` and ``share_url`` (absolute), ``status_url``, ``clock`` (``{"kind",
+    "name", "summary"}`` of the preset's clock), ``game_url`` once accepted (else None) and
+    ``created``."""
+    table = challenge.table or {}
+    kind = clocks.PRESET_CLOCK[challenge.preset]
+    url = reverse("games:challenge", kwargs={"challenge_id": challenge.id})
+    return {
+        "id": str(challenge.id),
+        "status": challenge.status,
+        "preset": challenge.preset,
+        "options": {"match_length": challenge.match_length or 1,
+                    "koks": table.get("koks", False), "cube": table.get("cube", False)},
+        "colour": challenge.colour,
+        "url": url,
+        "share_url": request.build_absolute_uri(url),
+        "status_url": reverse("games:challenge_status", kwargs={"challenge_id": challenge.id}),
+        "clock": {"kind": kind, "name": clock_name(kind),
+                  "summary": clock_summary(clocks.CLOCKS[kind])},
+        "game_url": (reverse("games:game", kwargs={"game_id": challenge.game_id})
+                     if challenge.game_id else None),
+        "created": challenge.created,
+    }
+
+
+@require_http_methods(["GET", "POST"])
+def challenge_new(request):
+    """GET: the form of a challenge link ("play a friend"). POST: create the challenge for
+    this session's guest (fields: see ``ChallengeForm``) and redirect to its page, where the
+    link is shown to share; bad options get the form again with the reason (400)."""
+    form = ChallengeForm()
+    error = None
+    if request.method == "POST":
+        form = ChallengeForm(request.POST)
+        if form.is_valid():
+            guest_id = ensure_guest_id(request)
+            try:
+                challenge = services.create_challenge(guest_id, **form.options())
+            except services.GameError as exc:
+                error = exc.message
+            else:
+                return redirect("games:challenge", challenge_id=challenge.id)
+        else:
+            error = _form_errors(form)
+    return render(request, "games/challenge_new.html", {"form": form, "error": error},
+                  status=400 if error else 200)
+
+
+def _render_challenge(request, challenge, error=None, status=200):
+    guest_id = request.session.get(GUEST_SESSION_KEY)
+    return render(request, "games/challenge.html", {
+        "challenge": _challenge_context(request, challenge),
+        "is_creator": bool(guest_id) and challenge.creator_guest == guest_id,
+        "error": error,
+    }, status=status)
+
+
+@require_GET
+def challenge_page(request, challenge_id):
+    """GET: a challenge link's page. Its creator sees the link to share, the options and
+    "waiting for your friend" (the page follows ``challenge_status`` and moves to the game
+    once accepted) with a button to withdraw it; anyone else sees the options and "Accept and
+    play", or why the link can no longer be accepted (taken, withdrawn). A player of the game
+    a challenge started is sent to that game. 404 for an unknown id.
+
+    Context: ``challenge`` (``_challenge_context``), ``is_creator``, ``error`` (None)."""
+    challenge = get_object_or_404(Challenge, pk=challenge_id)
+    guest_id = request.session.get(GUEST_SESSION_KEY)
+    if challenge.game_id and challenge.game.side_of_guest(guest_id) is not None:
+        return redirect("games:game", game_id=challenge.game_id)
+    return _render_challenge(request, challenge)
+
+
+@require_POST
+def challenge_accept(request, challenge_id):
+    """POST: accept the challenge for this session's guest (``services.accept_challenge``):
+    the game starts with the preset's clock and the visitor is sent to it. A challenge that is
+    taken, withdrawn or one's own gets its page again with the reason (409); 404 for an
+    unknown id."""
+    guest_id = ensure_guest_id(request)
+    try:
+        game = services.accept_challenge(challenge_id, guest_id)
+    except Challenge.DoesNotExist:
+        raise Http404 from None
+    except services.ChallengeError as exc:
+        challenge = get_object_or_404(Challenge, pk=challenge_id)
+        return _render_challenge(request, challenge, error=exc.message, status=409)
+    return redirect("games:game", game_id=game.id)
+
+
+@require_POST
+def challenge_cancel(request, challenge_id):
+    """POST: withdraw the challenge (its creator only, while it is open;
+    ``services.cancel_challenge``) and show its page, now saying it was withdrawn. Anyone
+    else, or a challenge no longer open, gets the page with the reason (409; an accepted one
+    sends its creator to the game); 404 for an unknown id."""
+    guest_id = request.session.get(GUEST_SESSION_KEY) or ""
+    try:
+        services.cancel_challenge(challenge_id, guest_id)
+    except Challenge.DoesNotExist:
+        raise Http404 from None
+    except services.ChallengeError as exc:
+        challenge = get_object_or_404(Challenge, pk=challenge_id)
+        if challenge.game_id and challenge.game.side_of_guest(guest_id) is not None:
+            return redirect("games:game", game_id=challenge.game_id)
+        return _render_challenge(request, challenge, error=exc.message, status=409)
+    return redirect("games:challenge", challenge_id=challenge_id)
+
+
+@require_GET
+def challenge_status(request, challenge_id):
+    """GET: a challenge's state as JSON, for its page to follow: ``{"status":
+    "open"|"accepted"|"cancelled", "game": <the game's page URL once accepted, else null>}``.
+    Never cached; 404 for an unknown id."""
+    challenge = get_object_or_404(Challenge, pk=challenge_id)
+    game_url = None
+    if challenge.game_id:
+        game_url = reverse("games:game", kwargs={"game_id": challenge.game_id})
+    response = JsonResponse({"status": challenge.status, "game": game_url})
+    response["Cache-Control"] = "no-store"
+    return response
 
 
 def _viewable_game(request, game_id):
@@ -216,7 +472,7 @@ def _viewable_game(request, game_id):
     over; else 404."""
     game = get_object_or_404(Game.objects.select_related("match"), pk=game_id)
     guest_id = request.session.get(GUEST_SESSION_KEY)
-    if game.status != Status.FINISHED and game.side_of_guest(guest_id) is None:
+    if not game.is_over and game.side_of_guest(guest_id) is None:
         raise Http404(_("The replay opens to onlookers when the game is over."))
     return game
 

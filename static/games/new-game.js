@@ -1,7 +1,8 @@
 /*
- * The new-game options form (templates/games/new_game_form.html): shows and enables only the
- * options of the chosen preset, so the server never gets an option the preset does not have
- * (docs/protocol.md: that would be refused with 400).
+ * The new-game and challenge forms (templates/games/new_game_form.html, challenge_new.html):
+ * shows and enables only the options of the chosen preset, so the server never gets an option
+ * the preset does not have (docs/protocol.md: that would be refused with 400), and shows only
+ * the chosen preset's clock (blocks marked data-for-presets="sport classic").
  */
 (function () {
   "use strict";
@@ -13,6 +14,9 @@
       const on = group.getAttribute("data-for-preset") === preset;
       group.disabled = !on;
       group.hidden = !on;
+    }
+    for (const block of form.querySelectorAll("[data-for-presets]")) {
+      block.hidden = !block.getAttribute("data-for-presets").split(" ").includes(preset);
     }
   }
 

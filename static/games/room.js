@@ -7,6 +7,11 @@
  * Plays are always shown in the viewer's own numbering (RULES.md Notation; white's for an
  * onlooker): the opponent's plays are converted point by point (board.js playForViewer).
  *
+ * Clocks (docs/protocol.md "Clocks"): the snapshot's `clock` block is shown next to the players'
+ * names and counted down here every CLOCK_TICK_MS against the server's time (the snapshot's
+ * `server_time` gives the offset), so both browsers show the same; only the server decides
+ * when time has run out. The `presence` block says when the opponent is away.
+ *
  * Interface text goes through Django's JavaScript catalogue (gettext, ngettext, interpolate).
  */
 (function () {
@@ -18,6 +23,8 @@
   const STEP_MS = 320; // one checker's slide when the opponent's play is shown
   const NEXT_GAME_S = 6; // seconds before a match moves on to its next game
   const SETTINGS_KEY = "nardy.room.settings";
+  const CLOCK_TICK_MS = 200;
+  const CLOCK_LOW_MS = 10000; // the last seconds before a side loses are marked
 
   const root = document.getElementById("game");
   if (!root) return;
@@ -27,6 +34,9 @@
     players: $("players"),
     match: $("match-score"),
     connection: $("connection"),
+    presence: $("presence"),
+    presenceText: $("presence-text"),
+    claim: $("claim-btn"),
     opening: $("opening"),
     status: $("status"),
     message: $("message"),
@@ -114,6 +124,9 @@
     autoFor: null, // the version an automatic play was scheduled for
     typedFor: null, // the version a typed play was sent for, until it is accepted or refused
     nextTimer: 0,
+    clockOffset: 0, // the server's clock minus this browser's (ms)
+    lostAt: null, // when this page's socket closed (Date.now()), while it is down
+    lowWarned: null, // the version whose "10 seconds left" was announced
     settings: loadSettings(),
   };
 
@@ -240,14 +253,23 @@
 
   // ---- Texts -----------------------------------------------------------------------------
 
-  function nameOf(side) {
-    const player = state.game.players && state.game.players[side];
-    return (player && player.name) || sideName(side);
-  }
-
   function isBot(side) {
     const player = state.game.players && state.game.players[side];
     return Boolean(player && player.bot);
+  }
+
+  /** True in a game between two people (both guests are "Guest": they are told apart by side). */
+  function betweenPeople() {
+    return Boolean(state.game.players) && !SIDES.some(isBot);
+  }
+
+  function nameOf(side) {
+    if (betweenPeople()) {
+      if (you() && side !== you()) return gettext("Your opponent");
+      if (!you()) return side === "white" ? gettext("The white player") : gettext("The black player");
+    }
+    const player = state.game.players && state.game.players[side];
+    return (player && player.name) || sideName(side);
   }
 
   /** The side as the subject at the start of a sentence: "The computer", or the player's name. */
@@ -255,14 +277,18 @@
     return isBot(side) ? gettext("The computer") : nameOf(side);
   }
 
-  /** The side inside a sentence: "the computer", or the player's name. */
+  /** The side inside a sentence: "the computer", "your opponent", or the player's name. */
   function object(side) {
-    return isBot(side) ? gettext("the computer") : nameOf(side);
+    if (isBot(side)) return gettext("the computer");
+    if (betweenPeople() && you() && side !== you()) return gettext("your opponent");
+    return nameOf(side);
   }
 
-  /** "You" for the viewer's side, else the player's name (short labels: history, score). */
+  /** "You" for the viewer's side, else a short name (history, score, the players' boxes). */
   function who(side) {
-    return side === you() ? gettext("You") : nameOf(side);
+    if (side === you()) return gettext("You");
+    if (betweenPeople()) return you() ? gettext("Opponent") : sideName(side);
+    return nameOf(side);
   }
 
   /** True until both sides have played once: the opening is still worth showing. */
@@ -315,6 +341,7 @@
 
   function statusText() {
     const game = state.game;
+    if (game.status === "aborted") return gettext("The game was aborted.");
     if (game.status !== "active") return gettext("The game is over.");
     const mover = game.turn;
     const offer = cubeOffer();
@@ -381,7 +408,12 @@
     return { oin: gettext("oin"), mars: gettext("mars"), koks: gettext("koks") }[kind] || kind;
   }
 
+  function isAborted(result) {
+    return result.reason === "aborted" || !result.winner;
+  }
+
   function resultTitle(result) {
+    if (isAborted(result)) return gettext("Game aborted: no result.");
     const values = { name: subject(result.winner), kind: kindName(result.kind), points: result.points };
     if (result.winner === you()) {
       return fmt(ngettext("You won: %(kind)s, %(points)s point.", "You won: %(kind)s, %(points)s points.", result.points), values);
@@ -390,14 +422,18 @@
   }
 
   function resultExplain(result) {
+    if (isAborted(result)) return gettext("Nobody wins and no points are scored.");
     if (result.reason === "drop") {
       return gettext("A dropped double counts as oin at the stake before the double.");
     }
-    const text = {
+    let text = {
       oin: gettext("Oin: the loser had borne off at least one checker."),
       mars: gettext("Mars: the loser had not borne off a single checker."),
       koks: gettext("Koks: the loser had borne off no checker and still had one in the winner's home or behind it."),
     }[result.kind] || "";
+    if (result.reason === "timeout" || result.reason === "abandon") {
+      text = gettext("The game is scored on the loser's position at that moment.") + " " + text;
+    }
     if (result.cube && result.cube > 1) {
       return text + " " + fmt(gettext("The cube stood at %(cube)s."), { cube: result.cube });
     }
@@ -405,7 +441,30 @@
   }
 
   function resultReason(result) {
-    const loser = other(result.winner);
+    if (isAborted(result)) {
+      const absent = result.loser;
+      if (!absent) return gettext("A first move was not made in time.");
+      return absent === you()
+        ? gettext("You did not make a first move in time.")
+        : fmt(gettext("%(name)s did not make a first move in time."), { name: subject(absent) });
+    }
+    const loser = result.loser || other(result.winner);
+    const mine = loser === you();
+    const name = subject(loser);
+    if (result.reason === "timeout") {
+      if (result.match_lost) {
+        return mine ? gettext("You ran out of time and so lose the match.")
+          : fmt(gettext("%(name)s ran out of time and so loses the match."), { name });
+      }
+      return mine ? gettext("You ran out of time.") : fmt(gettext("%(name)s ran out of time."), { name });
+    }
+    if (result.reason === "abandon") {
+      if (result.match_lost) {
+        return mine ? gettext("You left the game and so lose the match.")
+          : fmt(gettext("%(name)s left the game and so loses the match."), { name });
+      }
+      return mine ? gettext("You left the game.") : fmt(gettext("%(name)s left the game."), { name });
+    }
     if (result.reason === "bore_off") {
       return result.winner === you()
         ? gettext("You bore off all 15 checkers.")
@@ -435,6 +494,7 @@
   function matchResultText() {
     const m = state.game.match;
     if (!m) return "";
+    if (m.status === "aborted") return gettext("The match is aborted: no result.");
     if (m.status === "finished" && m.winner) {
       return m.winner === you()
         ? fmt(gettext("You won the match %(a)s : %(b)s."), { a: m.score[m.winner], b: m.score[other(m.winner)] })
@@ -458,6 +518,12 @@
         return gettext("double dropped");
       case "resign":
         return gettext("resignation");
+      case "timeout":
+        return gettext("out of time");
+      case "abandon":
+        return gettext("left the game");
+      case "abort":
+        return gettext("no first move: game aborted");
       default:
         return name;
     }
@@ -527,20 +593,32 @@
   function drawPlayers(pips, off) {
     const game = state.game;
     const cube = game.cube;
+    const people = betweenPeople();
+    const clocked = Boolean(game.clock);
     els.players.replaceChildren();
     for (const side of SIDES) {
       const player = (game.players && game.players[side]) || {};
       const row = document.createElement("div");
       const isTurn = game.status === "active" && (game.awaiting || game.turn) === side;
       row.className = "player player-" + side + (isTurn ? " is-turn" : "");
+      row.dataset.side = side;
       const chip = document.createElement("span");
       chip.className = "player-chip chip-" + side;
       chip.setAttribute("aria-hidden", "true");
       const name = document.createElement("span");
       name.className = "player-name";
-      name.textContent = game.you === side
-        ? fmt(gettext("%(name)s (you)"), { name: player.name || sideName(side) })
-        : (player.name || sideName(side));
+      const shownName = people ? who(side) : (player.name || sideName(side));
+      name.textContent = game.you === side && !people
+        ? fmt(gettext("%(name)s (you)"), { name: shownName })
+        : shownName;
+      row.append(chip, name);
+      const withClock = clocked && !isBot(side);
+      if (withClock) {
+        const time = document.createElement("span");
+        time.className = "player-clock";
+        time.dataset.clock = side;
+        row.appendChild(time);
+      }
       const nums = document.createElement("span");
       nums.className = "player-nums";
       const pipText = document.createElement("span");
@@ -554,19 +632,148 @@
         cubeText.textContent = fmt(gettext("cube %(value)s"), { value: cube.value });
         nums.appendChild(cubeText);
       }
-      row.append(chip, name, nums);
+      row.appendChild(nums);
       let label = fmt(gettext("%(side)s: %(name)s, pip count %(pips)s, borne off %(off)s"),
-        { side: sideName(side), name: player.name || sideName(side), pips: pips[side], off: off[side] });
+        { side: sideName(side), name: shownName, pips: pips[side], off: off[side] });
       if (cube && cube.owner === side) label += ". " + fmt(gettext("Owns the cube at %(value)s"), { value: cube.value });
-      if (isTurn) {
+      if (withClock) {
+        const note = document.createElement("span");
+        note.className = "player-turn player-clock-note";
+        note.dataset.clockNote = side;
+        row.appendChild(note);
+      } else if (isTurn) {
         const turn = document.createElement("span");
         turn.className = "player-turn";
         turn.textContent = gettext("to move");
         row.appendChild(turn);
-        label += ". " + gettext("to move");
       }
+      if (isTurn) label += ". " + gettext("to move");
       row.setAttribute("aria-label", label);
       els.players.appendChild(row);
+    }
+    drawClocks();
+  }
+
+  // ---- Clocks and presence (counted here, decided by the server) -------------------------
+
+  /** The server's time now (ms since the epoch), from this browser's clock and the offset. */
+  function serverNow() {
+    return Date.now() + state.clockOffset;
+  }
+
+  function noteClockOffset(game) {
+    if (game && game.clock && typeof game.clock.server_time === "number") {
+      state.clockOffset = game.clock.server_time - Date.now();
+    }
+  }
+
+  /** "1:05" for 65 000 ms; a started second counts as a whole one, so 0:00 means time is up. */
+  function clockText(ms) {
+    const seconds = Math.max(0, Math.ceil(ms / 1000));
+    const minutes = Math.floor(seconds / 60);
+    const rest = seconds % 60;
+    return minutes + ":" + (rest < 10 ? "0" : "") + rest;
+  }
+
+  function periodLabel(clock) {
+    if (clock.period === "roll") return gettext("to roll");
+    if (clock.period === "answer") return gettext("to answer");
+    return gettext("to move");
+  }
+
+  /**
+   * What `side`'s clock shows at `now`: {ms, note, running, low}. The side that must act
+   * counts down its free time (or, before its first move, the time to make one), then its
+   * reserve; the other side shows its reserve. `low` marks the last CLOCK_LOW_MS before the
+   * side would lose. Null without a clock or for the computer.
+   */
+  function clockFace(side, now) {
+    const game = state.game;
+    const clock = game.clock;
+    if (!clock || isBot(side)) return null;
+    const reserve = clock.reserve && typeof clock.reserve[side] === "number" ? clock.reserve[side] : 0;
+    if (game.status !== "active" || clock.running !== side || typeof clock.period_started !== "number") {
+      return { ms: reserve, note: gettext("reserve"), running: false, low: false };
+    }
+    const toDeadline = typeof clock.deadline === "number" ? clock.deadline - now : Infinity;
+    const low = toDeadline <= CLOCK_LOW_MS;
+    if (clock.first_move) {
+      return { ms: toDeadline, note: gettext("first move"), running: true, low };
+    }
+    // The period may begin a little later (the next game of a match): it counts from then.
+    const used = Math.max(0, now - clock.period_started);
+    const free = Math.max(0, (clock.free_ms || 0) - used);
+    if (free > 0) {
+      return {
+        ms: Math.min(free, toDeadline),
+        note: fmt(gettext("%(period)s · reserve %(reserve)s"), { period: periodLabel(clock), reserve: clockText(reserve) }),
+        running: true, low,
+      };
+    }
+    const left = Math.min(Math.max(0, reserve - (used - (clock.free_ms || 0))), toDeadline);
+    return { ms: left, note: gettext("reserve"), running: true, low, inReserve: true };
+  }
+
+  function drawClocks() {
+    const now = serverNow();
+    for (const side of SIDES) {
+      const time = els.players.querySelector('[data-clock="' + side + '"]');
+      const note = els.players.querySelector('[data-clock-note="' + side + '"]');
+      const face = clockFace(side, now);
+      if (!time || !face) continue;
+      const text = clockText(face.ms);
+      if (time.textContent !== text) time.textContent = text;
+      if (note && note.textContent !== face.note) note.textContent = face.note;
+      const row = time.closest(".player");
+      row.classList.toggle("clock-running", face.running);
+      row.classList.toggle("clock-reserve", Boolean(face.inReserve));
+      row.classList.toggle("clock-low", face.low);
+      if (face.low && face.running && side === you() && state.lowWarned !== state.game.version) {
+        state.lowWarned = state.game.version;
+        announce(gettext("10 seconds left."));
+      }
+    }
+    drawPresence(now);
+    if (!state.connected && state.everConnected && !state.closedForGood) drawConnection();
+  }
+
+  /** The banner about an opponent who has no open page: the time they have to come back, or
+   * (standard clock) the time until the win may be claimed and then the button to claim it. */
+  function drawPresence(now) {
+    const game = state.game;
+    if (!els.presence) return;
+    let text = "";
+    let claimable = false;
+    if (game.status === "active" && game.presence) {
+      for (const side of SIDES) {
+        const away = game.presence[side];
+        if (side === you() || !away || away.here) continue;
+        const mine = Boolean(you());
+        if (typeof away.loses_at === "number") {
+          const time = clockText(away.loses_at - now);
+          text = mine
+            ? fmt(gettext("Opponent disconnected — reconnecting… %(time)s"), { time })
+            : fmt(side === "white" ? gettext("White disconnected — reconnecting… %(time)s")
+              : gettext("Black disconnected — reconnecting… %(time)s"), { time });
+        } else if (typeof away.claim_from === "number" && mine) {
+          if (now < away.claim_from) {
+            text = fmt(gettext("Your opponent has left the game. If they are not back in %(time)s, you may claim the win."),
+              { time: clockText(away.claim_from - now) });
+          } else {
+            text = gettext("Your opponent has not come back: you may claim the win, or wait for them.");
+            claimable = state.isPlayer;
+          }
+        } else {
+          text = mine ? gettext("Your opponent has left the game.")
+            : (side === "white" ? gettext("White has left the game.") : gettext("Black has left the game."));
+        }
+      }
+    }
+    els.presence.hidden = !text;
+    if (els.presenceText.textContent !== text) els.presenceText.textContent = text;
+    if (els.claim) {
+      els.claim.hidden = !claimable;
+      els.claim.disabled = !state.connected || state.pending;
     }
   }
 
@@ -609,7 +816,7 @@
       li.appendChild(what);
       return li;
     });
-    const result = state.game.status === "finished" ? state.game.result : null;
+    const result = state.game.status !== "active" ? state.game.result : null;
     if (result) {
       const li = document.createElement("li");
       li.className = "history-item history-result";
@@ -624,7 +831,7 @@
 
   function drawResult() {
     const game = state.game;
-    const result = game.status === "finished" ? game.result : null;
+    const result = game.status !== "active" ? game.result : null;
     els.result.hidden = !result;
     if (!result) {
       window.clearTimeout(state.nextTimer);
@@ -644,7 +851,7 @@
       if (next && els.nextLink) els.nextLink.href = gameUrl(next);
     }
     // A match goes on with its next game; a single game (or a finished match) offers a new one.
-    if (els.again) els.again.hidden = Boolean(m && m.status !== "finished");
+    if (els.again) els.again.hidden = Boolean(m && m.status === "active");
   }
 
   function gameUrl(gameId) {
@@ -714,7 +921,7 @@
         : gettext("You cannot follow this game.");
     } else if (!state.connected && state.everConnected) {
       els.connection.hidden = false;
-      els.connection.textContent = gettext("Connection lost: reconnecting…");
+      els.connection.textContent = lostText();
     } else if (!state.connected && state.slowStart) {
       els.connection.hidden = false;
       els.connection.textContent = gettext("Connecting…");
@@ -722,6 +929,22 @@
       els.connection.hidden = true;
       els.connection.textContent = "";
     }
+  }
+
+  /** "Connection lost: reconnecting…", with what the viewer's clock does meanwhile. */
+  function lostText() {
+    const game = state.game;
+    const text = gettext("Connection lost: reconnecting…");
+    const clock = game.clock;
+    if (!clock || !you() || game.status !== "active" || state.lostAt === null) return text;
+    const back = clock.spec && clock.spec.reconnect_ms;
+    if (typeof back === "number") {
+      const left = clockText(back - (Date.now() - state.lostAt));
+      return text + " " + (clock.spec.loses === "match"
+        ? fmt(gettext("Come back within %(time)s or you lose the match."), { time: left })
+        : fmt(gettext("Come back within %(time)s or you lose the game."), { time: left }));
+    }
+    return text + " " + gettext("Your clock keeps running.");
   }
 
   function render() {
@@ -955,6 +1178,7 @@
   els.double.addEventListener("click", () => sendAction("double"));
   els.take.addEventListener("click", () => sendAction("take"));
   els.drop.addEventListener("click", () => sendAction("drop"));
+  if (els.claim) els.claim.addEventListener("click", () => sendAction("claim"));
   els.resign.addEventListener("click", () => {
     if (window.confirm(gettext("Resign this game? It is scored on your position as it stands now."))) {
       sendAction("resign");
@@ -1110,6 +1334,7 @@
       els.moveText.value = ""; // the typed play was accepted (the game moved past its version)
     }
     state.game = game;
+    noteClockOffset(game);
     state.pending = false;
     if (state.anim) {
       state.animToken += 1;
@@ -1121,9 +1346,9 @@
       said.push(playText(last.side, last.dice || [], last.play));
       if (state.settings.reader) said.push(NB.describePosition(NB.positionBoards(game.position).boards, you()));
     }
-    if (newer && game.status === "finished" && game.result && previous && previous.status !== "finished") {
+    if (newer && game.status !== "active" && game.result && previous && previous.status === "active") {
       tone("end");
-      said.push(resultTitle(game.result));
+      said.push(resultTitle(game.result), resultReason(game.result));
     } else if (newer && (cubeOffer() || (can("play") && game.legal && game.legal.pass))) {
       said.push(statusText());
     }
@@ -1175,6 +1400,7 @@
       state.connected = true;
       state.everConnected = true;
       state.retries = 0;
+      state.lostAt = null;
       render();
     });
     socket.addEventListener("message", (event) => {
@@ -1190,6 +1416,7 @@
       if (state.socket !== socket) return;
       state.connected = false;
       state.pending = false;
+      if (state.lostAt === null) state.lostAt = Date.now();
       if (event.code === 4403 || event.code === 4404) {
         state.closedForGood = event.code;
         render();
@@ -1210,8 +1437,13 @@
     }
   });
 
+  noteClockOffset(state.game);
   render();
   afterSnapshot();
+  // The clocks and the away countdowns move on between snapshots.
+  window.setInterval(() => {
+    if (state.game.clock || state.game.presence || state.lostAt !== null) drawClocks();
+  }, CLOCK_TICK_MS);
   // On a phone the site header would push the controls below the fold: start at the game.
   if (window.innerWidth < 600 && window.scrollY === 0 && !window.location.hash) {
     root.scrollIntoView({ block: "start" });

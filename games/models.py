@@ -148,6 +148,7 @@ class Match(models.Model):
     black_guest = models.CharField(max_length=64, blank=True, db_index=True)
     bot_side = models.CharField(max_length=8, choices=Side.choices, blank=True)
     bot_level = models.CharField(max_length=16, blank=True)
+    rated = models.BooleanField(default=False)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 
@@ -202,6 +203,9 @@ class Game(models.Model):
                                    on_delete=models.SET_NULL, related_name="+")
     bot_side = models.CharField(max_length=8, choices=Side.choices, blank=True)
     bot_level = models.CharField(max_length=16, choices=BotLevel.choices, blank=True)
+    # A rated game (two accounts, RULES.md presets): its result changes both Glicko-2 ratings
+    # once, in the transaction that ends it (a match is rated once, when it ends).
+    rated = models.BooleanField(default=False)
     position = models.JSONField()
     phase = models.CharField(max_length=8, choices=Phase.choices, default=Phase.ROLL)
     dice = models.JSONField(null=True, blank=True)
@@ -434,6 +438,10 @@ class Challenge(models.Model):
     match_length = models.PositiveSmallIntegerField(null=True, blank=True)
     colour = models.CharField(max_length=8, choices=Colour.choices, default=Colour.RANDOM)
     creator_guest = models.CharField(max_length=64, db_index=True)
+    creator_user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                     on_delete=models.CASCADE, related_name="+")
+    rated = models.BooleanField(default=False)
+    clock_kind = models.CharField(max_length=16, blank=True)
     status = models.CharField(max_length=16, choices=ChallengeStatus.choices,
                               default=ChallengeStatus.OPEN)
     game = models.OneToOneField(Game, null=True, blank=True, on_delete=models.SET_NULL,
@@ -445,6 +453,138 @@ class Challenge(models.Model):
 
     def __str__(self):
         return f"challenge {self.id} ({self.preset}, {self.status})"
+
+
+class Profile(models.Model):
+    """A signed-in player's public face: the name shown to opponents and onlookers (editable,
+    taken from the provider at sign-up) and the provider's avatar, if it gave one."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                                related_name="profile")
+    display_name = models.CharField(max_length=40)
+    avatar_url = models.URLField(max_length=500, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return self.display_name
+
+
+class PlayerRatingQuerySet(models.QuerySet):
+    """Domain queries on ratings: ``PlayerRating.objects.established()``, ``.leaderboard(p)``."""
+
+    def established(self):
+        """Ratings whose deviation is low enough to be trusted (not provisional)."""
+        return self.filter(deviation__lte=PlayerRating.PROVISIONAL_DEVIATION)
+
+    def leaderboard(self, preset):
+        """Established ratings of ``preset``, best first."""
+        return (self.established().filter(preset=preset).select_related("user__profile")
+                .order_by("-rating", "deviation"))
+
+
+class PlayerRating(models.Model):
+    """One account's Glicko-2 rating (``games.glicko2``) in one R12 preset: ``rating`` and
+    ``deviation`` in rating points, ``volatility``; ``games``/``wins`` count its rated games
+    (a match counts once). A new player starts at 1500 with deviation 350; the rating is
+    provisional while the deviation is above ``PROVISIONAL_DEVIATION``."""
+
+    #: above this deviation (points) a rating is provisional and kept off the leaderboards
+    PROVISIONAL_DEVIATION = 110.0
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="ratings")
+    preset = models.CharField(max_length=16, choices=Preset.choices)
+    rating = models.FloatField(default=1500.0)
+    deviation = models.FloatField(default=350.0)
+    volatility = models.FloatField(default=0.06)
+    games = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+    updated = models.DateTimeField(auto_now=True)
+
+    objects = PlayerRatingQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "preset"], name="games_rating_user_preset"),
+        ]
+
+    def __str__(self):
+        return f"{self.user_id} {self.preset} {self.rating:.0f}±{self.deviation:.0f}"
+
+    @property
+    def provisional(self):
+        """True while the rating is not yet trusted (deviation above the threshold)."""
+        return self.deviation > self.PROVISIONAL_DEVIATION
+
+
+class RatingChange(models.Model):
+    """The change of one account's rating by one rated result: a single game, or a whole
+    match (``game`` is then the match's last game). Unique per account and game, so a result
+    is never rated twice."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="rating_changes")
+    preset = models.CharField(max_length=16, choices=Preset.choices)
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="rating_changes")
+    match = models.ForeignKey(Match, null=True, blank=True, on_delete=models.CASCADE,
+                              related_name="rating_changes")
+    rating_before = models.FloatField()
+    rating_after = models.FloatField()
+    deviation_before = models.FloatField()
+    deviation_after = models.FloatField()
+    won = models.BooleanField()
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "game"], name="games_rating_change_once"),
+        ]
+
+    def __str__(self):
+        return f"{self.user_id} {self.preset} {self.rating_before:.0f}->{self.rating_after:.0f}"
+
+    @property
+    def delta(self):
+        """The rating points won (positive) or lost (negative)."""
+        return self.rating_after - self.rating_before
+
+
+class QueueStatus(models.TextChoices):
+    """Where a matchmaking request stands."""
+
+    WAITING = "waiting", _("Waiting")
+    PAIRED = "paired", _("Paired")
+    LEFT = "left", _("Left the queue")
+
+
+class QueueEntry(models.Model):
+    """An account waiting in the lobby for a rated opponent with the same ``preset``,
+    ``match_length`` (1 outside ``match``) and ``clock_kind``. ``rating`` is its rating when
+    it joined; the pairing window widens with the time since ``joined``. ``game`` is set once
+    paired. One waiting entry per account."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="queue_entries")
+    preset = models.CharField(max_length=16, choices=Preset.choices)
+    match_length = models.PositiveSmallIntegerField(default=1)
+    clock_kind = models.CharField(max_length=16)
+    rating = models.FloatField()
+    status = models.CharField(max_length=16, choices=QueueStatus.choices,
+                              default=QueueStatus.WAITING)
+    joined = models.DateTimeField()
+    game = models.ForeignKey(Game, null=True, blank=True, on_delete=models.SET_NULL,
+                             related_name="+")
+
+    class Meta:
+        ordering = ["joined"]
+        constraints = [
+            models.UniqueConstraint(fields=["user"], condition=models.Q(status="waiting"),
+                                    name="games_queue_one_waiting_entry"),
+        ]
+
+    def __str__(self):
+        return f"{self.user_id} {self.preset}/{self.match_length}/{self.clock_kind} {self.status}"
 
 
 class ImportedRecord(models.Model):

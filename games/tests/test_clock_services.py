@@ -10,7 +10,7 @@ import pytest
 
 from games import clocks, services
 from games.clocks import CLOCKS, MATCH, STANDARD, ClockSpec
-from games.models import EventKind, Game, Match, Phase, Presence, Status
+from games.models import Game, Match, Phase, Presence, Status
 from games.tests.factories import (BLACK_GUEST, HUMAN, ONLOOKER, WHITE_GUEST, FixedDice,
                                    guest_to_act, new_bot_game, new_people_game, play_turn,
                                    set_position, unchanged)
@@ -170,6 +170,27 @@ def test_the_match_clock_caps_a_turn_at_60_s_and_losing_on_time_loses_the_match(
     assert match.games.count() == 1  # no next game
     result = services.snapshot(fresh(game), WHITE_GUEST)["game"]["result"]
     assert result["match_lost"] is True and result["loser"] == loser
+
+
+def test_answering_a_double_runs_the_answerers_clock(clock):
+    game = past_first_moves(new_people_game(True, preset="classic", cube=True))
+    doubler = game.awaiting
+    answerer = services.other_side(doubler)
+    clock.wait(5_000)
+    game = services.double(game.pk, guest_to_act(game), game.version)
+    snap = clock_snap(game)
+    assert (snap["running"], snap["period"], snap["free_ms"]) == (answerer, "answer", 45_000)
+    assert snap["deadline"] == clock.now() + 45_000 + 120_000
+    clock.wait(50_000)
+    game = services.take(game.pk, guest_to_act(game), game.version)
+    assert (game.reserve_of(doubler), game.reserve_of(answerer)) == (120_000, 115_000)
+    snap = clock_snap(game)
+    assert (snap["running"], snap["period"]) == (doubler, "roll")
+    # the doubler's reserve runs out before it rolls: lost at the doubled stake
+    clock.wait(15_000 + 120_000 + GRACE)
+    game = services.apply_timeouts(game.pk)
+    assert game.winner == answerer and game.end_reason == "timeout"
+    assert game.cube_value == 2 and game.result_points == 2 * 3  # koks (classic) x the cube
 
 
 def test_a_match_clock_rolls_by_itself(clock):

@@ -64,11 +64,6 @@ def run(scenario):
     return async_to_sync(scenario)()
 
 
-@sync_to_async
-def recorded(game_id, kind):
-    return GameEvent.objects.get(game_id=game_id, kind=kind)
-
-
 def test_a_match_player_who_stays_away_loses_the_match(clock_lags):
     game = started(MATCH_1S, preset="match", match_length=3)
 

@@ -14,7 +14,8 @@ from games.clocks import ClockSpec
 from games.models import EventKind, Game, GameEvent, Status
 from games.tasks import clock_timeout
 from games.tests.conftest import TEST_SWEEP_SECONDS, _delete_queue
-from games.tests.factories import guest_to_act, new_people_game, play_turn, state
+from games.tests.factories import (guest_to_act, new_people_game, play_turn,
+                                   random_legal_play, state)
 from nardy_site.celery import app as celery_app
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.celery,
@@ -51,6 +52,12 @@ def started_game(spec=SHORT, seed=1):
         game = play_turn(game.pk, rng)
     game = Game.objects.get(pk=game.pk)
     return game, services.deadline_of(game)
+
+
+def rolled(game):
+    """The side to act rolls now; returns the game and a legal play of that roll."""
+    game = services.roll(game.pk, guest_to_act(game), game.version)
+    return game, random_legal_play(game, random.Random(2))
 
 
 def ended(game_id):
@@ -100,10 +107,11 @@ def test_a_player_who_stops_moving_loses_within_1_s_of_the_deadline(clock_lags):
 def test_a_move_just_before_the_deadline_beats_the_timer(clock_queue, clock_lags):
     game, _deadline = started_game()
     mover = game.awaiting
-    game = services.roll(game.pk, guest_to_act(game), game.version)
+    game, play = rolled(game)
     deadline, version = services.deadline_of(game), game.version
     sleep_until(deadline - 100)
-    game = play_turn(game.pk)
+    received = clocks.now_ms()  # as the consumer times a frame on arrival
+    game = services.play(game.pk, guest_to_act(game), version, play, at=received)
     assert game.status == Status.ACTIVE and game.awaiting != mover
     # the timer of the rolled version ran after the deadline and found the game moved on
     wait_until(lambda: any(v == version for v, _lag, _a in clock_queue.clock_timers(game.pk)),
@@ -120,12 +128,12 @@ def test_a_move_just_before_the_deadline_beats_the_timer(clock_queue, clock_lags
 def test_a_move_received_before_the_deadline_but_handled_after_it_beats_the_timer(clock_queue):
     game, _deadline = started_game()
     mover = game.awaiting
-    game = services.roll(game.pk, guest_to_act(game), game.version)
+    game, play = rolled(game)
     deadline, version = services.deadline_of(game), game.version
-    # the server received the move 50 ms before the deadline; it gets the game's lock 20 ms
-    # after it, while the timer is due
+    # the server received the move 50 ms before the deadline; it gets to the game 20 ms after
+    # it, while the timer is due
     sleep_until(deadline + 20)
-    game = play_turn(game.pk, at=deadline - 50)
+    game = services.play(game.pk, guest_to_act(game), version, play, at=deadline - 50)
     assert game.status == Status.ACTIVE and game.reserve_of(mover) == 50
     wait_until(lambda: any(v == version for v, _lag, _a in clock_queue.clock_timers(game.pk)),
                what="the timer of the rolled version")

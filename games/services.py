@@ -1255,7 +1255,7 @@ def sweep_clocks():
     stale = list(Presence.objects.filter(seen__lt=_dt(now - PRESENCE_STALE_MS))
                  .values_list("game_id", "channel_name"))
     for game_id, channel_name in stale:
-        player_left(game_id, channel_name)
+        player_left(game_id, channel_name, stale=True)
         dropped += 1
     ended = 0
     for game_id in list(Game.objects.with_expired_deadline(_dt(now - TIMER_GRACE_MS))
@@ -1302,11 +1302,13 @@ def player_still_here(channel_name):
     Presence.objects.filter(channel_name=channel_name).update(seen=_dt(_now_ms()))
 
 
-def player_left(game_id, channel_name):
+def player_left(game_id, channel_name, stale=False):
     """The socket ``channel_name`` of game ``game_id`` closed: forget it; if its player has no
     other socket left, they are away from now (their clock keeps running; with a ``match``
     clock they lose if not back within ``reconnect_ms``, with ``standard`` the opponent may
-    claim the win after ``claim_after_ms``). Returns the side that went away, or None."""
+    claim the win after ``claim_after_ms``). ``stale``: the sweep found the socket dead (its
+    Daphne went away), so the player is away since the touch it missed (last seen +
+    ``PRESENCE_TOUCH_MS``). Returns the side that went away, or None."""
     now = _now_ms()
     with transaction.atomic():
         try:
@@ -1316,13 +1318,15 @@ def player_left(game_id, channel_name):
         row = Presence.objects.filter(channel_name=channel_name).first()
         if row is None:
             return None
-        side = row.side
+        side, last_seen = row.side, row.seen
         row.delete()
         fresh = _dt(now - PRESENCE_STALE_MS)
         if game.is_over or Presence.objects.filter(game=game, side=side,
                                                    seen__gte=fresh).exists():
             return None
-        game.set_away_since(side, _dt(now))
+        # a dead socket missed its next touch: the player was surely gone by then
+        away = _ms(last_seen) + PRESENCE_TOUCH_MS if stale else now
+        game.set_away_since(side, _dt(min(away, now)))
         _refresh_deadline(game)
         _save(game, presence=True)
     return side

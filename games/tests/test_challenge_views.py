@@ -129,6 +129,11 @@ def test_a_friend_accepts_and_both_players_are_sent_to_the_game_with_its_clock(c
     assert 'id="presence"' in page and 'id="claim-btn"' in page
     assert "Play again: a new challenge link" in page
     assert room.context["initial_snapshot"]["clock"]["running"] == game.awaiting
+    # "Play again" makes a new link with the same table (the sides drawn again).
+    again = creator.post(room.context["again_url"], room.context["options_form"].initial)
+    assert again.status_code == 302
+    rematch = Challenge.objects.exclude(pk=challenge.pk).get()
+    assert (rematch.preset, rematch.colour, rematch.status) == ("sport", "random", "open")
 
 
 def test_a_taken_challenge_tells_a_third_visitor_and_cannot_be_accepted_again(creator, friend):

@@ -676,9 +676,10 @@
   }
 
   function periodLabel(clock) {
-    if (clock.period === "roll") return gettext("to roll");
-    if (clock.period === "answer") return gettext("to answer");
-    return gettext("to move");
+    // What the running free time is for (beside the clock: "to roll 0:12").
+    if (clock.period === "roll") return pgettext("clock period", "to roll");
+    if (clock.period === "answer") return pgettext("clock period", "to answer");
+    return pgettext("clock period", "to move");
   }
 
   /**

@@ -332,6 +332,26 @@ class Game(models.Model):
         """The guest id playing ``side`` ("" if the bot or nobody plays it)."""
         return self.white_guest if side == Side.WHITE else self.black_guest
 
+    def side_of(self, viewer):
+        """The side ``viewer`` plays, or None for an onlooker. ``viewer`` is a
+        ``games.services.Actor`` (the bot; or a person by account, then by the guest id of
+        their session), a guest id string, or None."""
+        if viewer is None or isinstance(viewer, str):
+            return self.side_of_guest(viewer)
+        if getattr(viewer, "bot", False):
+            return self.bot_side or None
+        user_id = getattr(viewer, "user_id", None)
+        if user_id:
+            if self.white_user_id == user_id:
+                return Side.WHITE.value
+            if self.black_user_id == user_id:
+                return Side.BLACK.value
+        return self.side_of_guest(getattr(viewer, "guest_id", None))
+
+    def user_of(self, side):
+        """The account id playing ``side`` (None for a guest or the bot)."""
+        return self.white_user_id if side == Side.WHITE else self.black_user_id
+
     def side_of_guest(self, guest_id):
         """The side the guest ``guest_id`` plays, or None for an onlooker."""
         if not guest_id:

@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 
 from django.urls import reverse
 
-from games import bots, clocks
+from games import bots, clocks, ratings
 from games import dice as dice_rolls
 from games.bots import cube as cube_decisions
 from games.engine import (
@@ -31,7 +31,7 @@ from games.engine.position_id import encode as encode_position
 from games.engine.rules import PLAY_OPENING_DICE
 from games.models import (
     BotLevel, Challenge, ChallengeStatus, Colour, EndReason, EventKind, Game, GameEvent,
-    ImportedRecord, Match, Phase, Preset, Presence, Side, Status, other_side,
+    ImportedRecord, Match, Phase, Preset, Presence, Profile, Side, Status, other_side,
 )
 
 logger = logging.getLogger(__name__)
@@ -121,16 +121,17 @@ class ChallengeError(GameError):
 
 @dataclass(frozen=True)
 class Actor:
-    """Who asks for a change: a guest (by the guest id in their session) or the bot."""
+    """Who asks for a change or looks: a person, known by the guest id in their session and,
+    once signed in, by their account (``user_id``), or the bot. A signed-in person plays the
+    games of their account on any device, and the games of their session's guest id."""
 
     guest_id: str | None = None
     bot: bool = False
+    user_id: int | None = None
 
     def side_in(self, game):
         """The side this actor plays in ``game``, or None if it plays no side."""
-        if self.bot:
-            return game.bot_side or None
-        return game.side_of_guest(self.guest_id)
+        return game.side_of(self)
 
 
 BOT = Actor(bot=True)
@@ -242,7 +243,10 @@ def _new_game(preset, table, length, colour, spec, players):
     with transaction.atomic():
         match = None
         if length is not None:
-            match = Match.objects.create(preset=preset, length=length, **players)
+            match = Match.objects.create(
+                preset=preset, length=length, rated=players.get("rated", False),
+                **{key: value for key, value in players.items()
+                   if key in ("white_guest", "black_guest", "bot_side", "bot_level")})
         reserves = None
         if spec is not None:
             reserves = {side: spec.reserve_ms for side in Side.values}
@@ -298,61 +302,104 @@ def _start_game(*, preset, table, colour, match, match_number, starter, clock=No
 
 # --- games between people: challenge links ----------------------------------------------
 
-def create_challenge(guest_id, preset=Preset.SPORT, colour=Colour.RANDOM, match_length=None,
-                     koks=None, cube=None):
-    """Open a challenge link for a game between people (the preset's clock, RULES.md R12).
-
-    ``colour`` is the side the creator wants ("white", "black" or "random"), the other
-    options as in ``table_options``. Raises BadFrame for an empty guest id or a wrong option.
-    Returns the new ``Challenge``.
-    """
-    if not guest_id or not isinstance(guest_id, str):
+def _person(who):
+    """``who`` (a guest id string or an Actor) as an Actor with a guest id; raises BadFrame
+    when there is none."""
+    actor = Actor(guest_id=who) if isinstance(who, str) or who is None else who
+    if not actor.guest_id or not isinstance(actor.guest_id, str) or actor.bot:
         raise BadFrame(_("A game needs a guest to play it."))
+    return actor
+
+
+def _seat(side, actor):
+    """The Game fields that put ``actor`` on ``side``."""
+    return {f"{side}_guest": actor.guest_id, f"{side}_user_id": actor.user_id}
+
+
+def create_challenge(who, preset=Preset.SPORT, colour=Colour.RANDOM, match_length=None,
+                     koks=None, cube=None, rated=False, clock=None):
+    """Open a challenge link for a game between people.
+
+    ``who`` is the creator (an Actor, or a guest id). ``colour`` is the side they want
+    ("white", "black" or "random"), the table options as in ``table_options``, ``clock`` a
+    clock kind of ``games.clocks.CLOCKS`` (None: the preset's, RULES.md R12). ``rated`` (only
+    for a signed-in creator) makes the game count for both ratings; a guest's challenge is
+    always casual. Raises BadFrame for no guest id, a wrong option, or a rated challenge from
+    a guest. Returns the new ``Challenge``.
+    """
+    actor = _person(who)
     table, length = table_options(preset, match_length, koks, cube)
     if colour not in Colour.values:
         raise BadFrame(_("Unknown side."))
+    if not isinstance(rated, bool):
+        raise BadFrame(_("A game is rated or casual."))
+    if rated and not actor.user_id:
+        raise BadFrame(_("Sign in to play rated games."))
+    kind = clock_kind_for(preset, clock)
     with transaction.atomic():
         return Challenge.objects.create(preset=preset, table=table, match_length=length,
-                                        colour=colour, creator_guest=guest_id)
+                                        colour=colour, creator_guest=actor.guest_id,
+                                        creator_user_id=actor.user_id, rated=rated,
+                                        clock_kind=kind)
 
 
-def accept_challenge(challenge_id, guest_id, clock=True):
-    """The guest ``guest_id`` accepts the open challenge ``challenge_id``: the game between
-    the creator and them starts now with the preset's clock (the creator gets the side they
-    asked for; "random" is drawn by the server). Raises ChallengeError (already taken,
-    withdrawn, or one's own link), BadFrame (no guest) or Challenge.DoesNotExist. Returns the
-    new Game. ``clock`` may name another ``games.clocks.ClockSpec`` (tests use short ones)."""
-    if not guest_id or not isinstance(guest_id, str):
-        raise BadFrame(_("A game needs a guest to play it."))
+def clock_kind_for(preset, kind):
+    """The clock kind a game between people runs: ``kind`` if it names one of
+    ``games.clocks.CLOCKS``, the preset's (RULES.md R12) when None. Raises BadFrame."""
+    if preset not in clocks.PRESET_CLOCK:
+        raise BadFrame(_("Unknown rules preset."))
+    if kind in (None, ""):
+        return clocks.PRESET_CLOCK[preset]
+    if kind not in clocks.CLOCKS:
+        raise BadFrame(_("Unknown clock."))
+    return kind
+
+
+def accept_challenge(challenge_id, who, clock=None):
+    """``who`` (an Actor or a guest id) accepts the open challenge ``challenge_id``: the game
+    between the creator and them starts now with the challenge's clock (the creator gets the
+    side they asked for; "random" is drawn by the server). A rated challenge needs a signed-in
+    acceptor with another account. ``clock`` may give another ``games.clocks.ClockSpec``
+    (tests use short ones). Raises ChallengeError (taken, withdrawn, one's own link, or rated
+    and not signed in), BadFrame (no guest) or Challenge.DoesNotExist. Returns the new Game."""
+    actor = _person(who)
     with transaction.atomic():
         challenge = Challenge.objects.select_for_update().get(pk=challenge_id)
         if challenge.status == ChallengeStatus.CANCELLED:
             raise ChallengeError(_("This challenge was withdrawn."))
         if challenge.status == ChallengeStatus.ACCEPTED:
             raise ChallengeError(_("Someone has already accepted this challenge."))
-        if challenge.creator_guest == guest_id:
+        creator = Actor(guest_id=challenge.creator_guest, user_id=challenge.creator_user_id)
+        if challenge.creator_guest == actor.guest_id or (
+                creator.user_id and creator.user_id == actor.user_id):
             raise ChallengeError(_("This is your own challenge: send the link to a friend."))
+        if challenge.rated and not actor.user_id:
+            raise ChallengeError(_("This is a rated game: sign in to accept it."))
         creator_side = challenge.colour
         if creator_side == Colour.RANDOM:
             creator_side = secrets.choice(Side.values)
-        players = {
-            f"{creator_side}_guest": challenge.creator_guest,
-            f"{other_side(creator_side)}_guest": guest_id,
-        }
+        players = {**_seat(creator_side, creator), **_seat(other_side(creator_side), actor),
+                   "rated": challenge.rated}
+        spec = clock if isinstance(clock, clocks.ClockSpec) else clocks.CLOCKS[
+            clock_kind_for(challenge.preset, challenge.clock_kind)]
         game = _new_game(challenge.preset, challenge.table, challenge.match_length,
-                         challenge.colour, clock_for(challenge.preset, clock or True), players)
+                         challenge.colour, spec, players)
         challenge.status = ChallengeStatus.ACCEPTED
         challenge.game = game
         challenge.save()
     return game
 
 
-def cancel_challenge(challenge_id, guest_id):
-    """Withdraw an open challenge; only its creator may. Raises ChallengeError (not theirs,
-    or no longer open) or Challenge.DoesNotExist. Returns the Challenge."""
+def cancel_challenge(challenge_id, who):
+    """Withdraw an open challenge; only its creator may (``who``: an Actor or a guest id).
+    Raises ChallengeError (not theirs, or no longer open) or Challenge.DoesNotExist. Returns
+    the Challenge."""
+    actor = Actor(guest_id=who) if isinstance(who, str) or who is None else who
     with transaction.atomic():
         challenge = Challenge.objects.select_for_update().get(pk=challenge_id)
-        if challenge.creator_guest != guest_id:
+        mine = (bool(actor.guest_id) and challenge.creator_guest == actor.guest_id) or (
+            bool(actor.user_id) and challenge.creator_user_id == actor.user_id)
+        if not mine:
             raise ChallengeError(_("Only the player who made this challenge may withdraw it."))
         if challenge.status != ChallengeStatus.OPEN:
             raise ChallengeError(_("This challenge is no longer open."))
@@ -622,13 +669,14 @@ def result_of(game):
         last = game.events.filter(kind=EventKind.ABORT).order_by("-seq").first()
         return {"winner": None, "kind": None, "points": 0, "reason": "aborted",
                 "cube": game.cube_value, "loser": last.side if last else None,
-                "match_lost": False}
+                "match_lost": False, "rating": None}
     spec = clock_spec(game)
     match_lost = (game.end_reason in (EndReason.TIMEOUT, EndReason.ABANDON) and spec is not None
                   and spec.loses == clocks.LOSES_MATCH and bool(game.match_id))
     return {"winner": game.winner, "kind": game.result_kind, "points": game.result_points,
             "reason": game.end_reason, "cube": game.cube_value,
-            "loser": other_side(game.winner), "match_lost": match_lost}
+            "loser": other_side(game.winner), "match_lost": match_lost,
+            "rating": ratings.changes_of(game) if game.rated else None}
 
 
 def match_of(game):
@@ -696,16 +744,17 @@ def explanation_frame(explanation):
 
 
 def snapshot(game, viewer=None):
-    """The docs/protocol.md ``snapshot`` frame of ``game`` as seen by the guest ``viewer``.
+    """The docs/protocol.md ``snapshot`` frame of ``game`` as seen by ``viewer``.
 
-    ``viewer`` is a guest id (or None). ``you`` is that guest's side or None for an onlooker;
+    ``viewer`` is an Actor, a guest id or None. ``you`` is the viewer's side or None for an
+    onlooker;
     ``legal`` (plays, step graph, pass, why_not) is given only to the side to move, in phase
     "play"; ``actions`` lists what the viewer may send now. The seed is shown only once the
     game is finished. Reads the game as passed in and its record; changes nothing.
     """
     position = game.get_position()
     ruleset = game.ruleset
-    you = game.side_of_guest(viewer)
+    you = game.side_of(viewer)
     finished = game.is_over
     turn = None if finished else position.turn
     now = _now_ms()
@@ -791,7 +840,7 @@ def explain_point(game, viewer, point, staged):
     after the ``staged`` steps (a play string). Only for the side to move in phase "play".
     Raises BadFrame (ill-typed point or staged), NotYourTurn, WrongPhase, GameOver or
     IllegalPlayError (staged steps that begin no legal play). Changes nothing."""
-    side = game.side_of_guest(viewer)
+    side = game.side_of(viewer)
     if isinstance(point, bool) or not isinstance(point, int) or not 1 <= point <= 24:
         raise BadFrame(_("The point must be a whole number from 1 to 24."), game.version)
     if not isinstance(staged, str):
@@ -937,10 +986,26 @@ def record_error_message(exc):
 
 
 def player_of(game, side):
-    """The snapshot's ``players[side]``: a name and the bot's level (None for a person)."""
+    """The snapshot's ``players[side]``: ``name``, the bot's level (``bot``, None for a
+    person), and for an account its ``rating`` in the game's preset (rounded points), whether
+    it is ``provisional`` and its public ``profile`` URL (all None for a guest or the bot)."""
     if game.bot_side == side:
-        return {"name": _("Computer"), "bot": game.bot_level}
-    return {"name": _("Guest"), "bot": None}
+        return {"name": _("Computer"), "bot": game.bot_level, "rating": None,
+                "provisional": None, "profile": None}
+    user_id = game.user_of(side)
+    if not user_id:
+        return {"name": _("Guest"), "bot": None, "rating": None, "provisional": None,
+                "profile": None}
+    rating = ratings.rating_of(user_id, game.preset)
+    return {"name": display_name(user_id), "bot": None, "rating": round(rating.rating),
+            "provisional": rating.provisional,
+            "profile": reverse("games:player", kwargs={"user_id": user_id})}
+
+
+def display_name(user_id):
+    """The name an account shows to others: its profile's display name, else "Player <id>"."""
+    name = Profile.objects.filter(user_id=user_id).values_list("display_name", flat=True).first()
+    return name or _("Player %(id)s") % {"id": user_id}
 
 
 # --- internals --------------------------------------------------------------------------
@@ -1272,8 +1337,9 @@ def deadline_of(game):
 
 # --- presence ---------------------------------------------------------------------------
 
-def player_here(game_id, guest_id, channel_name):
-    """A socket of the guest ``guest_id`` opened on game ``game_id``: if they play a side,
+def player_here(game_id, viewer, channel_name):
+    """A socket of ``viewer`` (an Actor, or a guest id) opened on game ``game_id``: if they
+    play a side,
     remember the socket and, if they were away, mark them back (the opponent hears of it).
     Like every message it first applies what has expired (a player back after their
     ``reconnect_ms`` has lost, even if no timer has run yet). Onlookers and finished games
@@ -1281,7 +1347,7 @@ def player_here(game_id, guest_id, channel_name):
     now = _now_ms()
     with transaction.atomic():
         game = _lock(game_id)
-        side = game.side_of_guest(guest_id)
+        side = game.side_of(viewer)
         if side is None or game.is_over:
             return side
         if _apply_expired(game, now):  # back too late: what ran out meanwhile stands
@@ -1440,6 +1506,8 @@ def _finish(game, winner, reason, match_lost=False):
     _clock_over(game)
     if game.match_id:
         _score_match(game, winner, points, match_lost)
+    else:
+        ratings.rate_result(game, winner)
 
 
 def _score_match(game, winner, points, match_lost=False):
@@ -1455,6 +1523,8 @@ def _score_match(game, winner, points, match_lost=False):
         match.status = Status.FINISHED
         match.winner = winner
         match.save()
+        if match.rated:  # a rated match changes the ratings once, when it is decided
+            ratings.rate_result(game, winner, match=match)
     else:
         match.save()
         spec = clock_spec(game)
@@ -1467,7 +1537,8 @@ def _score_match(game, winner, points, match_lost=False):
                     match_number=game.match_number + 1, starter=winner, clock=spec,
                     reserves=reserves, clock_from=_now_ms() + BETWEEN_GAMES_MS,
                     white_guest=game.white_guest, black_guest=game.black_guest,
-                    bot_side=game.bot_side, bot_level=game.bot_level)
+                    white_user_id=game.white_user_id, black_user_id=game.black_user_id,
+                    rated=game.rated, bot_side=game.bot_side, bot_level=game.bot_level)
     game.match = match
 
 

@@ -118,7 +118,7 @@ def test_out_of_reserve_loses_the_standard_game_scored_by_r9(clock):
     result = services.snapshot(fresh(game), WHITE_GUEST)["game"]["result"]
     # both sides still have all their checkers: a mars (R9), one game lost, not a match
     assert result == {"winner": services.other_side(loser), "kind": "mars", "points": 2,
-                      "reason": "timeout", "cube": 1, "loser": loser, "match_lost": False}
+                      "reason": "timeout", "cube": 1, "loser": loser, "match_lost": False, "rating": None}
 
 
 WINNER_HOME = {"1": 15}  # the winner's checkers, all in its home
@@ -232,7 +232,7 @@ def test_no_first_move_in_time_aborts_the_game_and_its_match(clock, preset):
     assert kinds(game)[-1] == "abort"
     snap = services.snapshot(fresh(game), WHITE_GUEST)["game"]
     assert snap["result"] == {"winner": None, "kind": None, "points": 0, "reason": "aborted",
-                              "cube": 1, "loser": no_show, "match_lost": False}
+                              "cube": 1, "loser": no_show, "match_lost": False, "rating": None}
     assert snap["history"][-1]["kind"] == "abort" and snap["history"][-1]["side"] == no_show
     assert snap["actions"] == []
     if preset == "match":

@@ -181,7 +181,7 @@ def test_a_game_whose_first_move_never_comes_is_aborted(clock_lags):
         assert over["status"] == "aborted" and over["actions"] == []
         assert over["result"] == {"winner": None, "kind": None, "points": 0,
                                   "reason": "aborted", "cube": 1, "loser": starter,
-                                  "match_lost": False}
+                                  "match_lost": False, "rating": None}
         assert over["clock"]["running"] is None
     lag = services._ms(GameEvent.objects.get(game_id=game.pk, kind=EventKind.ABORT).created) \
         - deadline

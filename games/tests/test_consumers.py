@@ -311,7 +311,7 @@ def test_resign_over_the_socket_shows_the_result(fixed):
         assert snap["status"] == "finished" and snap["phase"] == "over" and snap["turn"] is None
         assert snap["result"] == {"winner": "black", "kind": "mars", "points": 2,
                                   "reason": "resign", "cube": 1,
-                                  "loser": "white", "match_lost": False}
+                                  "loser": "white", "match_lost": False, "rating": None}
         await comm.send_json_to({"type": "roll", "version": snap["version"]})
         assert (await receive(comm))["code"] == "game_over"
         await comm.disconnect()

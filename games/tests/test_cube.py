@@ -68,7 +68,7 @@ def test_the_bot_drops_a_hopeless_game_which_ends_as_oin_at_the_old_stake(fixed)
         Status.FINISHED, "white", "oin", 1, "drop")
     result = services.snapshot(game, HUMAN)["game"]["result"]
     assert result == {"winner": "white", "kind": "oin", "points": 1, "reason": "drop", "cube": 1,
-                      "loser": "black", "match_lost": False}
+                      "loser": "black", "match_lost": False, "rating": None}
 
 
 def test_the_bot_offers_when_clearly_ahead_and_the_human_answers(fixed):

@@ -205,7 +205,7 @@ def test_bearing_off_the_last_checker_ends_and_scores_the_game(fixed, preset, bl
     assert game.version == 3 and not game.is_bot_turn
     result = services.snapshot(game, HUMAN)["game"]["result"]
     assert result == {"winner": "white", "kind": kind, "points": points, "reason": "bore_off",
-                      "cube": 1, "loser": "black", "match_lost": False}
+                      "cube": 1, "loser": "black", "match_lost": False, "rating": None}
     with unchanged(game.id), pytest.raises(services.GameOver):
         services.roll(game.id, ME, 3)
 

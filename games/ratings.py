@@ -1,0 +1,76 @@
+"""Ratings of rated games (Glicko-2, ``games.glicko2``), per account and R12 preset.
+
+Part of the service layer: ``rate_result`` runs inside the transaction of
+``games.services`` that ends a rated game (or a rated match), with the game row locked, so a
+result changes both ratings exactly once or not at all. Aborted games are never rated.
+"""
+from games import glicko2
+from games.models import PlayerRating, RatingChange, Side
+
+
+def rating_of(user_id, preset):
+    """The PlayerRating of account ``user_id`` in ``preset`` (an unsaved 1500/350/0.06 one if
+    the account has no rated result in it yet)."""
+    found = PlayerRating.objects.filter(user_id=user_id, preset=preset).first()
+    return found or PlayerRating(user_id=user_id, preset=preset)
+
+
+def _locked(user_ids, preset):
+    """The two PlayerRating rows, created if missing and locked in user-id order (two games
+    ending at once lock them in the same order, so they cannot deadlock)."""
+    rows = {}
+    for user_id in sorted(set(user_ids)):
+        PlayerRating.objects.get_or_create(user_id=user_id, preset=preset)
+        rows[user_id] = PlayerRating.objects.select_for_update().get(user_id=user_id,
+                                                                     preset=preset)
+    return rows
+
+
+def rate_result(game, winner, match=None):
+    """Rate the finished rated ``game`` (for a match: its last game, with the ``match``) won
+    by ``winner`` ("white"/"black"): both accounts' ratings in the game's preset move by
+    Glicko-2 (one game = one rating period) and a RatingChange is recorded for each. Does
+    nothing for an unrated game, a game without two different accounts, or one already rated.
+    Returns the list of RatingChange rows made."""
+    white_id, black_id = game.white_user_id, game.black_user_id
+    if not game.rated or not white_id or not black_id or white_id == black_id:
+        return []
+    if RatingChange.objects.filter(game=game).exists():
+        return []
+    rows = _locked((white_id, black_id), game.preset)
+    white, black = rows[white_id], rows[black_id]
+    before = {Side.WHITE: white, Side.BLACK: black}
+    states = {side: glicko2.Rating(row.rating, row.deviation, row.volatility)
+              for side, row in before.items()}
+    new_white, new_black = glicko2.rate_game(states[Side.WHITE], states[Side.BLACK],
+                                             1 if winner == Side.WHITE else 0)
+    changes = []
+    for side, row, new in ((Side.WHITE, white, new_white), (Side.BLACK, black, new_black)):
+        won = side == winner
+        changes.append(RatingChange(
+            user_id=row.user_id, preset=game.preset, game=game, match=match,
+            rating_before=row.rating, rating_after=new.rating,
+            deviation_before=row.deviation, deviation_after=new.deviation, won=won))
+        row.rating, row.deviation, row.volatility = new.rating, new.deviation, new.volatility
+        row.games += 1
+        row.wins += int(won)
+        row.save()
+    return RatingChange.objects.bulk_create(changes)
+
+
+def changes_of(game):
+    """The snapshot's ``result.rating``: ``{side: {"before", "after", "delta"}}`` (points,
+    rounded) of a rated result that ended with this game, or None."""
+    found = {change.user_id: change for change in game.rating_changes.all()}
+    if not found:
+        return None
+    out = {}
+    for side in Side.values:
+        change = found.get(game.user_of(side))
+        if change is not None:
+            out[side] = {"before": round(change.rating_before),
+                         "after": round(change.rating_after),
+                         "delta": round(change.rating_after) - round(change.rating_before),
+                         "provisional": change.deviation_after
+                         > PlayerRating.PROVISIONAL_DEVIATION}
+    return out

@@ -10,13 +10,14 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from games import clocks, services
+from games import clocks, lobby, services
 from games.models import Game
 
 #: largest accepted client frame, in characters
 MAX_FRAME = 4096
-#: close codes: unknown game
+#: close codes: unknown game; the lobby without a signed-in account
 CLOSE_NOT_FOUND = 4404
+CLOSE_NOT_SIGNED_IN = 4401
 
 #: frames that change the game (each names the version it was sent at) and the service doing it
 ACTIONS = {"roll": services.roll, "double": services.double, "take": services.take,
@@ -227,3 +228,93 @@ class GameConsumer(AsyncWebsocketConsumer):
             game = services.apply_timeouts(self.game_id) or Game.objects.get(pk=self.game_id)
         with translation.override(self.language):
             return services.snapshot(game, self.guest_id)
+
+
+class LobbyConsumer(AsyncWebsocketConsumer):
+    """The lobby of rated play: ``ws/lobby/`` (docs/protocol.md "Lobby"). Signed-in accounts
+    only (others: accepted, then closed with 4401).
+
+    Client frames: ``{"type": "join", "preset": "sport", "match_length": 1, "clock":
+    "standard"}`` (queue for a rated game; answered with ``queued``), ``{"type": "leave"}``.
+    Server frames: ``{"type": "queued", "preset", "match_length", "clock", "rating",
+    "window"}``, ``{"type": "paired", "game": <uuid>, "url": <game page>}`` (sent to every
+    lobby socket of both players once their game exists), ``{"type": "left"}`` and ``error``
+    frames as for games. Closing the last lobby socket takes the account out of the queue.
+    """
+
+    async def connect(self):
+        user = self.scope.get("user")
+        await self.accept()
+        if user is None or not user.is_authenticated:
+            await self.close(code=CLOSE_NOT_SIGNED_IN)
+            return
+        self.user_id = user.pk
+        self.language = _language_of(self.scope)
+        self.group = lobby.group_name(self.user_id)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+
+    async def disconnect(self, code):
+        if getattr(self, "group", None):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+            await database_sync_to_async(lobby.leave)(self.user_id)
+
+    async def receive(self, text_data=None, bytes_data=None):
+        with translation.override(self.language):
+            frame = _parse_json(text_data)
+            if isinstance(frame, str):
+                await self._error("bad_frame", frame)
+                return
+            kind = frame.get("type")
+            if kind == "leave":
+                await database_sync_to_async(lobby.leave)(self.user_id)
+                await self.send(text_data=json.dumps({"type": "left"}))
+                return
+            if kind != "join":
+                await self._error("bad_frame", _("Unknown frame type."))
+                return
+            try:
+                entry = await database_sync_to_async(lobby.join)(
+                    self.user_id, frame.get("preset"), frame.get("match_length"),
+                    frame.get("clock"))
+            except services.GameError as error:
+                await self._error(error.code, error.message)
+                return
+        if entry.game_id is None:
+            await self.send(text_data=json.dumps({
+                "type": "queued", "preset": entry.preset, "match_length": entry.match_length,
+                "clock": entry.clock_kind, "rating": round(entry.rating),
+                "window": lobby.WINDOW_START}))
+
+    async def lobby_paired(self, event):
+        """Group event ``{"type": "lobby.paired", "game": <uuid>, "url": <path>}``."""
+        await self.send(text_data=json.dumps({"type": "paired", "game": event["game"],
+                                              "url": event["url"]}))
+
+    async def _error(self, code, message):
+        await self.send(text_data=json.dumps({"type": "error", "code": code,
+                                              "message": str(message)}))
+
+
+def _language_of(scope):
+    """The language named by the socket's ``lang`` query parameter (else the default)."""
+    query = scope.get("query_string", b"").decode("latin-1")
+    for part in query.split("&"):
+        key, _sep, value = part.partition("=")
+        if key == "lang" and value in dict(settings.LANGUAGES):
+            return value
+    return settings.LANGUAGE_CODE
+
+
+def _parse_json(text_data):
+    """A client frame as a dict, or a readable reason (str) why it is not one."""
+    if text_data is None:
+        return _("Frames must be JSON text.")
+    if len(text_data) > MAX_FRAME:
+        return _("The frame is too large.")
+    try:
+        frame = json.loads(text_data)
+    except (ValueError, RecursionError):
+        return _("The frame is not valid JSON.")
+    if not isinstance(frame, dict):
+        return _("The frame must be a JSON object.")
+    return frame

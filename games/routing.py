@@ -5,9 +5,10 @@ game, instead of failing the handshake with a server error.
 """
 from django.urls import re_path
 
-from games.consumers import GameConsumer, NotFoundConsumer
+from games.consumers import GameConsumer, LobbyConsumer, NotFoundConsumer
 
 websocket_urlpatterns = [
     re_path(r"^ws/game/(?P<game_id>[^/]+)/$", GameConsumer.as_asgi()),
+    re_path(r"^ws/lobby/$", LobbyConsumer.as_asgi()),
     re_path(r"", NotFoundConsumer.as_asgi()),
 ]

@@ -300,6 +300,25 @@ def _start_game(*, preset, table, colour, match, match_number, starter, clock=No
     return game
 
 
+# --- accounts ---------------------------------------------------------------------------
+
+def adopt_guest_games(guest_id, user_id):
+    """A guest signed in: the games and open challenges of their session's ``guest_id`` now
+    belong to account ``user_id`` too (seats nobody else holds), so they keep them on every
+    device. Returns how many games moved."""
+    if not guest_id or not user_id:
+        return 0
+    moved = 0
+    with transaction.atomic():
+        for side in Side.values:
+            moved += Game.objects.filter(**{f"{side}_guest": guest_id,
+                                            f"{side}_user__isnull": True}).update(
+                **{f"{side}_user_id": user_id})
+        Challenge.objects.filter(creator_guest=guest_id, creator_user__isnull=True).update(
+            creator_user_id=user_id)
+    return moved
+
+
 # --- games between people: challenge links ----------------------------------------------
 
 def _person(who):

@@ -6,7 +6,7 @@ from celery import shared_task
 from celery.signals import worker_init, worker_process_init, worker_ready
 from django.db import OperationalError
 
-from games import clocks, services
+from games import clocks, lobby, services
 
 #: one INFO line per bot move: "bot move game=<uuid> version=<v> ms=<float> played=<bool>"
 bot_logger = logging.getLogger("games.bot")
@@ -69,6 +69,13 @@ def sweep_clocks():
     if ended or dropped:
         clock_logger.info("clock sweep: ended=%d dropped_sockets=%d", ended, dropped)
     return ended, dropped
+
+
+@shared_task(name="games.pair_lobby", ignore_result=True)
+def pair_lobby():
+    """The beat task (every ``LOBBY_PAIR_SECONDS``): pair waiting players whose windows have
+    widened enough (``games.lobby.pair``). Returns how many games it made."""
+    return len(lobby.pair())
 
 
 @worker_init.connect

@@ -181,6 +181,12 @@ CELERY_BEAT_SCHEDULE = {
         # a sweep nobody ran in time is useless: the next one does the same work
         "options": {"expires": CLOCK_SWEEP_SECONDS * 5},
     },
+    # matchmaking windows widen with waiting time (games.lobby): pair again regularly
+    "pair-lobby": {
+        "task": "games.pair_lobby",
+        "schedule": env.float("LOBBY_PAIR_SECONDS", default=2.0),
+        "options": {"expires": 10},
+    },
 }
 
 # --- Cache: rendered rules pages, in Redis (own key prefix beside Channels and Celery) -------

@@ -1,0 +1,140 @@
+"""Matchmaking for rated games between accounts (part of the service layer).
+
+A signed-in player joins the queue with a preset, a match length and a clock kind; players
+with the same three are paired when their ratings are close enough. The window of each
+waiting player widens with the time they have waited (``window``); a pair is made when the
+rating gap fits the wider of the two windows, oldest waiter first. Pairing runs when someone
+joins and from Celery beat (``games.tasks.pair_lobby``), so windows widen without new
+arrivals. Both players hear of their game on the channel group ``lobby_user_<id>`` after the
+commit that created it.
+"""
+import logging
+import secrets
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import transaction
+from django.urls import reverse
+from django.utils.translation import gettext as _
+
+from games import clocks, ratings, services
+from games.models import QueueEntry, QueueStatus, Side, other_side
+
+logger = logging.getLogger(__name__)
+
+#: the pairing window (rating points): this wide at once, widening by WINDOW_GROWTH per
+#: second of waiting, up to WINDOW_MAX (after ~70 s anyone waiting with the same table)
+WINDOW_START = 100.0
+WINDOW_GROWTH = 10.0
+WINDOW_MAX = 800.0
+
+
+def group_name(user_id):
+    """The channel group of an account's lobby sockets: ``lobby_user_<id>``."""
+    return f"lobby_user_{user_id}"
+
+
+def window(waited_ms):
+    """The rating gap (points) a player who has waited ``waited_ms`` accepts."""
+    return min(WINDOW_MAX, WINDOW_START + WINDOW_GROWTH * max(0, waited_ms) / 1000)
+
+
+def join(user_id, preset, match_length=None, clock=None):
+    """Put account ``user_id`` in the queue for a rated game
+    of ``preset`` (``match_length`` 1/3/5/7 for ``match``; ``clock`` a kind of
+    ``games.clocks.CLOCKS``, None: the preset's), replacing any entry it had, then pair.
+    Raises services.BadFrame for a wrong option or no account. Returns the QueueEntry (its
+    ``game`` set if it was paired at once)."""
+    if not user_id:
+        raise services.BadFrame(_("Sign in to play rated games."))
+    _table, length = services.table_options(preset, match_length)
+    kind = services.clock_kind_for(preset, clock)
+    now = clocks.now_ms()
+    with transaction.atomic():
+        QueueEntry.objects.filter(user_id=user_id, status=QueueStatus.WAITING).update(
+            status=QueueStatus.LEFT)
+        entry = QueueEntry.objects.create(
+            user_id=user_id, preset=preset, match_length=length or 1, clock_kind=kind,
+            rating=ratings.rating_of(user_id, preset).rating, joined=services._dt(now))
+    pair(now)
+    entry.refresh_from_db()
+    return entry
+
+
+def leave(user_id):
+    """Take account ``user_id`` out of the queue (its lobby page closed or it gave up).
+    Returns how many waiting entries it had (0 or 1)."""
+    with transaction.atomic():
+        return QueueEntry.objects.filter(user_id=user_id, status=QueueStatus.WAITING).update(
+            status=QueueStatus.LEFT)
+
+
+def waiting_entry(user_id):
+    """The account's waiting QueueEntry, or None."""
+    return QueueEntry.objects.filter(user_id=user_id, status=QueueStatus.WAITING).first()
+
+
+def pair(now=None):
+    """Pair every waiting player who can be paired now (``now`` in ms, default the current
+    time): for each waiting entry, oldest first, the opponent with the same table whose rating
+    gap fits the wider of the two windows, closest rating first. Creates each rated game with
+    its clock (sides drawn by the server) and, after the commit, tells both players. Returns
+    the new games."""
+    now = clocks.now_ms() if now is None else now
+    made = []
+    with transaction.atomic():
+        waiting = list(QueueEntry.objects.select_for_update()
+                       .filter(status=QueueStatus.WAITING).order_by("joined", "pk"))
+        taken = set()
+        for entry in waiting:
+            if entry.pk in taken:
+                continue
+            best = None
+            for other in waiting:
+                if other.pk == entry.pk or other.pk in taken or other.user_id == entry.user_id:
+                    continue
+                if (other.preset, other.match_length, other.clock_kind) != (
+                        entry.preset, entry.match_length, entry.clock_kind):
+                    continue
+                gap = abs(other.rating - entry.rating)
+                allowed = max(window(now - services._ms(entry.joined)),
+                              window(now - services._ms(other.joined)))
+                if gap <= allowed and (best is None or gap < best[0]):
+                    best = (gap, other)
+            if best is None:
+                continue
+            other = best[1]
+            taken.update((entry.pk, other.pk))
+            game = _start(entry, other)
+            for paired in (entry, other):
+                paired.status = QueueStatus.PAIRED
+                paired.game = game
+                paired.save()
+            made.append(game)
+            transaction.on_commit(
+                lambda users=(entry.user_id, other.user_id), game=game: _tell(users, game),
+                robust=True)
+    return made
+
+
+def _start(entry, other):
+    """The rated game between two paired entries (inside ``pair``'s transaction); the players
+    are seated by account only (they play it from any device they are signed in on)."""
+    first_side = secrets.choice(Side.values)
+    seats = {}
+    for side, queued in ((first_side, entry), (other_side(first_side), other)):
+        seats[f"{side}_user_id"] = queued.user_id
+    length = entry.match_length if entry.preset == "match" else None
+    table, length = services.table_options(entry.preset, length)
+    return services._new_game(entry.preset, table, length, "random",
+                              clocks.CLOCKS[entry.clock_kind], {**seats, "rated": True})
+
+
+def _tell(user_ids, game):
+    """Tell both players' lobby sockets where their game is (``{"type": "lobby.paired"}``)."""
+    layer = get_channel_layer()
+    url = reverse("games:game", kwargs={"game_id": game.pk})
+    for user_id in user_ids:
+        async_to_sync(layer.group_send)(group_name(user_id),
+                                        {"type": "lobby.paired", "game": str(game.pk),
+                                         "url": url})

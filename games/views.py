@@ -9,6 +9,7 @@ from pathlib import Path
 import ttf_opensans
 from django import forms
 from django.core.cache import cache
+from django.db.models import Q
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -42,6 +43,31 @@ def ensure_guest_id(request):
         guest_id = secrets.token_urlsafe(16)
         request.session[GUEST_SESSION_KEY] = guest_id
     return guest_id
+
+
+def viewer_of(request, create=True):
+    """Who is looking, as a ``services.Actor``: the session's guest id and, when signed in,
+    the account's id. A person is recognised by account first, then by guest id
+    (``Game.side_of``). ``create`` False leaves a session without a guest id as it is (the
+    Actor's ``guest_id`` is then None), for pages that only read."""
+    user = getattr(request, "user", None)
+    user_id = user.pk if user is not None and user.is_authenticated else None
+    guest_id = (ensure_guest_id(request) if create
+                else request.session.get(GUEST_SESSION_KEY) or None)
+    return services.Actor(guest_id=guest_id, user_id=user_id)
+
+
+def games_of(viewer):
+    """The games ``viewer`` (a ``services.Actor``) plays: those of their account or of their
+    session's guest id."""
+    found = Q()
+    if viewer.user_id:
+        found |= Q(white_user_id=viewer.user_id) | Q(black_user_id=viewer.user_id)
+    if viewer.guest_id:
+        found |= Q(white_guest=viewer.guest_id) | Q(black_guest=viewer.guest_id)
+    if not found:
+        return Game.objects.none()
+    return Game.objects.filter(found)
 
 
 def _level_choices():
@@ -241,11 +267,14 @@ def new_game(request):
         return HttpResponseBadRequest(
             _("Unknown game options: %(reason)s") % {"reason": _form_errors(form)},
             content_type="text/plain; charset=utf-8")
-    guest_id = ensure_guest_id(request)
+    viewer = viewer_of(request)
     try:
-        game = services.create_bot_game(guest_id, **form.options())
+        game = services.create_bot_game(viewer.guest_id, **form.options())
     except services.GameError as error:
         return HttpResponseBadRequest(error.message, content_type="text/plain; charset=utf-8")
+    if viewer.user_id:
+        # the game is the account's too, so it stays theirs after logout and on other devices
+        services.adopt_guest_games(viewer.guest_id, viewer.user_id)
     return redirect("games:game", game_id=game.id)
 
 
@@ -263,15 +292,15 @@ def game_page(request, game_id):
     that exist).
     """
     game = get_object_or_404(Game.objects.select_related("match"), pk=game_id)
-    guest_id = ensure_guest_id(request)
-    you = game.side_of_guest(guest_id)
+    viewer = viewer_of(request)
+    you = game.side_of(viewer)
     spec = services.clock_spec(game)
     between_people = not game.bot_side
     context = {
         "game": game,
         "ws_path": f"/ws/game/{game.id}/?lang={get_language()}",
         "is_player": you is not None,
-        "initial_snapshot": services.snapshot(game, guest_id)["game"],
+        "initial_snapshot": services.snapshot(game, viewer)["game"],
         "between_people": between_people,
         "options_form": (ChallengeForm.for_game(game, you) if between_people
                          else NewGameForm.for_game(game, you)),
@@ -293,8 +322,8 @@ def match_page(request, match_id):
     return redirect("games:game", game_id=latest.id)
 
 
-def _game_row(game, guest_id):
-    you = game.side_of_guest(guest_id)
+def _game_row(game, viewer):
+    you = game.side_of(viewer)
     match = None
     if game.match_id:
         match = {"id": str(game.match_id), "length": game.match.length,
@@ -321,17 +350,22 @@ def _game_row(game, guest_id):
 
 @require_GET
 def my_games(request):
-    """GET: "my games": this session's games (against the computer and with friends), active
-    ones first, then those that are over (finished or aborted), each list newest first, with
-    links to resume or replay them; and the session's challenge links still waiting for a
-    friend (``open_challenges``: rows of ``_challenge_context``)."""
-    guest_id = request.session.get(GUEST_SESSION_KEY)
-    games = Game.objects.for_guest(guest_id).select_related("match").order_by("-updated")
-    rows = [_game_row(game, guest_id) for game in games[:200]]
+    """GET: "my games": the games of this visitor's account or session guest (against the
+    computer and with friends), active ones first, then those that are over (finished or
+    aborted), each list newest first, with links to resume or replay them; and their
+    challenge links still waiting for a friend (``open_challenges``: rows of
+    ``_challenge_context``)."""
+    viewer = viewer_of(request, create=False)
+    games = games_of(viewer).select_related("match").order_by("-updated")
+    rows = [_game_row(game, viewer) for game in games[:200]]
+    mine = Q()
+    if viewer.user_id:
+        mine |= Q(creator_user_id=viewer.user_id)
+    if viewer.guest_id:
+        mine |= Q(creator_guest=viewer.guest_id)
     challenges = []
-    if guest_id:
-        challenges = Challenge.objects.filter(creator_guest=guest_id,
-                                              status=ChallengeStatus.OPEN)[:20]
+    if mine:
+        challenges = Challenge.objects.filter(mine, status=ChallengeStatus.OPEN)[:20]
     return render(request, "games/my_games.html", {
         "active_games": [row for row in rows if row["status"] == Status.ACTIVE],
         "finished_games": [row for row in rows if row["status"] != Status.ACTIVE],
@@ -379,9 +413,8 @@ def challenge_new(request):
     if request.method == "POST":
         form = ChallengeForm(request.POST)
         if form.is_valid():
-            guest_id = ensure_guest_id(request)
             try:
-                challenge = services.create_challenge(guest_id, **form.options())
+                challenge = services.create_challenge(viewer_of(request), **form.options())
             except services.GameError as exc:
                 error = exc.message
             else:
@@ -392,11 +425,16 @@ def challenge_new(request):
                   status=400 if error else 200)
 
 
+def _is_creator(challenge, viewer):
+    """True if ``viewer`` (an Actor) made ``challenge``: by account, or by session guest."""
+    return ((bool(viewer.user_id) and challenge.creator_user_id == viewer.user_id)
+            or (bool(viewer.guest_id) and challenge.creator_guest == viewer.guest_id))
+
+
 def _render_challenge(request, challenge, error=None, status=200):
-    guest_id = request.session.get(GUEST_SESSION_KEY)
     return render(request, "games/challenge.html", {
         "challenge": _challenge_context(request, challenge),
-        "is_creator": bool(guest_id) and challenge.creator_guest == guest_id,
+        "is_creator": _is_creator(challenge, viewer_of(request, create=False)),
         "error": error,
     }, status=status)
 
@@ -411,8 +449,8 @@ def challenge_page(request, challenge_id):
 
     Context: ``challenge`` (``_challenge_context``), ``is_creator``, ``error`` (None)."""
     challenge = get_object_or_404(Challenge, pk=challenge_id)
-    guest_id = request.session.get(GUEST_SESSION_KEY)
-    if challenge.game_id and challenge.game.side_of_guest(guest_id) is not None:
+    viewer = viewer_of(request, create=False)
+    if challenge.game_id and challenge.game.side_of(viewer) is not None:
         return redirect("games:game", game_id=challenge.game_id)
     return _render_challenge(request, challenge)
 
@@ -423,9 +461,8 @@ def challenge_accept(request, challenge_id):
     the game starts with the preset's clock and the visitor is sent to it. A challenge that is
     taken, withdrawn or one's own gets its page again with the reason (409); 404 for an
     unknown id."""
-    guest_id = ensure_guest_id(request)
     try:
-        game = services.accept_challenge(challenge_id, guest_id)
+        game = services.accept_challenge(challenge_id, viewer_of(request))
     except Challenge.DoesNotExist:
         raise Http404 from None
     except services.ChallengeError as exc:
@@ -440,14 +477,14 @@ def challenge_cancel(request, challenge_id):
     ``services.cancel_challenge``) and show its page, now saying it was withdrawn. Anyone
     else, or a challenge no longer open, gets the page with the reason (409; an accepted one
     sends its creator to the game); 404 for an unknown id."""
-    guest_id = request.session.get(GUEST_SESSION_KEY) or ""
+    viewer = viewer_of(request, create=False)
     try:
-        services.cancel_challenge(challenge_id, guest_id)
+        services.cancel_challenge(challenge_id, viewer)
     except Challenge.DoesNotExist:
         raise Http404 from None
     except services.ChallengeError as exc:
         challenge = get_object_or_404(Challenge, pk=challenge_id)
-        if challenge.game_id and challenge.game.side_of_guest(guest_id) is not None:
+        if challenge.game_id and challenge.game.side_of(viewer) is not None:
             return redirect("games:game", game_id=challenge.game_id)
         return _render_challenge(request, challenge, error=exc.message, status=409)
     return redirect("games:challenge", challenge_id=challenge_id)
@@ -471,8 +508,7 @@ def _viewable_game(request, game_id):
     """The game if this visitor may see its replay: a player at any time, anyone once it is
     over; else 404."""
     game = get_object_or_404(Game.objects.select_related("match"), pk=game_id)
-    guest_id = request.session.get(GUEST_SESSION_KEY)
-    if not game.is_over and game.side_of_guest(guest_id) is None:
+    if not game.is_over and game.side_of(viewer_of(request, create=False)) is None:
         raise Http404(_("The replay opens to onlookers when the game is over."))
     return game
 
@@ -492,7 +528,7 @@ def _replay_context(request, record, *, game=None, imported=False, title=""):
     record = rec.parse(record_text)
     replay, frames = replays.replay_frames(record)
     last_id = frames[-1]["position_id"]
-    you = game.side_of_guest(request.session.get(GUEST_SESSION_KEY)) if game else None
+    you = game.side_of(viewer_of(request, create=False)) if game else None
     return {
         "game": game,
         "you": you,

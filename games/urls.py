@@ -3,7 +3,7 @@ docs/protocol.md "HTTP pages"). The position images live outside the language pr
 ``games.image_urls``."""
 from django.urls import path, re_path
 
-from games import views
+from games import profile_views, views
 
 app_name = "games"
 
@@ -22,6 +22,9 @@ urlpatterns = [
          name="challenge_cancel"),
     path("challenge/<uuid:challenge_id>/status/", views.challenge_status,
          name="challenge_status"),
+    path("players/<int:user_id>/", profile_views.player_page, name="player"),
+    path("profile/", profile_views.own_profile, name="profile"),
+    path("leaderboard/", profile_views.leaderboard_page, name="leaderboard"),
     path("records/import/", views.import_record, name="import"),
     path("records/<uuid:record_id>/", views.imported_replay, name="imported"),
     # Only the ID's alphabet, so that e.g. /position/x.svg (a bad image ID) is not redirected here.

@@ -6,3 +6,7 @@ class GamesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "games"
     verbose_name = _("Games")
+
+    def ready(self):
+        # connects the account signal receivers (profile on sign-up, guest games on sign-in)
+        from games import accounts  # noqa: F401

@@ -3,10 +3,12 @@ calls ``games.services`` and sends what they return; it never writes a game itse
 import asyncio
 import json
 import uuid
+from importlib import import_module
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.contrib.auth import SESSION_KEY
 from django.utils import translation
 from django.utils.translation import gettext as _
 
@@ -37,10 +39,14 @@ class GameConsumer(AsyncWebsocketConsumer):
     """One open game page: ``ws/game/<uuid>/``.
 
     On connect: looks the game up (unknown: accepted then closed with 4404), identifies the
-    viewer by ``guest_id`` in the Django session, joins the group ``game_<id>`` and sends a
-    snapshot. Client frames: ``roll``, ``play``, ``double``, ``take``, ``drop``, ``resign``
-    (each with ``version``), ``claim`` (the win against an absent opponent), ``snapshot`` and
-    ``why`` (read only). Errors are sent as
+    viewer as a ``services.Actor`` (the signed-in account of the socket's session, and the
+    session's ``guest_id``), joins the group ``game_<id>`` and sends a snapshot. Before each
+    frame is answered, and at each presence touch, the session is read again from the store:
+    once it is gone (a logout flushes it) or holds another account or guest, the socket keeps
+    only what the fresh session still confirms (usually nothing: an onlooker), so a socket
+    left open after a logout can no longer move. Client frames: ``roll``, ``play``,
+    ``double``, ``take``, ``drop``, ``resign`` (each with ``version``), ``claim`` (the win
+    against an absent opponent), ``snapshot`` and ``why`` (read only). Errors are sent as
     ``error`` frames (a ``stale_version`` is followed by a snapshot); a ``game.changed`` group
     event makes it send this viewer's fresh snapshot. Connecting and asking for snapshots
     never make a move nor queue a computer move; they only apply a clock deadline that has
@@ -65,14 +71,14 @@ class GameConsumer(AsyncWebsocketConsumer):
         self.group = services.group_name(self.game_id)
         self.language = self._language()
         self.sent_version = None
-        self.guest_id, exists = await self._identify()
+        self.actor, exists = await self._identify()
         await self.accept()
         if not exists:
             await self.close(code=CLOSE_NOT_FOUND)
             return
         await self.channel_layer.group_add(self.group, self.channel_name)
         self.side = await database_sync_to_async(services.player_here)(
-            self.game_id, self.guest_id, self.channel_name)
+            self.game_id, self.actor, self.channel_name)
         if self.side is not None:
             self.touch_task = asyncio.ensure_future(self._touch())
         await self.send_snapshot()
@@ -87,10 +93,21 @@ class GameConsumer(AsyncWebsocketConsumer):
             await database_sync_to_async(services.player_left)(self.game_id, self.channel_name)
 
     async def _touch(self):
-        """Tell the server every PRESENCE_TOUCH_MS that this player's socket is still open."""
+        """Tell the server every PRESENCE_TOUCH_MS that this player's socket is still open
+        (until its session no longer says it is the player's)."""
         while True:
             await asyncio.sleep(services.PRESENCE_TOUCH_MS / 1000)
-            await database_sync_to_async(services.player_still_here)(self.channel_name)
+            if await database_sync_to_async(self._touch_once)():
+                await self.send_snapshot(force=True)
+            if self.side is None:
+                return
+
+    def _touch_once(self):
+        """One presence touch; returns True if the socket's identity dropped meanwhile."""
+        dropped = self._recheck_identity()
+        if self.side is not None:
+            services.player_still_here(self.channel_name)
+        return dropped
 
     async def receive(self, text_data=None, bytes_data=None):
         frame = self._parse(text_data)
@@ -100,6 +117,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         if frame["type"] == "snapshot":
             await self.send_snapshot(force=True)
             return
+        self.identity_dropped = False
         try:
             if frame["type"] == "why":
                 await self.send_why(frame)
@@ -107,7 +125,8 @@ class GameConsumer(AsyncWebsocketConsumer):
             await self._act(frame)
         except services.GameError as error:
             await self.send_error(error.code, error.message, error.version)
-            if isinstance(error, services.StaleVersion):
+            if isinstance(error, services.StaleVersion) or self.identity_dropped:
+                # the page learns it is an onlooker now (no "you", no actions)
                 await self.send_snapshot(force=True)
         except Game.DoesNotExist:
             await self.close(code=CLOSE_NOT_FOUND)
@@ -184,12 +203,28 @@ class GameConsumer(AsyncWebsocketConsumer):
 
     async def _act(self, frame):
         received = clocks.now_ms()
-        actor = services.Actor(guest_id=self.guest_id)
         kind, version = frame["type"], frame["version"]
         args = (frame["play"],) if kind == "play" else ()
-        with translation.override(self.language):
-            await database_sync_to_async(ACTIONS[kind])(self.game_id, actor, version, *args,
-                                                        at=received)
+
+        def act():
+            self.identity_dropped = self._recheck_identity()
+            with translation.override(self.language):
+                ACTIONS[kind](self.game_id, self.actor, version, *args, at=received)
+
+        await database_sync_to_async(act)()
+
+    def _recheck_identity(self):
+        """Read the socket's session again from the store and keep only the identity it still
+        confirms (``_confirmed_actor``). A player who lost their identity is no longer
+        present through this socket. Returns True if the identity dropped. Sync (DB)."""
+        actor = _confirmed_actor(self.scope, self.actor)
+        if actor == self.actor:
+            return False
+        self.actor = actor
+        if self.side is not None:
+            services.player_left(self.game_id, self.channel_name)
+            self.side = services.player_here(self.game_id, self.actor, self.channel_name)
+        return True
 
     def _language(self):
         query = self.scope.get("query_string", b"").decode("latin-1")
@@ -201,9 +236,7 @@ class GameConsumer(AsyncWebsocketConsumer):
 
     @database_sync_to_async
     def _identify(self):
-        session = self.scope.get("session")
-        guest_id = session.get("guest_id") if session is not None else None
-        return guest_id, Game.objects.filter(pk=self.game_id).exists()
+        return _actor_of(self.scope), Game.objects.filter(pk=self.game_id).exists()
 
     @database_sync_to_async
     def _why(self, point, staged):
@@ -213,8 +246,9 @@ class GameConsumer(AsyncWebsocketConsumer):
             return None
         if game.deadline is not None and services.deadline_of(game) <= clocks.now_ms():
             game = services.apply_timeouts(self.game_id) or Game.objects.get(pk=self.game_id)
+        self._recheck_identity()
         with translation.override(self.language):
-            return services.explain_point(game, self.guest_id, point, staged)
+            return services.explain_point(game, self.actor, point, staged)
 
     @database_sync_to_async
     def _snapshot(self):
@@ -226,8 +260,39 @@ class GameConsumer(AsyncWebsocketConsumer):
             # a deadline passed before its timer ran: apply it first, so every viewer sees
             # the same outcome whichever arrives first
             game = services.apply_timeouts(self.game_id) or Game.objects.get(pk=self.game_id)
+        self._recheck_identity()
         with translation.override(self.language):
-            return services.snapshot(game, self.guest_id)
+            return services.snapshot(game, self.actor)
+
+
+#: the session key of the visitor's guest id (games.views.GUEST_SESSION_KEY)
+GUEST_SESSION_KEY = "guest_id"
+
+
+def _actor_of(scope):
+    """The socket's viewer as a ``services.Actor``: the session's guest id and the signed-in
+    account (``scope["user"]``, set by Channels' auth middleware), if any."""
+    session = scope.get("session")
+    guest_id = session.get(GUEST_SESSION_KEY) if session is not None else None
+    user = scope.get("user")
+    user_id = user.pk if user is not None and user.is_authenticated else None
+    return services.Actor(guest_id=guest_id or None, user_id=user_id)
+
+
+def _confirmed_actor(scope, actor):
+    """What of ``actor`` the socket's session, read again from the store, still confirms: the
+    guest id if the session still holds it, the account if the session is still signed in to
+    it. A flushed session (logout) confirms nothing. Never adds an identity."""
+    if actor.guest_id is None and actor.user_id is None:
+        return actor
+    key = getattr(scope.get("session"), "session_key", None)
+    if not key:
+        return services.Actor()
+    fresh = import_module(settings.SESSION_ENGINE).SessionStore(session_key=key)
+    guest_id = actor.guest_id if fresh.get(GUEST_SESSION_KEY) == actor.guest_id else None
+    user_id = (actor.user_id if actor.user_id is not None
+               and str(fresh.get(SESSION_KEY, "")) == str(actor.user_id) else None)
+    return services.Actor(guest_id=guest_id, user_id=user_id)
 
 
 class LobbyConsumer(AsyncWebsocketConsumer):

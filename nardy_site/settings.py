@@ -15,6 +15,10 @@ Everything that differs between machines comes from the environment (django-envi
   (default 600; 0 turns the cache off).
 - ``CLOCK_SWEEP_SECONDS``: how often Celery beat sweeps for game clocks whose deadline passed
   without their timer (default 2).
+- Sign-in providers (django-allauth; a provider whose values are missing is not offered):
+  ``GOOGLE_CLIENT_ID`` and ``GOOGLE_CLIENT_SECRET`` (an OAuth client of Google Cloud);
+  ``TELEGRAM_BOT_ID`` (the bot's numeric id, the part of its token before the colon) and
+  ``TELEGRAM_BOT_TOKEN`` (the whole token from @BotFather).
 """
 
 import os
@@ -70,6 +74,12 @@ INSTALLED_APPS = [
     "channels",
     "games",
     "rules_pages",
+    # Accounts: sign-in with Google or Telegram only (games/accounts.py).
+    "allauth",
+    "allauth.account",
+    "allauth.socialaccount",
+    "allauth.socialaccount.providers.google",
+    "allauth.socialaccount.providers.telegram",
 ]
 
 MIDDLEWARE = [
@@ -87,8 +97,12 @@ MIDDLEWARE = [
     # cache (rules_pages/cache.py), so that one cached copy serves every reader.
     "rules_pages.cache.CachedPageCsrfMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # After CachedPageCsrfMiddleware (its answer passes here first): puts this visitor's
+    # "Sign in" / name-and-sign-out into pages served from the page cache.
+    "games.accounts.AccountMenuMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
 ]
 
 ROOT_URLCONF = "nardy_site.urls"
@@ -209,6 +223,56 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# --- Accounts: django-allauth, social sign-in only (games/accounts.py) ----------------------
+AUTHENTICATION_BACKENDS = [
+    # the admin's username and password
+    "django.contrib.auth.backends.ModelBackend",
+    "allauth.account.auth_backends.AuthenticationBackend",
+]
+LOGIN_URL = "account_login"
+LOGIN_REDIRECT_URL = "rules:home"
+# No local passwords, sign-up forms or e-mail management: a player signs in with a provider,
+# and the first sign-in makes the account without asking anything (Telegram gives no e-mail,
+# so none is required).
+SOCIALACCOUNT_ONLY = True
+SOCIALACCOUNT_AUTO_SIGNUP = True
+SOCIALACCOUNT_ADAPTER = "games.accounts.SocialAccountAdapter"
+ACCOUNT_ADAPTER = "games.accounts.AccountAdapter"
+SOCIALACCOUNT_EMAIL_VERIFICATION = "none"
+SOCIALACCOUNT_EMAIL_REQUIRED = False
+SOCIALACCOUNT_QUERY_EMAIL = False
+SOCIALACCOUNT_STORE_TOKENS = False
+ACCOUNT_EMAIL_VERIFICATION = "none"
+ACCOUNT_LOGIN_METHODS = {"username"}
+ACCOUNT_SIGNUP_FIELDS = ["username*"]
+ACCOUNT_LOGOUT_REDIRECT_URL = "rules:home"
+# The Telegram sign-in's data stays valid this long after Telegram signed it (seconds): long
+# enough for a slow phone or a clock a little off, short enough that an old, leaked link is
+# useless. games.accounts.telegram_callback refuses older ones with a clear page; allauth's
+# own check gets the same bound.
+TELEGRAM_AUTH_MAX_AGE = 86400
+
+
+def _social_providers():
+    """SOCIALACCOUNT_PROVIDERS with an app for each provider whose credentials are set."""
+    providers = {
+        "google": {"SCOPE": ["profile"], "AUTH_PARAMS": {"prompt": "select_account"},
+                   "OAUTH_PKCE_ENABLED": True},
+        "telegram": {"AUTH_PARAMS": {"auth_date_validity": TELEGRAM_AUTH_MAX_AGE}},
+    }
+    google_id = env.str("GOOGLE_CLIENT_ID", default="")
+    google_secret = env.str("GOOGLE_CLIENT_SECRET", default="")
+    if google_id and google_secret:
+        providers["google"]["APPS"] = [{"client_id": google_id, "secret": google_secret}]
+    bot_id = env.str("TELEGRAM_BOT_ID", default="")
+    bot_token = env.str("TELEGRAM_BOT_TOKEN", default="")
+    if bot_id and bot_token:
+        providers["telegram"]["APPS"] = [{"client_id": bot_id, "secret": bot_token}]
+    return providers
+
+
+SOCIALACCOUNT_PROVIDERS = _social_providers()
 
 # --- Languages ------------------------------------------------------------------------------
 LANGUAGE_CODE = "en"

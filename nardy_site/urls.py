@@ -5,6 +5,7 @@ Every page lives under a language prefix (``/en/``, ``/ru/``, ``/bg/``). A path 
 then Accept-Language, then English).
 """
 
+from allauth.socialaccount.providers.google import views as google_views
 from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
 from django.contrib.sitemaps.views import sitemap
@@ -14,6 +15,7 @@ from django.views.decorators.cache import cache_page
 from django.views.generic import RedirectView
 from django.views.i18n import JavaScriptCatalog, set_language
 
+from games import accounts
 from rules_pages.sitemaps import SITEMAPS
 from rules_pages.views import robots_txt
 
@@ -27,10 +29,21 @@ urlpatterns = i18n_patterns(
     # the language prefix because translate_url() only resolves `next` (e.g. /ru/rules/)
     # while the language of its own prefix is active.
     path("i18n/setlang/", set_language, name="set_language"),
+    # Accounts (django-allauth, social sign-in only): sign-in page, sign-out, the providers'
+    # login URLs. Telegram's answer is checked by games.accounts before allauth's view of the
+    # same URL gets it, so this path comes first.
+    path("accounts/telegram/login/callback/", accounts.telegram_callback,
+         name="telegram_callback_checked"),
+    path("accounts/", include("allauth.urls")),
 )
 
 urlpatterns += [
     path("admin/", admin.site.urls),
+    # Google's OAuth callback, in no language: the one redirect URI registered with Google.
+    # Defined after allauth's own (language-prefixed) one, so reverse("google_callback"), which
+    # allauth sends to Google, gives this path.
+    path("accounts/google/login/callback/", google_views.oauth2_callback,
+         name="google_callback"),
     # Position images (games/image_urls.py): one per position ID, in no language.
     path("", include("games.image_urls")),
     # Every page in every language, with hreflang alternates (rules_pages/sitemaps.py).

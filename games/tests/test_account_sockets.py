@@ -1,0 +1,176 @@
+"""The game socket follows the account (games/consumers.py GameConsumer): a signed-in player
+plays through the socket by account, from any device; after a logout the same open socket can
+no longer move (its session is read again before each action), and it stops counting the
+player as present."""
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from games import services
+from games.models import Game, Phase, Presence
+from games.tests.factories import FixedDice, new_bot_game, state
+from games.tests.test_consumers import connect, origin, receive, run
+
+pytestmark = [pytest.mark.django_db(transaction=True),
+              pytest.mark.usefixtures("unattended_queue")]
+
+User = get_user_model()
+
+
+@pytest.fixture
+def fixed(monkeypatch):
+    return FixedDice(monkeypatch)
+
+
+def signed_in_client(user):
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+async def socket_of(client, game_id):
+    """A WebsocketCommunicator on the site's ASGI app with ``client``'s session cookie."""
+    from nardy_site.asgi import application
+
+    cookie = f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+    return WebsocketCommunicator(application, f"/ws/game/{game_id}/",
+                                 headers=[(b"origin", origin().encode()),
+                                          (b"cookie", cookie.encode())])
+
+
+async def next_error(comm):
+    """The next error frame (snapshots sent meanwhile, e.g. for presence, are skipped)."""
+    while True:
+        frame = await receive(comm)
+        if frame["type"] == "error":
+            return frame
+        assert frame["type"] == "snapshot"
+
+
+def account_game(fixed, user, opening=(6, 5)):
+    """A game against the computer whose white side is ``user``'s account (made as a guest
+    whose games the account adopted), the human to play the opening 6-5."""
+    game = new_bot_game(fixed, opening=opening, guest="guest-of-the-account")
+    services.adopt_guest_games("guest-of-the-account", user.pk)
+    return Game.objects.get(pk=game.pk)
+
+
+def test_a_signed_in_player_plays_by_account_and_after_logout_the_open_socket_cannot(fixed):
+    user = User.objects.create_user("player")
+    game = account_game(fixed, user)
+    client = signed_in_client(user)  # another device: its session never held the game's guest
+
+    async def scenario():
+        comm = await socket_of(client, game.id)
+        snap = await connect(comm)
+        assert snap["you"] == "white" and "play" in snap["actions"]
+        plays = snap["legal"]["plays"]
+        await comm.send_json_to({"type": "play", "version": snap["version"],
+                                 "play": plays[0]["play"]})
+        after = await receive(comm)
+        assert after["type"] == "snapshot" and after["game"]["version"] > snap["version"]
+        played = await sync_to_async(Game.objects.get)(pk=game.pk)
+        assert played.version == after["game"]["version"]
+        assert await sync_to_async(Presence.objects.filter(game_id=game.pk).count)() == 1
+
+        # the bot's turn, played in-process, so the human is to roll again
+        await sync_to_async(services.bot_turn)(game.id, played.version)
+        while True:
+            frame = await receive(comm)
+            if frame["type"] == "snapshot" and frame["game"]["awaiting"] == "white":
+                break
+        assert "roll" in frame["game"]["actions"]
+        before = await sync_to_async(state)(game.id)
+
+        # sign out over HTTP with the same session; the socket stays open
+        response = await sync_to_async(client.post)("/en/accounts/logout/")
+        assert response.status_code == 302
+
+        await comm.send_json_to({"type": "roll", "version": frame["game"]["version"]})
+        refused = await receive(comm)
+        assert refused["type"] == "error" and refused["code"] == "not_your_turn"
+        onlooker = await receive(comm)  # the page learns it only watches now
+        assert onlooker["type"] == "snapshot"
+        assert onlooker["game"]["you"] is None and onlooker["game"]["actions"] == []
+        assert await sync_to_async(state)(game.id) == before
+        # the closed-off socket no longer keeps its player present
+        assert await sync_to_async(Presence.objects.filter(game_id=game.pk).count)() == 0
+
+        # nor may it ask why a checker cannot move
+        await comm.send_json_to({"type": "why", "point": 24, "staged": ""})
+        assert (await next_error(comm))["code"] == "not_your_turn"
+        await comm.disconnect()
+
+    run(scenario)
+    assert Game.objects.get(pk=game.pk).phase == Phase.ROLL
+
+
+def test_an_account_that_plays_no_side_only_watches(fixed):
+    owner = User.objects.create_user("owner")
+    game = account_game(fixed, owner)
+    stranger = signed_in_client(User.objects.create_user("stranger"))
+    before = state(game.id)
+
+    async def scenario():
+        comm = await socket_of(stranger, game.id)
+        snap = await connect(comm)
+        assert snap["you"] is None and snap["actions"] == [] and snap["legal"] is None
+        await comm.send_json_to({"type": "play", "version": snap["version"],
+                                 "play": "24/18 24/19"})
+        refused = await receive(comm)
+        assert refused["type"] == "error" and refused["code"] == "not_your_turn"
+        assert await comm.receive_nothing(timeout=0.3)
+        await comm.disconnect()
+
+    run(scenario)
+    assert state(game.id) == before
+    assert not Presence.objects.filter(game_id=game.pk).exists()
+
+
+def test_signing_in_elsewhere_does_not_give_an_open_guest_socket_an_account(fixed):
+    owner = User.objects.create_user("owner")
+    game = account_game(fixed, owner)
+    guest = Client()
+    guest.get("/en/")  # a session, but no account
+    guest.post("/en/new/")  # (and a guest id of its own)
+
+    async def scenario():
+        comm = await socket_of(guest, game.id)
+        snap = await connect(comm)
+        assert snap["you"] is None
+        # the same browser signs in to the owner's account afterwards: the socket opened
+        # before keeps the identity it had (the new session key is not this socket's)
+        await sync_to_async(guest.force_login)(owner)
+        await comm.send_json_to({"type": "play", "version": snap["version"],
+                                 "play": "24/18 24/19"})
+        assert (await receive(comm))["code"] == "not_your_turn"
+        await comm.disconnect()
+
+    run(scenario)
+    assert Game.objects.get(pk=game.pk).version == game.version
+
+
+@pytest.mark.timeout(30)
+def test_a_logged_out_socket_stops_counting_as_present_at_its_next_touch(fixed, monkeypatch):
+    monkeypatch.setattr(services, "PRESENCE_TOUCH_MS", 100)
+    user = User.objects.create_user("player")
+    game = account_game(fixed, user)
+    client = signed_in_client(user)
+
+    async def scenario():
+        comm = await socket_of(client, game.id)
+        snap = await connect(comm)
+        assert snap["you"] == "white"
+        await sync_to_async(client.post)("/en/accounts/logout/")
+        # no frame from the page: the presence touch notices and tells the page
+        while True:
+            frame = await receive(comm)
+            if frame["type"] == "snapshot" and frame["game"]["you"] is None:
+                break
+        assert await sync_to_async(Presence.objects.filter(game_id=game.pk).count)() == 0
+        await comm.disconnect()
+
+    run(scenario)

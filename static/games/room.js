@@ -12,6 +12,10 @@
  * `server_time` gives the offset), so both browsers show the same; only the server decides
  * when time has run out. The `presence` block says when the opponent is away.
  *
+ * Signed-in players (`players[side].profile` set) are named, linked to their page and shown
+ * with their rating ("?" while provisional); a rated result shows each side's rating change.
+ * Onlookers see the same board and are told they are watching; they get no controls.
+ *
  * Interface text goes through Django's JavaScript catalogue (gettext, ngettext, interpolate).
  */
 (function () {
@@ -56,6 +60,8 @@
     resultExplain: $("result-explain"),
     resultReason: $("result-reason"),
     resultMatch: $("result-match"),
+    resultRating: $("result-rating"),
+    watching: $("watching"),
     next: $("next-game"),
     nextLink: $("next-game-link"),
     nextNote: $("next-game-note"),
@@ -263,7 +269,14 @@
     return Boolean(state.game.players) && !SIDES.some(isBot);
   }
 
+  /** The side's player is signed in: they have a name, a page and a rating. */
+  function hasAccount(side) {
+    const player = state.game.players && state.game.players[side];
+    return Boolean(player && player.profile);
+  }
+
   function nameOf(side) {
+    if (hasAccount(side)) return state.game.players[side].name;
     if (betweenPeople()) {
       if (you() && side !== you()) return gettext("Your opponent");
       if (!you()) return side === "white" ? gettext("The white player") : gettext("The black player");
@@ -280,6 +293,7 @@
   /** The side inside a sentence: "the computer", "your opponent", or the player's name. */
   function object(side) {
     if (isBot(side)) return gettext("the computer");
+    if (hasAccount(side)) return nameOf(side);
     if (betweenPeople() && you() && side !== you()) return gettext("your opponent");
     return nameOf(side);
   }
@@ -287,6 +301,7 @@
   /** "You" for the viewer's side, else a short name (history, score, the players' boxes). */
   function who(side) {
     if (side === you()) return gettext("You");
+    if (hasAccount(side)) return nameOf(side);
     if (betweenPeople()) return you() ? gettext("Opponent") : sideName(side);
     return nameOf(side);
   }
@@ -607,10 +622,21 @@
       chip.setAttribute("aria-hidden", "true");
       const name = document.createElement("span");
       name.className = "player-name";
-      const shownName = people ? who(side) : (player.name || sideName(side));
-      name.textContent = game.you === side && !people
+      const account = hasAccount(side);
+      const shownName = account ? player.name : (people ? who(side) : (player.name || sideName(side)));
+      const nameText = game.you === side && (account || !people)
         ? fmt(gettext("%(name)s (you)"), { name: shownName })
         : shownName;
+      if (account) {
+        // A signed-in player: the name links to their page, the rating follows it.
+        const link = document.createElement("a");
+        link.href = player.profile;
+        link.textContent = nameText;
+        name.appendChild(link);
+        if (typeof player.rating === "number") name.appendChild(ratingBadge(player.rating, player.provisional));
+      } else {
+        name.textContent = nameText;
+      }
       row.append(chip, name);
       const withClock = clocked && !isBot(side);
       if (withClock) {
@@ -635,6 +661,7 @@
       row.appendChild(nums);
       let label = fmt(gettext("%(side)s: %(name)s, pip count %(pips)s, borne off %(off)s"),
         { side: sideName(side), name: shownName, pips: pips[side], off: off[side] });
+      if (account && typeof player.rating === "number") label += ". " + ratingLabel(player.rating, player.provisional);
       if (cube && cube.owner === side) label += ". " + fmt(gettext("Owns the cube at %(value)s"), { value: cube.value });
       if (withClock) {
         const note = document.createElement("span");
@@ -652,6 +679,52 @@
       els.players.appendChild(row);
     }
     drawClocks();
+  }
+
+  /** A rating beside a name: "1500" and, while provisional, a "?" mark that says why. */
+  function ratingBadge(rating, provisional) {
+    const badge = document.createElement("span");
+    badge.className = "player-rating";
+    badge.textContent = String(rating);
+    if (provisional) badge.appendChild(provisionalMark());
+    badge.setAttribute("aria-hidden", "true"); // the row's label says it in words
+    return badge;
+  }
+
+  function provisionalMark() {
+    const mark = document.createElement("span");
+    mark.className = "provisional-mark";
+    mark.textContent = "?";
+    mark.title = gettext("Provisional rating: it is still uncertain after few rated games.");
+    return mark;
+  }
+
+  function ratingLabel(rating, provisional) {
+    return provisional
+      ? fmt(gettext("rating %(rating)s, provisional"), { rating })
+      : fmt(gettext("rating %(rating)s"), { rating });
+  }
+
+  /** "+12", "−8" (a true minus sign) or "0". */
+  function signed(points) {
+    if (points > 0) return "+" + points;
+    if (points < 0) return "\u2212" + -points;
+    return "0";
+  }
+
+  /** One line per side of a rated result's rating change, the viewer's first: [side, text]. */
+  function ratingLines(result) {
+    const rating = result && result.rating;
+    if (!rating) return [];
+    const sides = you() ? [you(), other(you())] : SIDES;
+    return sides.filter((side) => rating[side]).map((side) => {
+      const change = rating[side];
+      const values = { name: nameOf(side), before: change.before, after: change.after, delta: signed(change.delta) };
+      const text = side === you()
+        ? fmt(gettext("Your rating: %(before)s → %(after)s (%(delta)s)"), values)
+        : fmt(gettext("%(name)s's rating: %(before)s → %(after)s (%(delta)s)"), values);
+      return [side, text, change];
+    });
   }
 
   // ---- Clocks and presence (counted here, decided by the server) -------------------------
@@ -841,6 +914,7 @@
     els.resultTitle.textContent = resultTitle(result);
     els.resultExplain.textContent = resultExplain(result);
     els.resultReason.textContent = resultReason(result);
+    drawRatingChange(result);
     const m = game.match;
     if (els.resultMatch) {
       els.resultMatch.hidden = !m;
@@ -853,6 +927,26 @@
     }
     // A match goes on with its next game; a single game (or a finished match) offers a new one.
     if (els.again) els.again.hidden = Boolean(m && m.status === "active");
+  }
+
+  function drawRatingChange(result) {
+    if (!els.resultRating) return;
+    const lines = ratingLines(result);
+    els.resultRating.hidden = !lines.length;
+    els.resultRating.replaceChildren(...lines.map(([side, text, change]) => {
+      const item = document.createElement("li");
+      item.className = "result-rating-line" + (change.delta > 0 ? " is-up" : change.delta < 0 ? " is-down" : "");
+      item.dataset.side = side;
+      item.textContent = text;
+      if (change.provisional) {
+        item.appendChild(provisionalMark());
+        const words = document.createElement("span");
+        words.className = "visually-hidden";
+        words.textContent = " " + gettext("(provisional)");
+        item.appendChild(words);
+      }
+      return item;
+    }));
   }
 
   function gameUrl(gameId) {
@@ -898,12 +992,14 @@
 
   function drawLinks() {
     const links = state.game.links || {};
+    // The replay and the record open to onlookers only once the game is over.
+    const closed = !state.isPlayer && state.game.status === "active";
     if (els.replay) {
-      els.replay.hidden = !links.replay;
+      els.replay.hidden = !links.replay || closed;
       if (links.replay) els.replay.href = links.replay;
     }
     if (els.record) {
-      els.record.hidden = !links.record;
+      els.record.hidden = !links.record || closed;
       if (links.record) els.record.href = links.record;
     }
     if (els.share) els.share.hidden = !links.share;
@@ -964,6 +1060,8 @@
     drawResult();
     drawControls();
     drawLinks();
+    // Onlookers are told they are watching while the game goes on.
+    if (els.watching) els.watching.hidden = state.isPlayer || state.game.status !== "active";
     drawConnection();
     root.dataset.phase = state.game.phase || "";
     root.dataset.version = String(state.game.version);
@@ -1350,6 +1448,7 @@
     if (newer && game.status !== "active" && game.result && previous && previous.status === "active") {
       tone("end");
       said.push(resultTitle(game.result), resultReason(game.result));
+      ratingLines(game.result).forEach(([, text]) => said.push(text + "."));
     } else if (newer && (cubeOffer() || (can("play") && game.legal && game.legal.pass))) {
       said.push(statusText());
     }

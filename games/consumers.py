@@ -300,28 +300,41 @@ class LobbyConsumer(AsyncWebsocketConsumer):
     only (others: accepted, then closed with 4401).
 
     Client frames: ``{"type": "join", "preset": "sport", "match_length": 1, "clock":
-    "standard"}`` (queue for a rated game; answered with ``queued``), ``{"type": "leave"}``.
-    Server frames: ``{"type": "queued", "preset", "match_length", "clock", "rating",
-    "window"}``, ``{"type": "paired", "game": <uuid>, "url": <game page>}`` (sent to every
-    lobby socket of both players once their game exists), ``{"type": "left"}`` and ``error``
-    frames as for games. Closing the last lobby socket takes the account out of the queue.
+    "standard"}`` (queue for a rated game), ``{"type": "leave"}``. Server frames:
+    ``queued`` (``games.lobby.state_of``: sent to every lobby socket of the account when it
+    joins, and on connect while it waits), ``{"type": "paired", "game": <uuid>, "url": <game
+    page>}`` (to every lobby socket of both players once their game exists), ``{"type":
+    "left"}`` (to every lobby socket of the account when it left the queue) and ``error``
+    frames as for games. The socket that joined keeps its entry alive (``lobby.touch``) and
+    closing it takes that entry out of the queue; a join from another tab replaces it.
     """
 
     async def connect(self):
         user = self.scope.get("user")
-        await self.accept()
         if user is None or not user.is_authenticated:
+            await self.accept()
             await self.close(code=CLOSE_NOT_SIGNED_IN)
             return
         self.user_id = user.pk
         self.language = _language_of(self.scope)
         self.group = lobby.group_name(self.user_id)
+        self.entry_id = None  # the waiting entry this socket made
+        self.touch_task = None
+        # in the group before the state is read, so no join in between goes unheard
         await self.channel_layer.group_add(self.group, self.channel_name)
+        state = await database_sync_to_async(_waiting_state)(self.user_id)
+        await self.accept()
+        if state is not None:
+            await self.send(text_data=json.dumps(state))
 
     async def disconnect(self, code):
+        self._stop_touching()
         if getattr(self, "group", None):
             await self.channel_layer.group_discard(self.group, self.channel_name)
-            await database_sync_to_async(lobby.leave)(self.user_id)
+            if self.entry_id is not None:
+                left = await database_sync_to_async(lobby.leave)(self.user_id, self.entry_id)
+                if left:
+                    await self.channel_layer.group_send(self.group, {"type": "lobby.left"})
 
     async def receive(self, text_data=None, bytes_data=None):
         with translation.override(self.language):
@@ -330,34 +343,82 @@ class LobbyConsumer(AsyncWebsocketConsumer):
                 await self._error("bad_frame", frame)
                 return
             kind = frame.get("type")
+            if kind not in ("join", "leave"):
+                await self._error("bad_frame", _("Unknown frame type."))
+                return
+            confirmed = await database_sync_to_async(_confirmed_actor)(
+                self.scope, services.Actor(user_id=self.user_id))
+            if confirmed.user_id != self.user_id:
+                # signed out (or in as someone else) since the socket opened
+                await self.close(code=CLOSE_NOT_SIGNED_IN)
+                return
             if kind == "leave":
                 await database_sync_to_async(lobby.leave)(self.user_id)
-                await self.send(text_data=json.dumps({"type": "left"}))
+                self.entry_id = None
+                self._stop_touching()
+                await self.channel_layer.group_send(self.group, {"type": "lobby.left"})
                 return
-            if kind != "join":
-                await self._error("bad_frame", _("Unknown frame type."))
+            clock = frame.get("clock")
+            if clock is not None and not isinstance(clock, str):
+                await self._error("bad_frame", _("Unknown clock."))
                 return
             try:
                 entry = await database_sync_to_async(lobby.join)(
-                    self.user_id, frame.get("preset"), frame.get("match_length"),
-                    frame.get("clock"))
+                    self.user_id, frame.get("preset"), frame.get("match_length"), clock)
             except services.GameError as error:
                 await self._error(error.code, error.message)
                 return
-        if entry.game_id is None:
-            await self.send(text_data=json.dumps({
-                "type": "queued", "preset": entry.preset, "match_length": entry.match_length,
-                "clock": entry.clock_kind, "rating": round(entry.rating),
-                "window": lobby.WINDOW_START}))
+        if entry.game_id is not None:
+            return  # paired at once: the "paired" frame is on its way through the group
+        state = await database_sync_to_async(lobby.state_of)(entry)
+        self.entry_id = entry.pk
+        self._stop_touching()
+        self.touch_task = asyncio.ensure_future(self._touch(entry))
+        await self.channel_layer.group_send(self.group, {"type": "lobby.queued",
+                                                         "entry": entry.pk, "state": state})
+
+    async def lobby_queued(self, event):
+        """Group event ``{"type": "lobby.queued", "entry": <pk>, "state": <queued frame>}``:
+        the account joined (from this socket or another)."""
+        if event["entry"] != self.entry_id:
+            self.entry_id = None  # another tab's join replaced this socket's entry
+            self._stop_touching()
+        await self.send(text_data=json.dumps(event["state"]))
 
     async def lobby_paired(self, event):
         """Group event ``{"type": "lobby.paired", "game": <uuid>, "url": <path>}``."""
+        self.entry_id = None
+        self._stop_touching()
         await self.send(text_data=json.dumps({"type": "paired", "game": event["game"],
                                               "url": event["url"]}))
+
+    async def lobby_left(self, event):
+        """Group event ``{"type": "lobby.left"}``: the account's entry left the queue."""
+        self.entry_id = None
+        self._stop_touching()
+        await self.send(text_data=json.dumps({"type": "left"}))
+
+    async def _touch(self, entry):
+        """Keep the waiting ``entry`` alive while this socket is open (``lobby.touch``)."""
+        while True:
+            await asyncio.sleep(lobby.TOUCH_SECONDS)
+            await database_sync_to_async(lobby.touch)(entry)
+
+    def _stop_touching(self):
+        task = getattr(self, "touch_task", None)
+        if task is not None:
+            task.cancel()
+            self.touch_task = None
 
     async def _error(self, code, message):
         await self.send(text_data=json.dumps({"type": "error", "code": code,
                                               "message": str(message)}))
+
+
+def _waiting_state(user_id):
+    """The ``queued`` frame of the account's waiting entry, or None."""
+    entry = lobby.waiting_entry(user_id)
+    return lobby.state_of(entry) if entry is not None else None
 
 
 def _language_of(scope):

@@ -7,12 +7,19 @@ rating gap fits the wider of the two windows, oldest waiter first. Pairing runs 
 joins and from Celery beat (``games.tasks.pair_lobby``), so windows widen without new
 arrivals. Both players hear of their game on the channel group ``lobby_user_<id>`` after the
 commit that created it.
+
+A waiting entry is kept alive by the lobby socket that made it (``touch``, a key in Django's
+cache that lapses after ``ALIVE_SECONDS``): an entry whose socket vanished without closing (a
+server restart) leaves the queue at the next pairing instead of being paired with a player
+who would then wait for a no-show.
 """
 import logging
 import secrets
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from django.db import transaction
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -27,6 +34,10 @@ logger = logging.getLogger(__name__)
 WINDOW_START = 100.0
 WINDOW_GROWTH = 10.0
 WINDOW_MAX = 800.0
+#: a waiting entry not touched for this long (seconds) is dropped; its socket touches it every
+#: TOUCH_SECONDS
+ALIVE_SECONDS = 60
+TOUCH_SECONDS = 20
 
 
 def group_name(user_id):
@@ -51,22 +62,57 @@ def join(user_id, preset, match_length=None, clock=None):
     kind = services.clock_kind_for(preset, clock)
     now = clocks.now_ms()
     with transaction.atomic():
+        # One join at a time per account (two tabs joining at once), so the old entry is left
+        # before the new one is made and the one-waiting-entry constraint holds.
+        get_user_model().objects.select_for_update().filter(pk=user_id).first()
         QueueEntry.objects.filter(user_id=user_id, status=QueueStatus.WAITING).update(
             status=QueueStatus.LEFT)
         entry = QueueEntry.objects.create(
             user_id=user_id, preset=preset, match_length=length or 1, clock_kind=kind,
             rating=ratings.rating_of(user_id, preset).rating, joined=services._dt(now))
+        touch(entry)  # before the commit: a pairing elsewhere never sees it untouched
     pair(now)
     entry.refresh_from_db()
     return entry
 
 
-def leave(user_id):
-    """Take account ``user_id`` out of the queue (its lobby page closed or it gave up).
-    Returns how many waiting entries it had (0 or 1)."""
+def leave(user_id, entry_id=None):
+    """Take account ``user_id`` out of the queue (its lobby page closed or it gave up): its
+    waiting entry, or only the entry ``entry_id`` if that one is still waiting (a closed tab
+    leaves the entry it made, not one another tab made since). Returns how many waiting
+    entries it left (0 or 1)."""
+    entries = QueueEntry.objects.filter(user_id=user_id, status=QueueStatus.WAITING)
+    if entry_id is not None:
+        entries = entries.filter(pk=entry_id)
     with transaction.atomic():
-        return QueueEntry.objects.filter(user_id=user_id, status=QueueStatus.WAITING).update(
-            status=QueueStatus.LEFT)
+        return entries.update(status=QueueStatus.LEFT)
+
+
+def touch(entry):
+    """Mark the waiting QueueEntry ``entry`` alive for ``ALIVE_SECONDS`` more (its socket is
+    open)."""
+    cache.set(_alive_key(entry), 1, ALIVE_SECONDS)
+
+
+def _alive_key(entry):
+    # the join time too: an entry id of another database (tests, a reset) never matches
+    return f"lobby:alive:{entry.pk}:{services._ms(entry.joined)}"
+
+
+def state_of(entry, now=None):
+    """The lobby socket's ``queued`` frame for a waiting ``entry`` (docs/protocol.md "Lobby"):
+    ``preset``, ``match_length``, ``clock``, ``rating`` (rounded points, when it joined),
+    ``provisional``, ``joined`` and ``server_time`` (ms since the epoch), ``window`` (the
+    rating gap it accepts now) and ``window_start``/``window_growth`` (points per second)/
+    ``window_max``, so the page can show the window widening."""
+    now = clocks.now_ms() if now is None else now
+    joined = services._ms(entry.joined)
+    current = ratings.rating_of(entry.user_id, entry.preset)
+    return {"type": "queued", "preset": entry.preset, "match_length": entry.match_length,
+            "clock": entry.clock_kind, "rating": round(entry.rating),
+            "provisional": current.provisional, "joined": joined, "server_time": now,
+            "window": round(window(now - joined)), "window_start": WINDOW_START,
+            "window_growth": WINDOW_GROWTH, "window_max": WINDOW_MAX}
 
 
 def waiting_entry(user_id):
@@ -85,6 +131,7 @@ def pair(now=None):
     with transaction.atomic():
         waiting = list(QueueEntry.objects.select_for_update()
                        .filter(status=QueueStatus.WAITING).order_by("joined", "pk"))
+        waiting = _drop_lapsed(waiting)
         taken = set()
         for entry in waiting:
             if entry.pk in taken:
@@ -115,6 +162,19 @@ def pair(now=None):
                 lambda users=(entry.user_id, other.user_id), game=game: _tell(users, game),
                 robust=True)
     return made
+
+
+def _drop_lapsed(waiting):
+    """The entries of ``waiting`` whose socket still touches them; the others leave the
+    queue (inside ``pair``'s transaction)."""
+    if not waiting:
+        return waiting
+    alive = cache.get_many([_alive_key(entry) for entry in waiting])
+    lapsed = [entry.pk for entry in waiting if _alive_key(entry) not in alive]
+    if lapsed:
+        QueueEntry.objects.filter(pk__in=lapsed).update(status=QueueStatus.LEFT)
+        logger.info("lobby: %d entries lapsed (no socket touched them)", len(lapsed))
+    return [entry for entry in waiting if entry.pk not in lapsed]
 
 
 def _start(entry, other):

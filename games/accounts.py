@@ -61,6 +61,11 @@ class AccountAdapter(DefaultAccountAdapter):
         return None
 
 
+class ProviderNotConfigured(SocialApp.DoesNotExist, Http404):
+    """A provider without credentials: its pages (login, callback) answer 404 rather than
+    failing with allauth's SocialApp.DoesNotExist (a server error)."""
+
+
 class SocialAccountAdapter(DefaultSocialAccountAdapter):
     """allauth's social hooks: the providers are those configured in the settings (from the
     environment; no SocialApp rows are read, so listing them needs no database), and anyone
@@ -82,6 +87,13 @@ class SocialAccountAdapter(DefaultSocialAccountAdapter):
                     continue
                 apps.append(app)
         return apps
+
+    def get_app(self, request, provider, client_id=None):
+        """The provider's app; raises ProviderNotConfigured (a 404) when it has none."""
+        try:
+            return super().get_app(request, provider, client_id=client_id)
+        except SocialApp.DoesNotExist:
+            raise ProviderNotConfigured(provider) from None
 
     def is_open_for_signup(self, request, sociallogin):
         return True
@@ -223,10 +235,7 @@ def telegram_callback(request):
     nothing; valid data goes on to allauth, which signs the visitor in (or up). 404 when
     Telegram sign-in is not configured. Exempt from CSRF like allauth's view: the post comes
     from Telegram's redirect, and the signature is what proves it."""
-    try:
-        provider = get_social_adapter().get_provider(request, "telegram")
-    except SocialApp.DoesNotExist:
-        raise Http404 from None
+    provider = get_social_adapter().get_provider(request, "telegram")  # 404 if not configured
     if request.method == "POST":
         try:
             data = decode_telegram_result(request.POST.get("tgAuthResult", ""))

@@ -257,6 +257,11 @@ def test_without_credentials_the_provider_urls_lead_nowhere(settings):
     response = client.post("/en/accounts/telegram/login/callback/?state=x",
                            {"tgAuthResult": tg_auth_result(telegram_signed(telegram_user()))})
     assert response.status_code == 404
+    for path in ("/en/accounts/telegram/login/", "/ru/accounts/google/login/",
+                 "/accounts/google/login/callback/?code=x&state=y"):
+        # (the path without a language that answers 404 is first sent to its /en/ twin)
+        assert client.get(path, follow=True).status_code == 404, path
+        assert client.post(path, follow=True).status_code == 404, path
     assert not User.objects.exists()
 
 

@@ -14,6 +14,7 @@ import binascii
 import hashlib
 import hmac
 import json
+import logging
 import time
 
 from allauth.account.adapter import DefaultAccountAdapter
@@ -24,12 +25,13 @@ from allauth.socialaccount.models import SocialApp
 from allauth.socialaccount.providers.telegram import views as telegram_views
 from django.conf import settings
 from django.contrib.auth.signals import user_logged_in
+from django.db import DatabaseError
 from django.dispatch import receiver
 from django.http import Http404
 from django.shortcuts import render
+from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.http import urlencode
-from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
@@ -37,6 +39,8 @@ from django.views.decorators.csrf import csrf_exempt
 from games import services
 from games.models import Profile
 from rules_pages.cache import csrf_input
+
+logger = logging.getLogger(__name__)
 
 #: where the account menu goes in a page from the page cache (replaced per visitor)
 ACCOUNT_MENU_MARKER = "<!--account-menu-->"
@@ -274,12 +278,17 @@ def render_account_menu(request):
 
 def account_menu(request):
     """What base.html writes for the account menu: the menu itself, or in a page served from
-    the page cache (``request.csrf_marker``) the marker AccountMenuMiddleware replaces."""
+    the page cache (``request.csrf_marker``) the marker AccountMenuMiddleware replaces. Empty
+    when the database cannot be read (the 500 page must still render)."""
     if request is None:
         return ""
     if getattr(request, "csrf_marker", False):
         return mark_safe(ACCOUNT_MENU_MARKER)
-    return render_account_menu(request)
+    try:
+        return render_account_menu(request)
+    except DatabaseError:
+        logger.exception("the account menu could not be drawn")
+        return ""
 
 
 class AccountMenuMiddleware:

@@ -17,12 +17,13 @@ import pytest
 import requests
 from allauth.socialaccount.models import SocialAccount
 from django.contrib.auth import SESSION_KEY, get_user_model
+from django.db import OperationalError
 from django.test import Client
 
 from games import services
+from games.accounts import ACCOUNT_MENU_MARKER
 from games.models import Challenge, Game, Profile
 from rules_pages.cache import CSRF_MARKER
-from games.accounts import ACCOUNT_MENU_MARKER
 
 pytestmark = pytest.mark.django_db
 
@@ -319,6 +320,20 @@ def test_a_page_from_the_page_cache_shows_each_visitor_their_own_menu(settings):
     assert "First Player" in pages[3]
     for page in pages:
         assert ACCOUNT_MENU_MARKER not in page and CSRF_MARKER not in page
+
+
+def test_a_page_still_renders_when_the_account_menu_cannot_read_the_database(monkeypatch):
+    user = User.objects.create_user("unlucky")
+    client = Client()
+    client.force_login(user)
+
+    def broken(user_id):
+        raise OperationalError("database is locked")
+
+    monkeypatch.setattr(services, "display_name", broken)
+    response = client.get("/en/games/")
+    assert response.status_code == 200
+    assert 'class="account-menu"' not in response.content.decode()
 
 
 def test_signing_out_comes_back_to_the_page_and_forgets_the_account():

@@ -269,8 +269,10 @@ def rating_chart(points, label=""):
     left, right = _PLOT["left"], _PLOT["right"]
     step = (right - left) / max(len(points) - 1, 1)
 
+    height = _PLOT["bottom"] - _PLOT["top"]
+
     def y_of(value):
-        return _PLOT["bottom"] - (value - bottom) / (top - bottom) * (_PLOT["bottom"] - _PLOT["top"])
+        return _PLOT["bottom"] - (value - bottom) / (top - bottom) * height
 
     coords = [(left + i * step if len(points) > 1 else (left + right) / 2, y_of(value))
               for i, value in enumerate(points)]

@@ -107,7 +107,10 @@ def telegram_sign_in(client, data, lang="en", next_url=None):
     """The whole Telegram sign-in of ``data`` (already signed, or not): start, then the post
     that allauth's callback page makes with Telegram's answer."""
     callback = telegram_start(client, lang, next_url)
-    assert client.get(callback).status_code == 200  # the page whose script posts the answer
+    page = client.get(callback)  # the page whose script posts the answer to the same URL
+    assert page.status_code == 200
+    # ... and takes it out of the address bar, so it follows no redirect and stays in no history
+    assert "history.replaceState" in page.content.decode()
     return client.post(callback, {"tgAuthResult": tg_auth_result(data)})
 
 

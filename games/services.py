@@ -1414,7 +1414,27 @@ def player_left(game_id, channel_name, stale=False):
         game.set_away_since(side, _dt(min(away, now)))
         _refresh_deadline(game)
         _save(game, presence=True)
+        spec = clock_spec(game)
+        claim_at = clocks.claim_from(spec, min(away, now)) if spec else None
+        if claim_at is not None:
+            # the opponent's snapshot lists "claim" once the grace period is over
+            transaction.on_commit(lambda: _queue_presence_notice(game_id, claim_at),
+                                  robust=True)
     return side
+
+
+def _queue_presence_notice(game_id, at_ms):
+    from games.tasks import presence_notice  # tasks imports this module
+
+    presence_notice.apply_async((str(game_id),), eta=_dt(at_ms + TIMER_GRACE_MS))
+
+
+def notify_presence(game_id):
+    """Send every open socket of the game a fresh snapshot (``game.presence``) without
+    changing anything: what a viewer may do changed with time (the grace period ended)."""
+    game = Game.objects.filter(pk=game_id).only("version", "status").first()
+    if game is not None and not game.is_over:
+        _notify(game_id, game.version, presence=True)
 
 
 def presence_of(game, side, spec):

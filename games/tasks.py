@@ -71,6 +71,13 @@ def sweep_clocks():
     return ended, dropped
 
 
+@shared_task(name="games.presence_notice", ignore_result=True)
+def presence_notice(game_id):
+    """Queued for the end of a grace period (``services.player_left``): the sockets of game
+    ``game_id`` get a snapshot, whose ``actions`` now offer the claim of the win."""
+    services.notify_presence(game_id)
+
+
 @shared_task(name="games.pair_lobby", ignore_result=True)
 def pair_lobby():
     """The beat task (every ``LOBBY_PAIR_SECONDS``): pair waiting players whose windows have

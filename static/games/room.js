@@ -784,8 +784,17 @@
         running: true, low,
       };
     }
-    const left = Math.min(Math.max(0, reserve - (used - (clock.free_ms || 0))), toDeadline);
-    return { ms: left, note: gettext("reserve"), running: true, low, inReserve: true };
+    const reserveLeft = Math.max(0, reserve - (used - (clock.free_ms || 0)));
+    if (toDeadline < reserveLeft) {
+      // The longest allowed turn (match clock) ends before the reserve would: count to it,
+      // and say how much reserve is still there.
+      return {
+        ms: Math.max(0, toDeadline),
+        note: fmt(gettext("turn limit · reserve %(reserve)s"), { reserve: clockText(reserveLeft) }),
+        running: true, low, inReserve: true,
+      };
+    }
+    return { ms: reserveLeft, note: gettext("reserve"), running: true, low, inReserve: true };
   }
 
   function drawClocks() {

@@ -269,12 +269,10 @@ def new_game(request):
             content_type="text/plain; charset=utf-8")
     viewer = viewer_of(request)
     try:
-        game = services.create_bot_game(viewer.guest_id, **form.options())
+        # a signed-in player's game is the account's too (theirs on any device)
+        game = services.create_bot_game(viewer, **form.options())
     except services.GameError as error:
         return HttpResponseBadRequest(error.message, content_type="text/plain; charset=utf-8")
-    if viewer.user_id:
-        # the game is the account's too, so it stays theirs after logout and on other devices
-        services.adopt_guest_games(viewer.guest_id, viewer.user_id)
     return redirect("games:game", game_id=game.id)
 
 

@@ -203,9 +203,10 @@ def clock_for(preset, wanted):
     return clocks.CLOCKS[clocks.PRESET_CLOCK[preset]] if wanted else None
 
 
-def create_bot_game(guest_id, preset=Preset.SPORT, bot_level=BotLevel.MEDIUM, human_side="white",
+def create_bot_game(who, preset=Preset.SPORT, bot_level=BotLevel.MEDIUM, human_side="white",
                     match_length=None, koks=None, cube=None, clock=False):
-    """Create a game between the guest ``guest_id`` and the bot, and play the opening (R3).
+    """Create a game between ``who`` (an Actor, or a guest id: the guest and, if signed in,
+    the account) and the bot, and play the opening (R3).
 
     ``preset`` is an R12 preset name, ``bot_level`` one of ``bot_levels()``, ``human_side`` is
     "white", "black" or "random"; ``match_length``, ``koks`` and ``cube`` as in
@@ -218,8 +219,7 @@ def create_bot_game(guest_id, preset=Preset.SPORT, bot_level=BotLevel.MEDIUM, hu
     commit. Raises ``BadFrame`` for an unknown preset, level, side or option, or an empty
     guest id. Returns the new ``Game``.
     """
-    if not guest_id or not isinstance(guest_id, str):
-        raise BadFrame(_("A game needs a guest to play it."))
+    actor = _person(who)
     table, length = table_options(preset, match_length, koks, cube)
     spec = clock_for(preset, clock)
     if bot_level not in bot_levels():
@@ -229,12 +229,8 @@ def create_bot_game(guest_id, preset=Preset.SPORT, bot_level=BotLevel.MEDIUM, hu
         human_side = secrets.choice(Side.values)
     if human_side not in Side.values:
         raise BadFrame(_("Unknown side."))
-    players = {
-        "white_guest": guest_id if human_side == Side.WHITE else "",
-        "black_guest": guest_id if human_side == Side.BLACK else "",
-        "bot_side": other_side(human_side),
-        "bot_level": bot_level,
-    }
+    players = {**_seat(human_side, actor), "bot_side": other_side(human_side),
+               "bot_level": bot_level}
     return _new_game(preset, table, length, colour, spec, players)
 
 

@@ -52,11 +52,11 @@ def test_create_bot_game_sides_and_random_side():
 
 
 @pytest.mark.parametrize("kwargs", [
-    {"guest_id": ""}, {"preset": "backgammon"}, {"bot_level": "grandmaster"},
+    {"who": ""}, {"preset": "backgammon"}, {"bot_level": "grandmaster"},
     {"human_side": "green"},
 ])
 def test_create_bot_game_refuses_bad_options(kwargs):
-    args = {"guest_id": HUMAN, **kwargs}
+    args = {"who": HUMAN, **kwargs}
     with pytest.raises(services.BadFrame):
         services.create_bot_game(**args)
     assert Game.objects.count() == 0

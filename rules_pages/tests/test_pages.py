@@ -240,6 +240,7 @@ def test_favicon_ico_redirects_to_the_svg_icon(client):
     ET.parse(icon)  # well-formed SVG
 
 
+@pytest.mark.django_db  # the menu leads to pages that read the database (leaderboards)
 def test_crawler_from_the_sitemap_finds_no_broken_link(client):
     """Every page of the sitemap, then every internal link of every page (and of the pages
     those lead to), answers 200; every #fragment names an element of its page."""

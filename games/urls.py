@@ -25,6 +25,7 @@ urlpatterns = [
     path("players/<int:user_id>/", profile_views.player_page, name="player"),
     path("profile/", profile_views.own_profile, name="profile"),
     path("leaderboard/", profile_views.leaderboard_page, name="leaderboard"),
+    path("lobby/", views.lobby_page, name="lobby"),
     path("records/import/", views.import_record, name="import"),
     path("records/<uuid:record_id>/", views.imported_replay, name="imported"),
     # Only the ID's alphabet, so that e.g. /position/x.svg (a bad image ID) is not redirected here.

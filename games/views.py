@@ -13,18 +13,20 @@ from django.db.models import Q
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.http import urlencode
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from games import board_svg, clocks, replays, services
+from games import board_svg, clocks, ratings, replays, services
 from games.board_svg import VIEW_H, VIEW_W, render_board
 from games.engine import PositionError
 from games.engine import record as rec
 from games.engine.position_id import decode as decode_position
 from games.models import (
-    Challenge, ChallengeStatus, Colour, Game, ImportedRecord, Match, Preset, Side, Status,
+    Challenge, ChallengeStatus, Colour, Game, ImportedRecord, Match, Preset, QueueEntry, Side,
+    Status, other_side,
 )
 
 #: session key holding the visitor's guest id (a random, URL-safe token)
@@ -221,30 +223,59 @@ class NewGameForm(TableForm):
         return cls(initial=initial)
 
 
+#: the clocks a game between people may run (RULES.md R11): "" in a form means the preset's
+CLOCK_KINDS = [(clocks.STANDARD, gettext_lazy("Standard clock")),
+               (clocks.MATCH, gettext_lazy("Match clock"))]
+RATED_CHOICES = [("casual", gettext_lazy("Casual")), ("rated", gettext_lazy("Rated"))]
+
+
 class ChallengeForm(TableForm):
     """Options of a challenge link (a game with a friend, RULES.md R12): the table options of
-    ``TableForm`` and ``colour`` white/black/random (the creator's side; default random). The
-    game always runs the preset's clock."""
+    ``TableForm``, ``colour`` white/black/random (the creator's side; default random),
+    ``rated`` casual/rated (default casual; rated only for a signed-in creator, which
+    ``services.create_challenge`` checks) and ``clock`` standard/match (default: the
+    preset's, R12)."""
 
     colour = forms.ChoiceField(label=gettext_lazy("Your side"), required=False,
                                choices=Colour.choices)
+    rated = forms.ChoiceField(label=gettext_lazy("Rating"), required=False,
+                              choices=RATED_CHOICES)
+    clock = forms.ChoiceField(label=gettext_lazy("Clock"), required=False, choices=CLOCK_KINDS)
 
     def options(self):
         """The chosen options for ``services.create_challenge``."""
-        return {**self.table(), "colour": self.cleaned_data.get("colour") or Colour.RANDOM.value}
+        data = self.cleaned_data
+        return {**self.table(), "colour": data.get("colour") or Colour.RANDOM.value,
+                "rated": data.get("rated") == "rated", "clock": data.get("clock") or None}
 
     @classmethod
     def for_game(cls, game, you):
         """An (unbound) form holding the options of ``game`` (a game between people), for a
-        new challenge with the same table; the creator's side is drawn."""
+        new challenge with the same table, clock and rating; the creator's side is drawn."""
         options = services.options_of(game)
-        initial = {"preset": game.preset, "colour": Colour.RANDOM.value}
+        initial = {"preset": game.preset, "colour": Colour.RANDOM.value,
+                   "rated": "rated" if game.rated else "casual"}
+        if game.clock:
+            initial["clock"] = game.clock.get("kind")
         if game.preset == Preset.MATCH:
             initial["match_length"] = str(options["match_length"])
         if game.preset == Preset.CLASSIC:
             initial["koks"] = "on" if options["koks"] else "off"
             initial["cube"] = "on" if options["cube"] else "off"
         return cls(initial=initial)
+
+
+def clock_choices():
+    """The clocks a player may choose for a game between people, each ``{"kind", "name",
+    "summary", "presets"}`` (``presets``: the R12 presets whose own clock it is)."""
+    return [{"kind": kind, "name": name, "summary": clock_summary(clocks.CLOCKS[kind]),
+             "presets": [p for p, k in clocks.PRESET_CLOCK.items() if k == kind]}
+            for kind, name in CLOCK_KINDS]
+
+
+def login_url(next_path):
+    """The sign-in page, coming back to ``next_path`` afterwards."""
+    return f"{reverse('account_login')}?{urlencode({'next': next_path})}"
 
 
 def _on_off(value):
@@ -286,8 +317,9 @@ def game_page(request, game_id):
     ``options_form`` (this game's options, for "play again": a ``NewGameForm`` against the
     computer, a ``ChallengeForm`` between people), ``again_url`` (where that form posts),
     ``between_people`` (bool), ``clock`` (None, or ``{"kind", "name", "summary"}``: the
-    game's clock and what it means) and ``new_game_form`` (a blank form: the computer levels
-    that exist).
+    game's clock and what it means), ``lobby_url`` (the lobby, for a game the lobby paired:
+    "play again" there finds another opponent; else None) and ``new_game_form`` (a blank
+    form: the computer levels that exist).
     """
     game = get_object_or_404(Game.objects.select_related("match"), pk=game_id)
     viewer = viewer_of(request)
@@ -305,9 +337,19 @@ def game_page(request, game_id):
         "again_url": reverse("games:challenge_new" if between_people else "games:new"),
         "clock": ({"kind": spec.kind, "name": clock_name(spec.kind),
                    "summary": clock_summary(spec)} if spec else None),
+        "lobby_url": reverse("games:lobby") if _paired_by_lobby(game) else None,
         "new_game_form": NewGameForm(),
     }
     return render(request, "games/game.html", context)
+
+
+def _paired_by_lobby(game):
+    """True for a game (or a game of a match) that the lobby paired."""
+    if not game.rated:
+        return False
+    if game.match_id:
+        return QueueEntry.objects.filter(game__match_id=game.match_id).exists()
+    return QueueEntry.objects.filter(game=game).exists()
 
 
 @require_GET
@@ -378,10 +420,18 @@ def _challenge_context(request, challenge):
     """What the challenge pages show of ``challenge``: ``id``, ``status``, ``preset``,
     ``options`` (``{"match_length", "koks", "cube"}`` of the table), ``colour`` (the
     creator's side), ``url`` and ``share_url`` (absolute), ``status_url``, ``clock`` (``{"kind",
-    "name", "summary"}`` of the preset's clock), ``game_url`` once accepted (else None) and
-    ``created``."""
+    "name", "summary"}`` of the game's clock), ``rated`` (bool), ``creator`` (None for a
+    guest, else ``{"name", "rating", "provisional", "profile"}`` of the creator's account in
+    the preset), ``game_url`` once accepted (else None) and ``created``."""
     table = challenge.table or {}
-    kind = clocks.PRESET_CLOCK[challenge.preset]
+    kind = services.clock_kind_for(challenge.preset, challenge.clock_kind)
+    creator = None
+    if challenge.creator_user_id:
+        rating = ratings.rating_of(challenge.creator_user_id, challenge.preset)
+        creator = {"name": services.display_name(challenge.creator_user_id),
+                   "rating": round(rating.rating), "provisional": rating.provisional,
+                   "profile": reverse("games:player",
+                                      kwargs={"user_id": challenge.creator_user_id})}
     url = reverse("games:challenge", kwargs={"challenge_id": challenge.id})
     return {
         "id": str(challenge.id),
@@ -395,6 +445,8 @@ def _challenge_context(request, challenge):
         "status_url": reverse("games:challenge_status", kwargs={"challenge_id": challenge.id}),
         "clock": {"kind": kind, "name": clock_name(kind),
                   "summary": clock_summary(clocks.CLOCKS[kind])},
+        "rated": challenge.rated,
+        "creator": creator,
         "game_url": (reverse("games:game", kwargs={"game_id": challenge.game_id})
                      if challenge.game_id else None),
         "created": challenge.created,
@@ -404,8 +456,12 @@ def _challenge_context(request, challenge):
 @require_http_methods(["GET", "POST"])
 def challenge_new(request):
     """GET: the form of a challenge link ("play a friend"). POST: create the challenge for
-    this session's guest (fields: see ``ChallengeForm``) and redirect to its page, where the
-    link is shown to share; bad options get the form again with the reason (400)."""
+    this visitor (fields: see ``ChallengeForm``) and redirect to its page, where the link is
+    shown to share; bad options, or a rated game asked for by a guest, get the form again
+    with the reason (400).
+
+    Context: ``form``, ``error``, ``signed_in``, ``login_url`` (sign in and come back to the
+    form), ``clock_choices`` (``clock_choices()``), ``preset_clocks`` (``{preset: kind}``)."""
     form = ChallengeForm()
     error = None
     if request.method == "POST":
@@ -419,8 +475,11 @@ def challenge_new(request):
                 return redirect("games:challenge", challenge_id=challenge.id)
         else:
             error = _form_errors(form)
-    return render(request, "games/challenge_new.html", {"form": form, "error": error},
-                  status=400 if error else 200)
+    return render(request, "games/challenge_new.html", {
+        "form": form, "error": error, "signed_in": request.user.is_authenticated,
+        "login_url": login_url(reverse("games:challenge_new")),
+        "clock_choices": clock_choices(), "preset_clocks": clocks.PRESET_CLOCK,
+    }, status=400 if error else 200)
 
 
 def _is_creator(challenge, viewer):
@@ -430,9 +489,12 @@ def _is_creator(challenge, viewer):
 
 
 def _render_challenge(request, challenge, error=None, status=200):
+    viewer = viewer_of(request, create=False)
     return render(request, "games/challenge.html", {
         "challenge": _challenge_context(request, challenge),
-        "is_creator": _is_creator(challenge, viewer_of(request, create=False)),
+        "is_creator": _is_creator(challenge, viewer),
+        "signed_in": bool(viewer.user_id),
+        "login_url": login_url(reverse("games:challenge", kwargs={"challenge_id": challenge.id})),
         "error": error,
     }, status=status)
 
@@ -445,7 +507,9 @@ def challenge_page(request, challenge_id):
     play", or why the link can no longer be accepted (taken, withdrawn). A player of the game
     a challenge started is sent to that game. 404 for an unknown id.
 
-    Context: ``challenge`` (``_challenge_context``), ``is_creator``, ``error`` (None)."""
+    Context: ``challenge`` (``_challenge_context``), ``is_creator``, ``signed_in``,
+    ``login_url`` (sign in and come back here: a rated challenge needs an account), ``error``
+    (None)."""
     challenge = get_object_or_404(Challenge, pk=challenge_id)
     viewer = viewer_of(request, create=False)
     if challenge.game_id and challenge.game.side_of(viewer) is not None:
@@ -455,10 +519,10 @@ def challenge_page(request, challenge_id):
 
 @require_POST
 def challenge_accept(request, challenge_id):
-    """POST: accept the challenge for this session's guest (``services.accept_challenge``):
-    the game starts with the preset's clock and the visitor is sent to it. A challenge that is
-    taken, withdrawn or one's own gets its page again with the reason (409); 404 for an
-    unknown id."""
+    """POST: accept the challenge for this visitor (``services.accept_challenge``): the game
+    starts with the challenge's clock and the visitor is sent to it. A challenge that is
+    taken, withdrawn or one's own, or rated while the visitor is not signed in, gets its page
+    again with the reason (409); 404 for an unknown id."""
     try:
         game = services.accept_challenge(challenge_id, viewer_of(request))
     except Challenge.DoesNotExist:
@@ -500,6 +564,51 @@ def challenge_status(request, challenge_id):
     response = JsonResponse({"status": challenge.status, "game": game_url})
     response["Cache-Control"] = "no-store"
     return response
+
+
+# --- rated play: the lobby ---------------------------------------------------------------
+
+@require_GET
+def lobby_page(request):
+    """GET: the lobby of rated games. A signed-in player picks the rules, the match length
+    and the clock and looks for an opponent over the lobby socket (static/games/lobby.js,
+    docs/protocol.md "Lobby"); a guest is told why rated games need an account and how to
+    sign in.
+
+    Context: ``signed_in``, ``login_url`` (sign in and come back here), ``ws_path`` (the
+    lobby socket, with the page's language), ``ratings`` (``{preset: {"rating",
+    "provisional", "games"}}``: the account's, 1500 provisional where it has none),
+    ``clock_choices`` (``clock_choices()``), ``preset_clocks`` (``{preset: kind}``) and
+    ``active_games`` (the account's rated games in progress, newest first: ``{"url",
+    "preset", "match_length", "opponent"}``)."""
+    viewer = viewer_of(request, create=False)
+    context = {
+        "signed_in": bool(viewer.user_id),
+        "login_url": login_url(reverse("games:lobby")),
+        "ws_path": f"/ws/lobby/?lang={get_language()}",
+        "clock_choices": clock_choices(),
+        "preset_clocks": clocks.PRESET_CLOCK,
+        "ratings": {},
+        "active_games": [],
+    }
+    if viewer.user_id:
+        for preset in Preset.values:
+            found = ratings.rating_of(viewer.user_id, preset)
+            context["ratings"][preset] = {"rating": round(found.rating),
+                                          "provisional": found.provisional,
+                                          "games": found.games}
+        running = (Game.objects.filter(rated=True, status=Status.ACTIVE)
+                   .filter(Q(white_user_id=viewer.user_id) | Q(black_user_id=viewer.user_id))
+                   .select_related("match").order_by("-created")[:20])
+        for game in running:
+            opponent = game.user_of(other_side(game.side_of(viewer)))
+            context["active_games"].append({
+                "url": reverse("games:game", kwargs={"game_id": game.id}),
+                "preset": game.preset,
+                "match_length": game.match.length if game.match_id else None,
+                "opponent": services.display_name(opponent) if opponent else _("Guest"),
+            })
+    return render(request, "games/lobby.html", context)
 
 
 def _viewable_game(request, game_id):

@@ -104,8 +104,10 @@ def test_two_guests_play_with_the_match_clock_and_a_player_who_leaves_loses_the_
     page_a.locator('#challenge-form input[name="preset"][value="match"]').check()
     page_a.locator('#challenge-form input[name="match_length"][value="3"]').check()
     page_a.locator('#challenge-form input[name="colour"][value="white"]').check()
-    assert page_a.locator('.ng-clock[data-for-presets="match"]').is_visible()
-    assert not page_a.locator('.ng-clock[data-for-presets="sport classic"]').is_visible()
+    # the match rules check their own clock, and only it is described
+    assert page_a.locator('#challenge-form input[name="clock"][value="match"]').is_checked()
+    assert page_a.locator('.ng-clock[data-for-clock="match"]').is_visible()
+    assert not page_a.locator('.ng-clock[data-for-clock="standard"]').is_visible()
     page_a.locator("#challenge-form .ng-submit").click()
     page_a.wait_for_selector("#share-link")
     link = page_a.locator("#share-link").input_value()

@@ -206,6 +206,41 @@ def test_two_signed_in_players_are_paired_in_the_lobby_and_see_their_new_ratings
     new_alice = round(in_thread(lambda: PlayerRating.objects.get(user_id=alice,
                                                                  preset="sport")).rating)
     assert f"Your rating: {new_alice}? (provisional)" in page_a.locator("#lobby-form").inner_text()
+    # A rated challenge link: a guest is told to sign in, Bob (signed in) accepts it.
+    page_a.goto(f"{daphne_server.base}/en/friend/")
+    page_a.locator('#challenge-form input[name="rated"][value="rated"]').check()
+    page_a.locator('#challenge-form input[name="clock"][value="match"]').check()
+    page_a.screenshot(path=str(ARTIFACTS / "challenge-rated-form-1280.png"), full_page=True)
+    page_a.locator("#challenge-form .ng-submit").click()
+    page_a.wait_for_selector("#share-link")
+    link = page_a.locator("#share-link").input_value()
+    guest = browser.new_page(viewport=PHONE, reduced_motion="reduce")
+    guest.goto(link)
+    assert guest.locator("#rated-sign-in").inner_text() == "This is a rated game: sign in to accept it."
+    assert guest.locator("#accept-challenge").count() == 0
+    guest.screenshot(path=str(ARTIFACTS / "challenge-rated-guest-360.png"), full_page=True)
+    guest.close()
+    page_b.goto(link)
+    assert page_b.locator("#challenge-invite").inner_text().startswith("Alice (rating ")
+    page_b.locator("#accept-challenge").click()
+    page_b.wait_for_url(GAME_URL)
+    page_a.wait_for_url(GAME_URL, timeout=10_000)
+    accepted = in_thread(lambda: Game.objects.get(pk=GAME_URL.search(page_b.url).group(1)))
+    assert accepted.rated and accepted.clock["kind"] == "match"
+
+    # and in Russian, on a phone: the page and lobby.js (the djangojs catalogue) both translated
+    page_b.goto(f"{daphne_server.base}/ru/lobby/")
+    page_b.wait_for_function(JOIN_READY_JS, timeout=10_000)
+    page_b.locator('#lobby-form input[name="preset"][value="match"]').check()
+    assert page_b.locator('#lobby-form input[name="clock"][value="match"]').is_checked()
+    page_b.click("#lobby-join")
+    page_b.locator("#lobby-wait").wait_for(state="visible", timeout=10_000)
+    assert page_b.locator("#lobby-table").inner_text() == "Матч до 3 очков · Матчевые часы"
+    assert re.fullmatch(r"от \d+ до \d+", page_b.locator("#lobby-window").inner_text())
+    page_b.screenshot(path=str(ARTIFACTS / "lobby-waiting-ru-360.png"), full_page=True)
+    page_b.click("#lobby-cancel")
+    page_b.locator("#lobby-form").wait_for(state="visible", timeout=10_000)
+    assert in_thread(lambda: QueueEntry.objects.filter(status="waiting").count()) == 0
     assert not errors, errors
     context_a.close()
     context_b.close()

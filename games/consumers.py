@@ -2,6 +2,7 @@
 calls ``games.services`` and sends what they return; it never writes a game itself."""
 import asyncio
 import json
+import logging
 import uuid
 from importlib import import_module
 
@@ -14,6 +15,8 @@ from django.utils.translation import gettext as _
 
 from games import clocks, lobby, services
 from games.models import Game
+
+logger = logging.getLogger(__name__)
 
 #: largest accepted client frame, in characters
 MAX_FRAME = 4096
@@ -110,6 +113,16 @@ class GameConsumer(AsyncWebsocketConsumer):
         return dropped
 
     async def receive(self, text_data=None, bytes_data=None):
+        try:
+            await self._receive(text_data)
+        except Exception:  # noqa: BLE001 - a crash would skip disconnect() and leave presence
+            logger.exception("game socket %s: frame failed", self.channel_name)
+            with translation.override(self.language):
+                await self.send_error("server_error",
+                                      _("The server could not handle this request; nothing "
+                                        "was changed."))
+
+    async def _receive(self, text_data):
         frame = self._parse(text_data)
         if isinstance(frame, str):
             await self.send_error("bad_frame", frame)
@@ -184,7 +197,8 @@ class GameConsumer(AsyncWebsocketConsumer):
             if not isinstance(frame, dict):
                 return _("The frame must be a JSON object.")
             kind = frame.get("type")
-            if kind not in ACTIONS and kind not in ("snapshot", "why"):
+            if not isinstance(kind, str) or (kind not in ACTIONS
+                                             and kind not in ("snapshot", "why")):
                 return _("Unknown frame type.")
             if kind == "why":
                 point = frame.get("point")

@@ -9,8 +9,8 @@ from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.contrib.sessions.backends.db import SessionStore
 
-from games import services
-from games.models import Game
+from games import consumers, services
+from games.models import Game, Presence
 from games.tests.conftest import queued_tasks
 from games.tests.factories import HUMAN, ONLOOKER, FixedDice, new_bot_game, state
 
@@ -157,6 +157,8 @@ BAD_FRAMES = [
     "42",
     json.dumps({"version": 1}),
     json.dumps({"type": "dance", "version": 1}),
+    json.dumps({"type": ["roll"], "version": 1}),  # unhashable types once crashed the socket
+    json.dumps({"type": {}, "version": 1}),
     json.dumps({"type": "roll"}),
     json.dumps({"type": "roll", "version": "1"}),
     json.dumps({"type": "roll", "version": True}),
@@ -318,3 +320,29 @@ def test_resign_over_the_socket_shows_the_result(fixed):
 
     run(scenario)
     assert services.snapshot(Game.objects.get(pk=game.id), HUMAN)["game"]["status"] == "finished"
+
+
+def test_a_frame_that_fails_on_the_server_gets_an_error_and_the_socket_lives_on(fixed,
+                                                                               monkeypatch):
+    game = new_bot_game(fixed, opening=(6, 5))
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("simulated fault")
+
+    monkeypatch.setitem(consumers.ACTIONS, "roll", broken)
+
+    async def scenario():
+        comm = await communicator(game.id)
+        await connect(comm)
+        await comm.send_json_to({"type": "roll", "version": 1})
+        error = await receive(comm)
+        assert error["type"] == "error" and error["code"] == "server_error" and error["message"]
+        await comm.send_json_to({"type": "snapshot"})  # still answering
+        assert (await receive(comm))["type"] == "snapshot"
+        here = await sync_to_async(Presence.objects.filter(game_id=game.id).count)()
+        await comm.disconnect()
+        gone = await sync_to_async(Presence.objects.filter(game_id=game.id).count)()
+        return here, gone
+
+    # the socket's presence row is removed on disconnect, as for any socket
+    assert run(scenario) == (1, 0)

@@ -5,8 +5,12 @@ opponent is seen through ``opp_here`` (does the opponent hold my point p?) and `
 (the opponent's most advanced point in its own numbering, 0 once it has borne off a checker),
 which is all R7 needs to know.
 
-The search expands the roll one die at a time, breadth first, merging partial plays that reach
-the same board with the same dice left, so each distinct result is found once.
+Two searches share the single-step rules of _gen. legal_plays, the hot one, goes depth first on
+one mutable board with the occupied points as bit masks (_mask_steps, with its loop inlined in
+_mixed and _double), merging partial plays that reach the same board, so each distinct result
+is found once; the tests hold it to _gen's rules and to a naive reference. _Search (step_graph,
+check_play, explanations) expands the roll breadth first with _gen, keeping how each board was
+reached.
 """
 from __future__ import annotations
 
@@ -14,8 +18,8 @@ from typing import NamedTuple
 
 from .errors import DiceError, IllegalPlay, NotationError
 from .notation import OFF, format_play, format_step, parse_play
-from .position import CHECKERS, HEAD, Position, mirror, other
-from .rules import get_ruleset
+from .position import CHECKERS, FLAGS, HEAD, Position, mirrored, occupied, other
+from .rules import Ruleset, get_ruleset
 
 # R7: order of the mover's points along the opponent's path (opponent 24 -> 1), i.e.
 # 12, 11, …, 1, 24, 23, …, 13. The mover's 1|24 joint is inside, its 13|12 joint is not.
@@ -95,9 +99,9 @@ def _moved(board, p: int, t: int) -> tuple:
 def _gen(b, die: int, opp_here, front: int, from_head: bool) -> list:
     """Every legal single step ``(from, to)`` with ``die`` from the mutable board ``b``: R4
     moving, R5 head (``from_head``: may a checker still leave point 24), R7 block, R8 bearing
-    off. ``b`` is changed while checking R7 and restored before returning. This is the one place
-    the single-step rules live: legal_plays walks it depth first on one board, _Search (for
-    step_graph and check_play) breadth first."""
+    off. ``b`` is changed while checking R7 and restored before returning. The plain statement
+    of the single-step rules: _Search uses it, legal_plays a faster form (_mask_steps) that
+    lists the same steps in the same order."""
     out = []
     home = not any(b[7:])
     for p in range(6 if home else 24 if from_head else 23, die, -1):
@@ -121,69 +125,6 @@ def _gen(b, die: int, opp_here, front: int, from_head: bool) -> list:
                 out.append((p, OFF))
                 break
     return out
-
-
-def _plays_mixed(me, a: int, b: int, opp_here, front: int) -> dict:
-    """``{result board: steps}`` for a non-double roll (R6: both dice if possible, else the
-    larger if possible, else the smaller). At most one head checker (R5)."""
-    board = list(me)
-    two = {}
-    one = {a: {}, b: {}}
-    for d1, d2 in ((a, b), (b, a)):
-        for p1, t1 in _gen(board, d1, opp_here, front, True):
-            board[p1] -= 1
-            board[t1] += 1
-            nxt = _gen(board, d2, opp_here, front, p1 != HEAD)
-            for p2, t2 in nxt:
-                board[p2] -= 1
-                board[t2] += 1
-                key = tuple(board)
-                if key not in two:
-                    two[key] = ((p1, t1), (p2, t2))
-                board[p2] += 1
-                board[t2] -= 1
-            if not nxt and not two:
-                key = tuple(board)
-                if key not in one[d1]:
-                    one[d1][key] = ((p1, t1),)
-            board[p1] += 1
-            board[t1] -= 1
-    if two:
-        return two
-    return one[max(a, b)] or one[min(a, b)]
-
-
-def _plays_double(me, die: int, opp_here, front: int, limit: int) -> dict:
-    """``{result board: steps}`` for a double: as many of the four steps as possible (R6),
-    merging partial plays that reach the same board."""
-    board = list(me)
-    head0 = board[HEAD]
-    seen = (None, set(), set(), set(), set())
-    best = [0, {}]
-
-    def walk(depth, steps):
-        moves = (_gen(board, die, opp_here, front, head0 - board[HEAD] < limit)
-                 if depth < 4 else ())
-        if not moves:
-            if depth > best[0]:
-                best[0] = depth
-                best[1] = {}
-            if depth == best[0]:
-                best[1].setdefault(tuple(board), steps)
-            return
-        level = seen[depth + 1]
-        for p, t in moves:
-            board[p] -= 1
-            board[t] += 1
-            key = tuple(board)
-            if key not in level:
-                level.add(key)
-                walk(depth + 1, steps + ((p, t),))
-            board[p] += 1
-            board[t] -= 1
-
-    walk(0, ())
-    return best[1]
 
 
 class _Search:
@@ -273,6 +214,216 @@ def _spend(left: tuple):
     return ((left[0], left[1:]), (left[1], left[:1]))
 
 
+# Masks for legal_plays: a flag per point a byte apart (point p is bit 8p, see position.occupied)
+# so "the point ``die`` lower" is a shift by ``8 * die``; flags are scanned from the highest
+# point down, the order the single-step rules list their steps in.
+_FLAG = (0,) + tuple(1 << 8 * p for p in range(1, 25))  # point 0 (off) has no flag
+_ALL = FLAGS
+_OUTER = sum(_FLAG[7:])  # points 7..24: any there and the mover cannot bear off (R8)
+_NO_HEAD = _ALL ^ _FLAG[HEAD]
+_ABOVE = tuple(sum(_FLAG[d + 1:7]) for d in range(7))  # home points above d
+_BELOW = tuple(sum(_FLAG[1:d]) for d in range(7))  # home points below d
+# R7 windows: the flags of the six points at path indices j..j+5, for j = 0..18.
+_WINDOW = tuple(sum(_FLAG[PATH_POINT[i]] for i in range(j, j + 6)) for j in range(19))
+# Key of a step for merging plays that reach the same board: boards are numbers in base 16
+# (a point holds at most 15 checkers), so the sum of a play's step keys names its result.
+_KEY = tuple(tuple((1 << 4 * t) - (1 << 4 * p) for t in range(25)) for p in range(25))
+_new = tuple.__new__  # makes a NamedTuple without its Python-level __new__ (hot)
+
+
+def _mask_steps(board, occ: int, src: int, die: int, front: int) -> list:
+    """_gen's steps (same rules, same order) from flags: ``occ`` the occupied points of the
+    list ``board``, ``src`` those whose checker may move ``die`` as far as R4 and R5 go (landing
+    point not the opponent's; the head left out once it may not move). ``front`` as for _gen,
+    or 0 when no step of this roll can make a block (R7 is then not looked at)."""
+    out = []
+    while src:
+        bit = src.bit_length() - 1
+        src ^= 1 << bit
+        p = bit >> 3
+        t = p - die
+        if board[t] or not front:
+            out.append((p, t))
+        else:
+            board[p] -= 1  # R7 with the checker gone from p: inline _makes_block (hot)
+            k = PATH_INDEX[t]
+            lo = k
+            while lo and board[PATH_POINT[lo - 1]]:
+                lo -= 1
+            hi = k
+            while hi < 23 and board[PATH_POINT[hi + 1]]:
+                hi += 1
+            board[p] += 1
+            if hi - lo < 5 or front < 24 - hi:
+                out.append((p, t))
+    if not occ & _OUTER:
+        if board[die]:
+            out.append((die, OFF))
+        elif not occ & _ABOVE[die]:
+            lower = occ & _BELOW[die]
+            if lower:
+                out.append(((lower.bit_length() - 1) >> 3, OFF))
+    return out
+
+
+def _mixed(me, a: int, b: int, occ: int, free: int, front: int) -> list:
+    """``[(result board, steps), …]`` for a non-double roll: both dice if possible, else the
+    larger if possible, else the smaller (R6); at most one head checker (R5). Results come in
+    the order first reached (die ``a`` first, then ``b`` first; checkers from the highest point
+    down), each with the steps that reached it first."""
+    board = list(me)
+    two = {}
+    one = {a: {}, b: {}}
+    keys, flag, path_index, path_point = _KEY, _FLAG, PATH_INDEX, PATH_POINT  # locals: hot
+    for d1, d2 in ((a, b), (b, a)):
+        ok2 = (free << 8 * d2) & _ALL
+        for s1 in _mask_steps(board, occ, occ & (free << 8 * d1), d1, front):
+            p1, t1 = s1
+            board[p1] -= 1
+            board[t1] += 1
+            occ1 = occ | flag[t1]
+            if not board[p1]:
+                occ1 ^= flag[p1]
+            src = occ1 & ok2
+            if p1 == HEAD:
+                src &= _NO_HEAD
+            k1 = keys[p1][t1]
+            played = False
+            # _mask_steps for the second die, inlined (the hottest loop)
+            while src:
+                bit = src.bit_length() - 1
+                src ^= 1 << bit
+                p = bit >> 3
+                t = p - d2
+                if front and not board[t]:
+                    board[p] -= 1
+                    k = path_index[t]
+                    lo = k
+                    while lo and board[path_point[lo - 1]]:
+                        lo -= 1
+                    hi = k
+                    while hi < 23 and board[path_point[hi + 1]]:
+                        hi += 1
+                    board[p] += 1
+                    if hi - lo >= 5 and front >= 24 - hi:
+                        continue
+                played = True
+                key = k1 + keys[p][t]
+                if key not in two:
+                    board[p] -= 1
+                    board[t] += 1
+                    two[key] = (tuple(board), (s1, (p, t)))
+                    board[p] += 1
+                    board[t] -= 1
+            if not occ1 & _OUTER:
+                p = 0
+                if board[d2]:
+                    p = d2
+                elif not occ1 & _ABOVE[d2]:
+                    lower = occ1 & _BELOW[d2]
+                    if lower:
+                        p = (lower.bit_length() - 1) >> 3
+                if p:
+                    played = True
+                    key = k1 + keys[p][OFF]
+                    if key not in two:
+                        board[p] -= 1
+                        board[OFF] += 1
+                        two[key] = (tuple(board), (s1, (p, OFF)))
+                        board[p] += 1
+                        board[OFF] -= 1
+            if not played and not two:
+                one[d1].setdefault(k1, (tuple(board), (s1,)))
+            board[p1] += 1
+            board[t1] -= 1
+    if two:
+        return list(two.values())
+    return list((one[max(a, b)] or one[min(a, b)]).values())
+
+
+def _double(me, die: int, occ: int, free: int, front: int, limit: int) -> list:
+    """``[(result board, steps), …]`` for a double: as many of the four steps as possible (R6),
+    ``limit`` head checkers (R5). Depth first from the highest point down, a partial play that
+    reaches a board already reached with as many steps is not followed again; results come in
+    the order first reached, each with the steps that reached it first."""
+    board = list(me)
+    head0 = me[HEAD]
+    ok = (free << 8 * die) & _ALL
+    seen = (None, set(), set(), set(), set())
+    found = []
+    best = 0
+    keys = _KEY
+
+    def walk(depth, occ, key, steps):
+        nonlocal best, found
+        # _mask_steps inlined and taken one step at a time: the board is restored after each
+        # child, so a later step is judged on the same board as in a list made beforehand.
+        src = occ & ok
+        if head0 - board[HEAD] >= limit:
+            src &= _NO_HEAD
+        off = 0  # the point a checker may bear off from (R8), taken after the other steps
+        if not occ & _OUTER:
+            if board[die]:
+                off = die
+            elif not occ & _ABOVE[die]:
+                lower = occ & _BELOW[die]
+                if lower:
+                    off = (lower.bit_length() - 1) >> 3
+        level = seen[depth + 1]
+        depth += 1
+        moved = False
+        while True:
+            if src:
+                bit = src.bit_length() - 1
+                src ^= 1 << bit
+                p = bit >> 3
+                t = p - die
+                if front and not board[t]:
+                    board[p] -= 1
+                    k = PATH_INDEX[t]
+                    lo = k
+                    while lo and board[PATH_POINT[lo - 1]]:
+                        lo -= 1
+                    hi = k
+                    while hi < 23 and board[PATH_POINT[hi + 1]]:
+                        hi += 1
+                    board[p] += 1
+                    if hi - lo >= 5 and front >= 24 - hi:
+                        continue
+            elif off:
+                p = off
+                t = off = 0
+            else:
+                break
+            moved = True
+            k = key + keys[p][t]
+            if k not in level:
+                level.add(k)
+                board[p] -= 1
+                board[t] += 1
+                if depth == 4:  # the last die: a result, no need to look further
+                    if best < 4:
+                        best = 4
+                        found = []
+                    found.append((tuple(board), steps + ((p, t),)))
+                elif board[p]:
+                    walk(depth, occ | _FLAG[t], k, steps + ((p, t),))
+                else:
+                    walk(depth, (occ | _FLAG[t]) ^ _FLAG[p], k, steps + ((p, t),))
+                board[p] += 1
+                board[t] -= 1
+        if not moved:
+            depth -= 1
+            if depth > best:
+                best = depth
+                found = []
+            if depth == best:
+                found.append((tuple(board), steps))
+
+    walk(0, occ, 0, ())
+    return found
+
+
 def legal_plays(pos: Position, dice, ruleset="sport") -> list:
     """Every legal play of ``dice`` from ``pos``, one Play per distinct resulting position
     (RULES.md R4–R8, Notation), each with one legal step order.
@@ -280,22 +431,51 @@ def legal_plays(pos: Position, dice, ruleset="sport") -> list:
     When no step is possible the only play is the pass (no steps, R6). ``ruleset`` is a preset
     name or Ruleset (R4–R8 are the same in every preset). Raises DiceError for a bad roll.
     """
-    get_ruleset(ruleset)
-    a, b = check_dice(dice)
-    me = pos.board(pos.turn)
-    opp_here, front = _context(pos)
-    if a == b:
-        found = _plays_double(me, a, opp_here, front, head_limit(pos, (a, b)))
+    if ruleset.__class__ is not Ruleset:
+        get_ruleset(ruleset)
+    try:
+        a, b = dice
+        fine = a.__class__ is int and b.__class__ is int and 0 < a < 7 and 0 < b < 7
+    except (TypeError, ValueError):
+        fine = False
+    if not fine:
+        a, b = check_dice(dice)
+    turn, white, black, first = pos
+    if turn == "white":
+        me, opp = white, black
     else:
-        found = _plays_mixed(me, a, b, opp_here, front)
-    if not found or me in found:
+        me, opp = black, white
+    occ = occupied(int.from_bytes(bytes(me), "little"))
+    counts = int.from_bytes(bytes(opp), "little")
+    theirs = occupied(counts)  # in the opponent's numbering
+    # R7's front: the opponent's lowest point, 0 once it has borne off a checker.
+    front = 0 if opp[0] else ((theirs & -theirs).bit_length() - 1) >> 3
+    # The points the opponent does not hold, in the mover's numbering (R1, R4).
+    free = _ALL ^ occupied(mirrored(counts))
+    if front:
+        # A forbidden block ends at a path index hi >= 24 - front and fills its six points; a
+        # roll takes at most two (four for a double) new points, so with no such window that
+        # many points short of full no step of this roll can make one: skip R7's walk.
+        need = 2 if a == b else 4
+        for j in range(max(0, 19 - front), 19):
+            if (occ & _WINDOW[j]).bit_count() >= need:
+                break
+        else:
+            front = 0
+    if a == b:
+        found = _double(me, a, occ, free, front,
+                        2 if first and a in EXCEPTION_DOUBLES else 1)
+    else:
+        found = _mixed(me, a, b, occ, free, front)
+    if not found or not found[0][1]:  # no step at all (a double then lists the start board)
         return [Play((), pos.passed())]
-    opp = pos.board(other(pos.turn))
-    nxt = other(pos.turn)
-    first = pos.first_turn and opp[HEAD] == CHECKERS  # as Position.with_boards, inlined: hot
-    if pos.turn == "white":
-        return [Play(steps, Position(nxt, board, opp, first)) for board, steps in found.items()]
-    return [Play(steps, Position(nxt, opp, board, first)) for board, steps in found.items()]
+    nxt = "black" if turn == "white" else "white"
+    first = first and opp[HEAD] == CHECKERS  # as Position.with_boards, inlined: hot
+    if turn == "white":
+        return [_new(Play, (steps, _new(Position, (nxt, board, opp, first))))
+                for board, steps in found]
+    return [_new(Play, (steps, _new(Position, (nxt, opp, board, first))))
+            for board, steps in found]
 
 
 def step_graph(pos: Position, dice, ruleset="sport") -> dict:

@@ -16,6 +16,7 @@ CHECKERS = 15
 HEAD = 24
 
 START_BOARD = (0,) * 24 + (CHECKERS,)
+_new = tuple.__new__
 
 
 def other(side: str) -> str:
@@ -29,6 +30,23 @@ def mirror(point: int) -> int:
 
 
 _POINT_KEYS = {str(p): p for p in range(1, 25)}
+
+# A board read as one integer, a byte per point (int.from_bytes(bytes(board), "little")):
+# FLAGS keeps one bit of each point 1..24 that holds a checker (counts are at most 15, so the
+# low four bits of a byte say it). LOW_BYTES/HIGH_BYTES select points 1..12 and 13..24.
+FLAGS = sum(1 << 8 * p for p in range(1, 25))
+LOW_BYTES = sum(0xFF << 8 * p for p in range(1, 13))
+HIGH_BYTES = sum(0xFF << 8 * p for p in range(13, 25))
+
+
+def occupied(counts: int) -> int:
+    """The flags (bit 8p) of the points 1..24 with checkers in ``counts``, a board as above."""
+    return (counts | counts >> 1 | counts >> 2 | counts >> 3) & FLAGS
+
+
+def mirrored(counts: int) -> int:
+    """``counts`` (a board as above) moved to the opponent's numbering, R1; off is dropped."""
+    return (counts & HIGH_BYTES) >> 96 | (counts & LOW_BYTES) << 96
 
 
 def board_from_json(data, side: str = "side") -> tuple:
@@ -103,11 +121,12 @@ class Position(NamedTuple):
             raise PositionError("first_turn must be true or false")
         white = board_from_json(data.get("white"), WHITE)
         black = board_from_json(data.get("black"), BLACK)
-        if any(map(min, white[1:13], black[13:25])) or any(map(min, white[13:25], black[1:13])):
+        if occupied(int.from_bytes(bytes(white), "little")) & occupied(
+                mirrored(int.from_bytes(bytes(black), "little"))):
             p = next(p for p in range(1, 25) if white[p] and black[mirror(p)])
             raise PositionError(f"white {p} and black {mirror(p)} are the same point; "
                                 "both sides cannot stand on it")
-        return cls(turn, white, black, first_turn)
+        return _new(cls, (turn, white, black, first_turn))
 
     def to_json(self) -> dict:
         """The RULES.md JSON form of this position."""

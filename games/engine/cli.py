@@ -5,12 +5,15 @@
 - ``python -m games.engine score``: JSON Lines of finished games; ``{"result", "points"}`` each.
 - ``python -m games.engine bench FILE``: lists the legal plays of every request in FILE with no
   cache carried between requests; last line ``positions_per_s=<n> median_us=<n>``.
+- ``python -m games.engine selfplay N [--seed S] [--preset P]``: plays N games to the end, each
+  turn a random one of the legal plays; last line ``games_per_s=<n> turns_per_s=<n>``.
 
 Exit status 2 if any input line was malformed (or on a usage error), else 0.
 """
 from __future__ import annotations
 
 import json
+import random
 import statistics
 import sys
 import time
@@ -18,10 +21,11 @@ import time
 from .errors import EngineError
 from .movegen import legal_plays
 from .position import WHITE, BLACK, Position, board_from_json, board_to_json, other
-from .rules import get_ruleset
+from .rules import PLAY_OPENING_DICE, PRESETS, get_ruleset
 from .scoring import game_value
 
-USAGE = "usage: python -m games.engine {moves | score | bench FILE}"
+USAGE = ("usage: python -m games.engine {moves | score | bench FILE"
+         " | selfplay N [--seed S] [--preset sport|classic|match]}")
 
 
 class RequestError(EngineError):
@@ -107,6 +111,64 @@ def bench(path: str, stdout) -> int:
     return 0
 
 
+def random_game(rng: random.Random, ruleset) -> int:
+    """Play one game with ``rng`` choosing the dice and, each turn, one of the legal plays at
+    random, from the opening (R3, by the ruleset's ``opening``) to the last checker borne off.
+    Returns the number of turns played, passes included."""
+    while True:
+        first, second = rng.randint(1, 6), rng.randint(1, 6)
+        if first != second:
+            break
+    pos = Position.initial(WHITE if first > second else BLACK)
+    if ruleset.opening == PLAY_OPENING_DICE:
+        dice = (first, second)
+    else:
+        dice = (rng.randint(1, 6), rng.randint(1, 6))
+    turns = 0
+    while True:
+        pos = rng.choice(legal_plays(pos, dice, ruleset)).result
+        turns += 1
+        if pos.winner:
+            return turns
+        dice = (rng.randint(1, 6), rng.randint(1, 6))
+
+
+def selfplay(games: int, seed, preset: str, stdout) -> int:
+    """Time ``games`` random games (random_game) from ``random.Random(seed)``; the whole loop is
+    timed, dice and choices included. Prints ``games= turns= seconds=`` and, last,
+    ``games_per_s=<n> turns_per_s=<n>``."""
+    ruleset = get_ruleset(preset)
+    rng = random.Random(seed)
+    turns = 0
+    start = time.perf_counter()
+    for _ in range(games):
+        turns += random_game(rng, ruleset)
+    seconds = time.perf_counter() - start
+    stdout.write(f"games={games} turns={turns} seconds={seconds:.3f}\n")
+    stdout.write(f"games_per_s={games / seconds:.1f} turns_per_s={turns / seconds:.0f}\n")
+    return 0
+
+
+def _selfplay_args(args):
+    """``(games, seed, preset)`` from ``N [--seed S] [--preset P]``, or None if malformed."""
+    options = {"--seed": None, "--preset": "sport"}
+    rest = args[1:]
+    if not args or len(rest) % 2:
+        return None
+    for name, value in zip(rest[::2], rest[1::2]):
+        if name not in options:
+            return None
+        options[name] = value
+    try:
+        games = int(args[0])
+        seed = None if options["--seed"] is None else int(options["--seed"])
+    except ValueError:
+        return None
+    if games < 1 or options["--preset"] not in PRESETS:
+        return None
+    return games, seed, options["--preset"]
+
+
 def main(argv=None, stdin=None, stdout=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     stdin = stdin or sys.stdin
@@ -117,5 +179,9 @@ def main(argv=None, stdin=None, stdout=None) -> int:
         return _serve(answer_score, stdin, stdout)
     if len(argv) == 2 and argv[0] == "bench":
         return bench(argv[1], stdout)
+    if argv and argv[0] == "selfplay":
+        parsed = _selfplay_args(argv[1:])
+        if parsed is not None:
+            return selfplay(*parsed, stdout)
     sys.stderr.write(USAGE + "\n")
     return 2

@@ -258,8 +258,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             game = Game.objects.get(pk=self.game_id)
         except Game.DoesNotExist:
             return None
-        if game.deadline is not None and services.deadline_of(game) <= clocks.now_ms():
-            game = services.apply_timeouts(self.game_id) or Game.objects.get(pk=self.game_id)
+        game = services.current(game)
         self._recheck_identity()
         with translation.override(self.language):
             return services.explain_point(game, self.actor, point, staged)
@@ -270,10 +269,9 @@ class GameConsumer(AsyncWebsocketConsumer):
             game = Game.objects.get(pk=self.game_id)
         except Game.DoesNotExist:
             return None
-        if game.deadline is not None and services.deadline_of(game) <= clocks.now_ms():
-            # a deadline passed before its timer ran: apply it first, so every viewer sees
-            # the same outcome whichever arrives first
-            game = services.apply_timeouts(self.game_id) or Game.objects.get(pk=self.game_id)
+        # a deadline passed before its timer ran: apply it first, so every viewer sees the
+        # same outcome whichever arrives first
+        game = services.current(game)
         self._recheck_identity()
         with translation.override(self.language):
             return services.snapshot(game, self.actor)

@@ -1345,6 +1345,15 @@ def sweep_clocks():
     return ended, dropped
 
 
+def current(game):
+    """``game`` as it stands now: if its deadline has passed (by ``TIMER_GRACE_MS``, as for the
+    timers) before any timer applied it, the timeout is applied first (so a page or a snapshot never shows a clock past zero) and the
+    fresh game returned; otherwise ``game`` itself. For readers: pages and socket snapshots."""
+    if game.deadline is None or _ms(game.deadline) > _now_ms() - TIMER_GRACE_MS:
+        return game
+    return apply_timeouts(game.pk) or Game.objects.get(pk=game.pk)
+
+
 def deadline_of(game):
     """The game's next clock deadline in ms since the epoch, or None."""
     return _ms(game.deadline)

@@ -322,6 +322,7 @@ def game_page(request, game_id):
     form: the computer levels that exist).
     """
     game = get_object_or_404(Game.objects.select_related("match"), pk=game_id)
+    game = services.current(game)  # a deadline that has passed is applied before showing it
     viewer = viewer_of(request)
     you = game.side_of(viewer)
     spec = services.clock_spec(game)

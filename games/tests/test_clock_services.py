@@ -7,6 +7,7 @@ import random
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from django.urls import reverse
 
 from games import clocks, services
 from games.clocks import CLOCKS, MATCH, STANDARD, ClockSpec
@@ -352,6 +353,14 @@ def test_timeouts_are_applied_once_whoever_applies_them(clock):
     assert services.apply_timeouts(game.pk) is None
     assert services.sweep_clocks() == (0, 0)
     assert kinds(game).count("timeout") == 1 and kinds(game).count("end") == 1
+
+
+def test_the_game_page_applies_a_deadline_that_passed_before_any_timer(clock, client):
+    game = new_people_game(True)
+    clock.wait(60_000 + GRACE)  # the first move never came; no timer or sweep has run
+    page = client.get(reverse("games:game", kwargs={"game_id": game.pk}))
+    assert page.context["initial_snapshot"]["status"] == Status.ABORTED
+    assert kinds(game).count("abort") == 1
 
 
 def test_the_sweep_ends_every_game_past_its_deadline(clock):

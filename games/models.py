@@ -624,3 +624,40 @@ class ImportedRecord(models.Model):
 
     def __str__(self):
         return f"imported record {self.id} ({self.title})"
+
+
+class AnalysisStatus(models.TextChoices):
+    PENDING = "pending", _("Pending")
+    RUNNING = "running", _("Running")
+    DONE = "done", _("Done")
+    FAILED = "failed", _("Failed")
+
+
+class GameAnalysis(models.Model):
+    """The post-game analysis of a finished game (``games.analysis``), one per game.
+
+    ``status``: pending (queued), running, done, failed (``error`` says why). When done:
+    ``plays`` is one row per play of the record, in order (``{"n", "side", "dice", "played",
+    "plays", "mark"}`` and, unless forced, ``"best"``, ``"best_position"``, ``"best_equity"``,
+    ``"played_equity"``, ``"lost"``: cubeless points per game for the mover), ``summary`` is
+    ``{"white"|"black": {"analysed", "forced", "best", "mistakes", "blunders", "lost",
+    "error_rate"}}``, ``version`` the ``games.analysis.ANALYSIS_VERSION`` and ``method`` the
+    evaluator it was made with, ``game_version`` the game's version analysed and
+    ``duration_ms`` how long the analysis took."""
+
+    game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="analysis")
+    status = models.CharField(max_length=8, choices=AnalysisStatus.choices,
+                              default=AnalysisStatus.PENDING)
+    version = models.PositiveSmallIntegerField(default=0)
+    method = models.CharField(max_length=200, blank=True)
+    game_version = models.PositiveIntegerField(null=True, blank=True)
+    plays = models.JSONField(default=list, blank=True)
+    summary = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    requested = models.DateTimeField()
+    started = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+    duration_ms = models.PositiveIntegerField(null=True, blank=True)
+
+    def __str__(self):
+        return f"analysis of {self.game_id} ({self.status})"

@@ -1548,6 +1548,10 @@ def _finish(game, winner, reason, match_lost=False):
     game.end_reason = reason
     _record(game, EventKind.END, winner)
     _clock_over(game)
+    if game.bot_side:  # games against the computer are analysed once over (after the commit)
+        from games.analysis import queue_after_commit  # it reads games.replays -> services
+
+        queue_after_commit(game)
     if game.match_id:
         _score_match(game, winner, points, match_lost)
     else:

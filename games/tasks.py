@@ -6,7 +6,7 @@ from celery import shared_task
 from celery.signals import worker_init, worker_process_init, worker_ready
 from django.db import OperationalError
 
-from games import clocks, lobby, services
+from games import analysis, clocks, lobby, services
 
 #: one INFO line per bot move: "bot move game=<uuid> version=<v> ms=<float> played=<bool>"
 bot_logger = logging.getLogger("games.bot")
@@ -83,6 +83,16 @@ def pair_lobby():
     """The beat task (every ``LOBBY_PAIR_SECONDS``): pair waiting players whose windows have
     widened enough (``games.lobby.pair``). Returns how many games it made."""
     return len(lobby.pair())
+
+
+@shared_task(name="games.analyse_game", ignore_result=True, autoretry_for=(OperationalError,),
+             retry_backoff=1, retry_backoff_max=8, max_retries=5)
+def analyse_game(game_id):
+    """The post-game analysis of finished game ``game_id`` (a UUID string), queued by
+    ``analysis.request_analysis``: ``analysis.run_analysis`` (a no-op if done already or running
+    elsewhere). Returns the analysis time in ms, or None when there was nothing to do."""
+    done = analysis.run_analysis(game_id)
+    return done.duration_ms if done is not None else None
 
 
 @worker_init.connect

@@ -3,7 +3,7 @@ docs/protocol.md "HTTP pages"). The position images live outside the language pr
 ``games.image_urls``."""
 from django.urls import path, re_path
 
-from games import profile_views, views
+from games import analysis_views, profile_views, views
 
 app_name = "games"
 
@@ -12,6 +12,10 @@ urlpatterns = [
     path("game/<uuid:game_id>/", views.game_page, name="game"),
     path("game/<uuid:game_id>/replay/", views.replay_page, name="replay"),
     path("game/<uuid:game_id>/record.txt", views.record_download, name="record"),
+    path("game/<uuid:game_id>/analysis/", analysis_views.analysis_request,
+         name="analysis_request"),
+    path("game/<uuid:game_id>/analysis/status/", analysis_views.analysis_status,
+         name="analysis_status"),
     path("match/<uuid:match_id>/", views.match_page, name="match"),
     path("games/", views.my_games, name="my_games"),
     path("friend/", views.challenge_new, name="challenge_new"),

@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from games import board_svg, clocks, ratings, replays, services
+from games import analysis, board_svg, clocks, ratings, replays, services
 from games.board_svg import VIEW_H, VIEW_W, render_board
 from games.engine import PositionError
 from games.engine import record as rec
@@ -666,8 +666,9 @@ def replay_page(request, game_id):
     game = _viewable_game(request, game_id)
     record = replays.game_record(game)
     title = _("Replay of game %(id)s") % {"id": str(game.id)[:8]}
-    return render(request, "games/replay.html",
-                  _replay_context(request, record, game=game, title=title))
+    context = _replay_context(request, record, game=game, title=title)
+    context["analysis"] = analysis.attach(game, context["frames"])  # marks on the play frames
+    return render(request, "games/replay.html", context)
 
 
 @require_GET

@@ -1,0 +1,338 @@
+"""Post-game analysis: every play of a finished game judged by the hard bot's evaluator.
+
+For each play the mover had a choice in (more than one legal play), every legal play of that
+roll is scored by the hard network (``games.bots.neural``, 0-ply); the ``CANDIDATES`` best of
+them and the play actually made are then scored one roll deeper (the mean over the opponent's
+21 rolls of its best reply, ``neural.one_ply``). The best of those is "the best play"; the
+difference between its equity and the played play's is the equity lost. Equities are cubeless
+points per game for the mover (oin 1, mars 2, koks 3 where the table has koks; a play that
+bears off the last checker counts its exact R9 value), whatever the cube and the match score.
+
+Marks (``mark_of``): ``best`` (nothing lost), ``ok`` (less than ``MISTAKE``), ``mistake``
+(at least ``MISTAKE``, 0.05 points), ``blunder`` (at least ``BLUNDER``, 0.12 points). A play
+with a single legal choice (including a pass) is ``forced`` and not analysed. The summary
+per side: plays analysed, best plays, mistakes, blunders, the equity lost in total and per
+analysed play (the error rate).
+
+The pure part (``analyse_record``) needs no database; the service part stores one
+``GameAnalysis`` per game: ``request_analysis`` (on request, any finished game, one queued at a
+time), ``queue_after_commit`` (from ``services._finish`` for games against the computer) and
+``run_analysis`` (the Celery task ``games.analyse_game``). Docs: docs/protocol.md "Analysis".
+"""
+from __future__ import annotations
+
+import logging
+import time
+from datetime import timedelta
+
+import numpy as np
+from django.db import transaction
+from django.urls import reverse
+from django.utils import timezone
+
+from games.engine import get_ruleset, legal_plays, other
+from games.engine import record as rec
+from games.engine.scoring import game_value
+
+#: bump when the method changes: a stored analysis of an older version may be requested again
+ANALYSIS_VERSION = 1
+#: the method, stored with every analysis
+METHOD = "hard network: 0-ply for every legal play, 1-ply for the best 8 and the play made; cubeless"
+#: equity lost (points per game) from which a play is a mistake / a blunder
+MISTAKE = 0.05
+BLUNDER = 0.12
+#: a play losing less than this is the best play (equal to it in three decimals)
+BEST_TOLERANCE = 0.0005
+#: plays (by their 0-ply equity) also scored one roll deeper, besides the play made
+CANDIDATES = 8
+#: a pending or running analysis older than this (a lost task, a killed worker) may be queued again
+STALE_AFTER = timedelta(minutes=10)
+#: analyses go to the default queue's name + this (``analysis_queue``)
+QUEUE_SUFFIX = "-analysis"
+
+logger = logging.getLogger("games.analysis")
+
+MARKS = ("forced", "best", "ok", "mistake", "blunder")
+
+
+def mark_of(lost: float) -> str:
+    """The mark of a play that lost ``lost`` points of equity (>= 0)."""
+    if lost >= BLUNDER:
+        return "blunder"
+    if lost >= MISTAKE:
+        return "mistake"
+    if lost < BEST_TOLERANCE:
+        return "best"
+    return "ok"
+
+
+def _final_value(result, mover, ruleset) -> float:
+    """Points the mover wins when its play ``result`` has borne off its last checker."""
+    return float(game_value(result.board(other(mover)), ruleset)[1])
+
+
+def play_equities(position, plays, ruleset, played_index, candidates=CANDIDATES):
+    """Equities (cubeless points per game, for the side to move in ``position``) of ``plays``
+    (its legal plays of one roll). Returns ``{index: equity}`` for the plays scored one roll
+    deeper: the ``candidates`` best by the 0-ply network and ``played_index``; a play that ends
+    the game gets its exact value."""
+    from games.bots import neural
+    from games.bots.features import encode
+    from games.bots.network import equity
+
+    net = neural.network()
+    mover = position.turn
+    results = [p.result for p in plays]
+    zero = equity(net.evaluate(encode([r.board(mover) for r in results],
+                                      position.board(other(mover)))))
+    for i, r in enumerate(results):
+        if r.winner:
+            zero[i] = _final_value(r, mover, ruleset)
+    chosen = [int(i) for i in np.argsort(-zero, kind="stable")[:candidates]]
+    if played_index not in chosen:
+        chosen.append(played_index)
+    deep = {}
+    for i in chosen:
+        r = results[i]
+        deep[i] = (_final_value(r, mover, ruleset) if r.winner
+                   else float(neural.one_ply(net, r, mover)))
+    return deep
+
+
+def analyse_play(position, dice, played_result, ruleset, candidates=CANDIDATES) -> dict:
+    """The analysis of one play: ``position`` before it (its ``turn`` moves), the roll ``dice``
+    and the position ``played_result`` it led to. Returns a dict with ``plays`` (how many legal
+    plays the roll had) and ``mark``; unless ``forced``, also ``best`` (notation, the mover's
+    numbering), ``best_position`` (RULES.md JSON), ``best_equity``, ``played_equity`` and
+    ``lost`` (points, 4 decimals). Raises ValueError if no legal play leads to
+    ``played_result``."""
+    plays = legal_plays(position, dice, ruleset)
+    if len(plays) <= 1:
+        return {"plays": len(plays), "mark": "forced"}
+    played = next((i for i, p in enumerate(plays) if p.result == played_result), None)
+    if played is None:
+        raise ValueError("the play made is not one of the legal plays of the roll")
+    equities = play_equities(position, plays, ruleset, played, candidates)
+    best = max(equities, key=lambda i: (equities[i], i == played))
+    lost = max(0.0, equities[best] - equities[played])
+    if best == played:
+        lost = 0.0
+    return {
+        "plays": len(plays),
+        "best": plays[best].notation,
+        "best_position": plays[best].result.to_json(),
+        "best_equity": round(equities[best], 4),
+        "played_equity": round(equities[played], 4),
+        "lost": round(lost, 4),
+        "mark": mark_of(lost),
+    }
+
+
+def empty_summary() -> dict:
+    """One side's summary before any play: every count 0, ``error_rate`` None."""
+    return {"analysed": 0, "forced": 0, "best": 0, "mistakes": 0, "blunders": 0,
+            "lost": 0.0, "error_rate": None}
+
+
+def summarise(rows) -> dict:
+    """``{"white": {...}, "black": {...}}`` from the rows of ``analyse_record``: plays
+    ``analysed`` and ``forced``, ``best`` plays, ``mistakes``, ``blunders`` (a blunder is not
+    also counted a mistake), equity ``lost`` in total and ``error_rate`` (lost per analysed
+    play; None with none analysed), in points per game."""
+    summary = {"white": empty_summary(), "black": empty_summary()}
+    for row in rows:
+        side = summary[row["side"]]
+        if row["mark"] == "forced":
+            side["forced"] += 1
+            continue
+        side["analysed"] += 1
+        side["lost"] += row["lost"]
+        side["best"] += row["mark"] == "best"
+        side["mistakes"] += row["mark"] == "mistake"
+        side["blunders"] += row["mark"] == "blunder"
+    for side in summary.values():
+        side["lost"] = round(side["lost"], 4)
+        if side["analysed"]:
+            side["error_rate"] = round(side["lost"] / side["analysed"], 4)
+    return summary
+
+
+def analyse_record(record, candidates=CANDIDATES):
+    """Analyse every play of an engine ``Record`` (games.engine.record). Returns
+    ``(rows, summary)``: one row per play in order, ``{"n", "side", "dice", "played"}`` plus
+    the fields of ``analyse_play``, and ``summarise(rows)``. Raises RecordError for a record
+    that is not a legal game."""
+    replay = rec.replay(record)
+    ruleset = get_ruleset(replay.ruleset)
+    rows = []
+    before = None
+    for frame in replay.frames:
+        if frame.kind == "roll":
+            before = frame.position
+        elif frame.kind == rec.PLAY:
+            row = {"n": frame.n, "side": frame.side, "dice": list(frame.dice),
+                   "played": frame.play}
+            row.update(analyse_play(before, frame.dice, frame.position, ruleset, candidates))
+            rows.append(row)
+    return rows, summarise(rows)
+
+
+# --- the stored analysis of a game -----------------------------------------------------------
+
+class AnalysisRefused(Exception):
+    """The analysis of this game cannot be requested; ``code``: ``not_finished``."""
+
+    def __init__(self, message, code):
+        super().__init__(message)
+        self.code = code
+
+
+def _stale(analysis, now) -> bool:
+    since = analysis.started or analysis.requested
+    return since is None or now - since > STALE_AFTER
+
+
+def request_analysis(game_id):
+    """Ask for the analysis of finished game ``game_id``. Returns ``(analysis, queued)``:
+    the game's ``GameAnalysis`` and whether a task was queued (after the commit). Nothing is
+    queued while one is pending or running (unless stale, ``STALE_AFTER``) or when a done
+    analysis of ``ANALYSIS_VERSION`` exists. Raises ``Game.DoesNotExist``, and
+    ``AnalysisRefused`` (code ``not_finished``) for a game in play or aborted."""
+    from games.models import AnalysisStatus, Game, GameAnalysis, Status
+
+    now = timezone.now()
+    with transaction.atomic():
+        game = Game.objects.get(pk=game_id)
+        if game.status != Status.FINISHED:
+            raise AnalysisRefused("only a finished game can be analysed", "not_finished")
+        analysis, created = GameAnalysis.objects.select_for_update().get_or_create(
+            game=game, defaults={"status": AnalysisStatus.PENDING, "requested": now})
+        if not created:
+            busy = (analysis.status in (AnalysisStatus.PENDING, AnalysisStatus.RUNNING)
+                    and not _stale(analysis, now))
+            current = (analysis.status == AnalysisStatus.DONE
+                       and analysis.version == ANALYSIS_VERSION)
+            if busy or current:
+                return analysis, False
+            analysis.status = AnalysisStatus.PENDING
+            analysis.requested = now
+            analysis.started = None
+            analysis.error = ""
+            analysis.save(update_fields=["status", "requested", "started", "error"])
+        game_key = str(game.pk)
+        transaction.on_commit(lambda: _queue(game_key), robust=True)
+    return analysis, True
+
+
+def analysis_queue(app) -> str:
+    """The Celery queue of analyses: the default queue's name + ``QUEUE_SUFFIX`` (``celery-
+    analysis``), read by a worker of its own (scripts/run) so that a long analysis never keeps
+    a bot move or a clock timer waiting."""
+    return app.conf.task_default_queue + QUEUE_SUFFIX
+
+
+def _queue(game_id):
+    from games.tasks import analyse_game  # tasks imports this module
+
+    analyse_game.apply_async((game_id,), queue=analysis_queue(analyse_game.app))
+
+
+def queue_after_commit(game):
+    """Called inside the transaction that finishes ``game`` (services._finish): once it has
+    committed, request its analysis (``request_analysis``; errors are logged, never raised)."""
+    game_id = game.pk
+    transaction.on_commit(lambda: request_analysis(game_id), robust=True)
+
+
+def run_analysis(game_id):
+    """The task's work: analyse finished game ``game_id`` if its analysis is pending (or
+    stale) and store the result (status ``done``, or ``failed`` with the error). Returns the
+    ``GameAnalysis``, or None when there was nothing to do (done already, or running
+    elsewhere): running it twice gives one analysis."""
+    from games.models import AnalysisStatus, GameAnalysis
+    from games.replays import game_record
+
+    now = timezone.now()
+    claimable = GameAnalysis.objects.filter(game_id=game_id).filter(
+        _claimable(now))
+    if not claimable.update(status=AnalysisStatus.RUNNING, started=now):
+        return None
+    analysis = GameAnalysis.objects.select_related("game").get(game_id=game_id)
+    started = time.perf_counter()
+    try:
+        rows, summary = analyse_record(game_record(analysis.game))
+    except Exception as exc:  # stored for the page; the worker carries on
+        logger.exception("analysis of game %s failed", game_id)
+        analysis.status = AnalysisStatus.FAILED
+        analysis.error = f"{type(exc).__name__}: {exc}"[:500]
+        analysis.finished = timezone.now()
+        analysis.save(update_fields=["status", "error", "finished"])
+        return analysis
+    analysis.duration_ms = round((time.perf_counter() - started) * 1000)
+    analysis.plays = rows
+    analysis.summary = summary
+    analysis.version = ANALYSIS_VERSION
+    analysis.method = METHOD
+    analysis.game_version = analysis.game.version
+    analysis.status = AnalysisStatus.DONE
+    analysis.finished = timezone.now()
+    analysis.error = ""
+    analysis.save()
+    logger.info("analysis game=%s plays=%d ms=%d", game_id, len(rows), analysis.duration_ms)
+    return analysis
+
+
+def _claimable(now):
+    """The rows a task may claim: pending, or pending/running since before ``STALE_AFTER``."""
+    from django.db.models import Q
+
+    from games.models import AnalysisStatus
+
+    return (Q(status=AnalysisStatus.PENDING)
+            | Q(status=AnalysisStatus.RUNNING, started__lt=now - STALE_AFTER))
+
+
+# --- what the replay page and the status view show --------------------------------------------
+
+def state_of(game) -> dict:
+    """The analysis of ``game`` as the replay page and the status view give it
+    (docs/protocol.md "Analysis"): ``status`` (``none``, ``pending``, ``running``, ``done``,
+    ``failed``), ``can_request`` (a request would queue one), ``request_url``, ``status_url``,
+    ``thresholds`` ``{"mistake", "blunder"}`` (points), and when done ``plays`` (rows keyed by
+    the play's turn number ``n``, as a string), ``summary``, ``method`` and ``duration_ms``."""
+    from games.models import AnalysisStatus, GameAnalysis, Status
+
+    analysis = GameAnalysis.objects.filter(game=game).first()
+    status = analysis.status if analysis else "none"
+    now = timezone.now()
+    state = {
+        "status": status,
+        "can_request": game.status == Status.FINISHED and (
+            analysis is None or analysis.status == AnalysisStatus.FAILED
+            or (analysis.status == AnalysisStatus.DONE and analysis.version != ANALYSIS_VERSION)
+            or (analysis.status != AnalysisStatus.DONE and _stale(analysis, now))),
+        "request_url": reverse("games:analysis_request", kwargs={"game_id": game.id}),
+        "status_url": reverse("games:analysis_status", kwargs={"game_id": game.id}),
+        "thresholds": {"mistake": MISTAKE, "blunder": BLUNDER},
+    }
+    if analysis and analysis.status == AnalysisStatus.DONE:
+        state.update({
+            "plays": {str(row["n"]): row for row in analysis.plays},
+            "summary": analysis.summary,
+            "method": analysis.method,
+            "duration_ms": analysis.duration_ms,
+        })
+    return state
+
+
+def attach(game, frames) -> dict:
+    """``state_of(game)``, with each play frame of ``frames`` (replays.replay_frames) given
+    its row under ``"analysis"`` when the analysis is done."""
+    state = state_of(game)
+    plays = state.get("plays") or {}
+    for frame in frames:
+        if frame["kind"] == rec.PLAY:
+            row = plays.get(str(frame["n"]))
+            if row is not None:
+                frame["analysis"] = row
+    return state

@@ -326,10 +326,10 @@ def state_of(game) -> dict:
 
 
 def attach(game, frames) -> dict:
-    """``state_of(game)``, with each play frame of ``frames`` (replays.replay_frames) given
-    its row under ``"analysis"`` when the analysis is done."""
+    """``state_of(game)`` without its ``plays``: instead each play frame of ``frames``
+    (replays.replay_frames) is given its row under ``"analysis"`` when the analysis is done."""
     state = state_of(game)
-    plays = state.get("plays") or {}
+    plays = state.pop("plays", None) or {}
     for frame in frames:
         if frame["kind"] == rec.PLAY:
             row = plays.get(str(frame["n"]))

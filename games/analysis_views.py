@@ -24,7 +24,7 @@ def analysis_request(request, game_id):
     most one analysis per game is queued at a time; asking again meanwhile changes nothing."""
     game = _viewable_game(request, game_id)
     try:
-        _, queued = analysis.request_analysis(game.pk)
+        queued = analysis.request_analysis(game.pk)[1]
     except analysis.AnalysisRefused as exc:
         return JsonResponse({"error": exc.code,
                              "message": _("Only a finished game can be analysed.")}, status=409)

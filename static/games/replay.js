@@ -5,6 +5,11 @@
  * ← → Home End. Plays are shown in the numbering chosen on the page (white's side by default,
  * the player's own side for a player); the server-rendered list (no JavaScript) keeps each
  * mover's own numbering.
+ *
+ * With a post-game analysis (games/analysis.py; JSON "replay-analysis", and each analysed play
+ * frame's row as `frame.analysis`): under the board, the current play's mark, the equity lost
+ * and the best play, with a button that draws the position after the best play instead; while
+ * the analysis is queued or running, its status URL is polled and the page reloaded once done.
  */
 (function () {
   "use strict";
@@ -31,7 +36,16 @@
     note: $("steps-note"),
     share: $("share-link"),
   };
-  const state = { index: 0, viewer: root.dataset.viewer === "black" ? "black" : "white" };
+  const state = { index: 0, viewer: root.dataset.viewer === "black" ? "black" : "white", showBest: false };
+  const analysisEl = $("replay-analysis");
+  const analysis = analysisEl ? JSON.parse(analysisEl.textContent) : null;
+  const an = {
+    box: $("an-play"),
+    text: $("an-play-text"),
+    toggle: $("an-best-toggle"),
+  };
+  const number = new Intl.NumberFormat(document.documentElement.lang || undefined,
+    { minimumFractionDigits: 3, maximumFractionDigits: 3 });
 
   function name(side) {
     return sideName(side);
@@ -69,11 +83,51 @@
     };
   }
 
+  /** The analysed row of `frame` if it is a play whose better play can be shown, else null. */
+  function betterPlay(frame) {
+    const row = frame.kind === "play" ? frame.analysis : null;
+    return row && row.best_position && row.mark !== "best" ? row : null;
+  }
+
+  /** The analysis line under the board for `frame` ("" when it has none). */
+  function analysisText(frame) {
+    const row = frame.kind === "play" ? frame.analysis : null;
+    if (!row) return "";
+    if (row.mark === "forced") return gettext("Forced: this was the only legal play.");
+    if (row.mark === "best") return gettext("The best play.");
+    const values = {
+      lost: number.format(row.lost),
+      best: playForViewer(row.best, frame.side, state.viewer) || gettext("pass"),
+    };
+    if (row.mark === "blunder") return fmt(gettext("Blunder: %(lost)s points lost. Best: %(best)s."), values);
+    if (row.mark === "mistake") return fmt(gettext("Mistake: %(lost)s points lost. Best: %(best)s."), values);
+    return fmt(gettext("%(lost)s points lost. Best: %(best)s."), values);
+  }
+
+  function showAnalysis(frame) {
+    if (!an.box) return;
+    const text = analysisText(frame);
+    an.box.hidden = !text;
+    an.box.className = "an-play" + (frame.analysis ? " an-" + frame.analysis.mark : "");
+    an.text.textContent = state.showBest
+      ? text + " " + gettext("The board shows the position after the best play.")
+      : text;
+    const better = betterPlay(frame);
+    an.toggle.hidden = !better;
+    an.toggle.setAttribute("aria-pressed", state.showBest ? "true" : "false");
+    an.toggle.textContent = state.showBest ? gettext("Show the play made") : gettext("Show the best play");
+    svgEl.classList.toggle("an-showing-best", state.showBest);
+  }
+
   /** Shows frame `index`; `remember` (default true) writes it into the address for reloads and links. */
   function show(index, focusList, remember = true) {
-    state.index = Math.max(0, Math.min(frames.length - 1, index));
+    const next = Math.max(0, Math.min(frames.length - 1, index));
+    if (next !== state.index) state.showBest = false;
+    state.index = next;
     const frame = frames[state.index];
-    board.draw(view(frame));
+    const better = state.showBest ? betterPlay(frame) : null;
+    board.draw(view(better ? Object.assign({}, frame, { position: better.best_position, play: better.best }) : frame));
+    showAnalysis(frame);
     els.now.textContent = frameText(frame);
     els.count.textContent = fmt(gettext("%(now)s / %(total)s"), { now: state.index, total: frames.length - 1 });
     els.slider.value = String(state.index);
@@ -155,6 +209,30 @@
       show(state.index, false, window.location.hash !== "");
     });
   }
+
+  if (an.toggle) {
+    an.toggle.addEventListener("click", () => {
+      state.showBest = !state.showBest;
+      show(state.index, false, false);
+    });
+  }
+
+  /** While the analysis is queued or running, ask its status now and then; reload once it is over. */
+  function pollAnalysis(delay) {
+    window.setTimeout(() => {
+      fetch(analysis.status_url, { headers: { Accept: "application/json" }, credentials: "same-origin" })
+        .then((response) => (response.ok ? response.json() : null))
+        .then((data) => {
+          if (data && (data.status === "done" || data.status === "failed")) {
+            window.location.reload();
+          } else {
+            pollAnalysis(Math.min(delay * 1.5, 15000));
+          }
+        })
+        .catch(() => pollAnalysis(Math.min(delay * 2, 30000)));
+    }, delay);
+  }
+  if (analysis && (analysis.status === "pending" || analysis.status === "running")) pollAnalysis(2000);
 
   for (const id of ["replay-controls", "replay-slider", "replay-keys", "replay-numbering"]) $(id).hidden = false;
   svgEl.removeAttribute("hidden");

@@ -98,10 +98,12 @@ def analyse_game(game_id):
 @worker_init.connect
 @worker_process_init.connect
 def load_bot_tables(**kwargs):
-    """Load the bots' tables when a worker (or pool process) starts, not on its first move."""
-    from games.bots import bearoff
+    """Load the bots' tables and the hard bot's network when a worker (or pool process)
+    starts, not on its first move."""
+    from games.bots import bearoff, neural
 
     bearoff.table()
+    neural.preload()
 
 
 @worker_ready.connect

@@ -6,7 +6,10 @@ Each pair plays two `sport` games with the same dice (the opening roll-off, R3, 
 roll after it) and the colours swapped, so luck cancels out as far as it can. Reports A's
 score over pairs (a pair scores 1, 0.5 or 0) with a 95 % confidence interval, points per
 game (oin 1, mars 2, R9), the mars rate, and each bot's time per move (median, 95th
-percentile, worst) as measured around its choice.
+percentile, worst) in milliseconds, timed around each ``choose_play`` call: the same function
+the Celery task ``games.bot_move`` calls, whose log line (``games.bot``) adds the database work
+of the move (lock, roll, save). Each process loads the bear-off table and the network before
+its first game (as a worker does at start), so no move pays for loading them.
 """
 from __future__ import annotations
 
@@ -65,6 +68,15 @@ def play_game(white: str, black: str, dice: DiceStream, seed: int):
     raise RuntimeError("game did not end")
 
 
+def warm_up(levels=("medium", "hard")) -> None:
+    """Load what a Celery worker loads at start (games.tasks.load_bot_tables)."""
+    from . import bearoff, neural
+
+    bearoff.table()
+    if "hard" in levels:
+        neural.preload()
+
+
 def play_pair(args):
     a, b, seed = args
     results = []
@@ -83,7 +95,9 @@ def percentile(values, q):
 def run(a: str, b: str, pairs: int, seed: int, jobs: int) -> dict:
     """Play ``pairs`` pairs of A against B; returns the summary dict (see module doc)."""
     tasks = [(a, b, seed * 1_000_003 + i) for i in range(pairs)]
-    with Pool(jobs) if jobs > 1 else _Serial() as pool:
+    if jobs <= 1:
+        warm_up((a, b))
+    with Pool(jobs, initializer=warm_up, initargs=((a, b),)) if jobs > 1 else _Serial() as pool:
         outcomes = pool.map(play_pair, tasks)
     pair_scores, points, mars = [], [], 0
     times = {a: [], b: []}

@@ -13,8 +13,8 @@ to, seen from the side that played it, and the best is chosen.
 """
 from __future__ import annotations
 
-from games.engine.movegen import PATH_POINT, _gen
-from games.engine.position import HEAD, mirror
+from games.engine.movegen import _ALL, PATH_POINT, _mask_steps
+from games.engine.position import HEAD, mirror, mirrored, occupied
 
 from .bearoff import race_is_over
 
@@ -38,6 +38,19 @@ def _behind(opponent):
     for q in range(23, 0, -1):
         behind[q] = behind[q + 1] + opponent[q + 1]
     return behind
+
+
+def faces_without_step(opponent, board):
+    """How many die faces 1..6 give the side whose board is ``opponent`` (to move next) no legal
+    single step at all against ``board`` (R4, R5 with the head free to move, R7, R8). Uses the
+    engine's flag form of the step rules (``_mask_steps``), the same steps as its ``_gen``."""
+    occ = occupied(int.from_bytes(bytes(opponent), "little"))
+    # Points in the opponent's numbering that ``board`` does not hold (R1, R4).
+    free = _ALL ^ occupied(mirrored(int.from_bytes(bytes(board), "little")))
+    front = 0 if board[0] else next((q for q in range(1, 25) if board[q]), 0)
+    opp = list(opponent)
+    # A checker on p may step to p - d when that point is free: p's flag in ``free << 8d``.
+    return sum(1 for d in range(1, 7) if not _mask_steps(opp, occ, occ & free << 8 * d, d, front))
 
 
 def score_position(board, opponent):
@@ -67,12 +80,7 @@ def score_position(board, opponent):
         score += W_RUN * run * run
         if opponent[HEAD] >= 5:
             score += W_FRONT * sum(1 for p in range(6, 12) if board[p])
-        # Opponent die faces with no legal step (it is to move next).
-        opp_here = (0,) + board[13:25] + board[1:13]
-        front = 0 if board[0] else next((q for q in range(1, 25) if board[q]), 0)
-        opp = list(opponent)
-        score += W_NO_REPLY * sum(1 for d in range(1, 7)
-                                  if not _gen(opp, d, opp_here, front, True))
+        score += W_NO_REPLY * faces_without_step(opponent, board)
     else:
         score += W_HOME_SPREAD * sum(1 for p in range(1, 7) if board[p])
     return score

@@ -1,9 +1,11 @@
 """The hard bot: the TD(lambda)-trained network (games/bots/data/hard.npz, made by
 ``python -m games.bots.train``) with a look-ahead over the opponent's 21 rolls.
 
-Each legal play is first scored by the network (0-ply); the best few are then scored by the
-average, over the 36 dice outcomes, of the opponent's best reply as the network sees it. The
-look-ahead stops at a time cap, and the 0-ply choice is played if the cap is hit.
+Each legal play is first scored by the network (0-ply: the position after it, seen by the side
+that played). The best few (``CANDIDATES``, and only those within ``MARGIN`` points of the
+best) are then scored one roll deeper: the mean, over the opponent's 36 dice outcomes (21
+distinct rolls), of minus the opponent's best reply as the network sees it. The look-ahead is
+checked against a time cap after every roll it expands; at the cap the 0-ply choice is played.
 """
 from __future__ import annotations
 
@@ -20,12 +22,13 @@ from .network import Network, equity
 #: the 21 distinct rolls with their weights out of 36
 ROLLS = tuple(((a, b), 1 if a == b else 2) for a in range(1, 7) for b in range(a, 7))
 CANDIDATES = 4        # plays looked at one roll deeper
+MARGIN = 0.25         # ... if their 0-ply equity is within this many points of the best
 TIME_CAP_S = 0.8      # beyond this the 0-ply choice is played
 
 
 @functools.lru_cache(maxsize=1)
 def network() -> Network:
-    """The shipped network, loaded once per process."""
+    """The shipped network, loaded once per process (a Celery worker loads it at start)."""
     return Network.load()
 
 
@@ -40,9 +43,10 @@ def _values(net, mover, results, opp_board):
     return values
 
 
-def one_ply(net, after, mover) -> float:
-    """``mover``'s equity in ``after`` (the opponent to roll): the mean over its 36 rolls of
-    minus the opponent's best 0-ply reply."""
+def one_ply(net, after, mover, deadline=None):
+    """``mover``'s equity (points) in ``after``, the opponent to roll: the mean over its 36
+    rolls of minus its best 0-ply reply. Returns None once ``time.perf_counter()`` passes
+    ``deadline`` (checked after each of the 21 rolls)."""
     them = other(mover)
     mine = after.board(mover)
     results, spans = [], []
@@ -50,23 +54,37 @@ def one_ply(net, after, mover) -> float:
         replies = legal_plays(after, dice)
         spans.append((len(results), len(results) + len(replies), weight))
         results.extend(p.result for p in replies)
+        if deadline is not None and time.perf_counter() > deadline:
+            return None
     values = _values(net, them, results, mine)
     return -sum(w * values[a:b].max() for a, b, w in spans) / 36
 
 
 def choose_hard(position, dice, plays, candidates=CANDIDATES, cap_s=TIME_CAP_S):
-    """The hard bot's choice among ``plays`` (the legal plays of ``dice`` in ``position``)."""
+    """The hard bot's choice among ``plays`` (the legal plays of ``dice`` in ``position``):
+    the best of the top 0-ply ``candidates`` by one-roll look-ahead, or the best 0-ply play
+    when the look-ahead passes ``cap_s`` seconds (or a play wins at once)."""
+    started = time.perf_counter()
     net = network()
     mover = position.turn
     values = _values(net, mover, [p.result for p in plays], position.board(other(mover)))
-    order = np.argsort(-values)
+    order = np.argsort(-values, kind="stable")
     best = int(order[0])
     if plays[best].result.winner or len(plays) == 1:
         return plays[best]
-    deadline = time.perf_counter() + cap_s
+    deadline = started + cap_s
+    pool = [int(i) for i in order[:candidates] if values[i] >= values[best] - MARGIN]
+    if len(pool) == 1:
+        return plays[best]
     scored = []
-    for i in order[:candidates]:
-        scored.append((one_ply(net, plays[int(i)].result, mover), int(i)))
-        if time.perf_counter() > deadline:
+    for i in pool:
+        value = one_ply(net, plays[i].result, mover, deadline)
+        if value is None:
             return plays[best]
-    return plays[max(scored)[1]]
+        scored.append((value, -len(scored), i))
+    return plays[max(scored)[2]]
+
+
+def preload() -> None:
+    """Load the network now (at worker start) rather than on the first hard move."""
+    network()

@@ -18,10 +18,14 @@ import time
 
 import numpy as np
 
-from games.engine import Position, legal_plays, other
+from games.engine import WHITE, Position, legal_plays, other
 
 from .features import encode
 from .network import WEIGHTS, Network, equity, flip
+
+# flip as a signed permutation of the outputs: flip(y)[k] = const + _FLIP_SIGN[k] * y[_FLIP_ORDER[k]]
+_FLIP_ORDER = np.array([0, 2, 1])
+_FLIP_SIGN = np.array([-1.0, 1.0, 1.0], np.float32)
 
 
 def opening(rng: random.Random):
@@ -33,44 +37,64 @@ def opening(rng: random.Random):
 
 
 class Trainer:
-    """TD(lambda) on one Network, one eligibility trace per side (its own positions)."""
+    """TD(lambda) on one Network with one eligibility trace over the whole game.
+
+    The network speaks for the side that has just played; the trace and the TD errors are kept
+    in White's terms (outputs: White wins, White wins by mars, White loses by mars), so a
+    position after Black's play enters the trace through ``flip`` (win -> 1 - win, the two mars
+    outputs swapped). Every ply's error then reaches all earlier positions of both sides, as
+    TD(lambda) needs: one trace per side would miss the errors of the other side's plies.
+    """
 
     def __init__(self, net: Network, alpha: float, lam: float):
         self.net, self.alpha, self.lam = net, alpha, lam
 
-    def _zero_traces(self):
+    def _zero_trace(self):
         n = self.net
         return [np.zeros((3,) + n.w1.shape, np.float32), np.zeros((3,) + n.b1.shape, np.float32),
-                np.zeros(n.w2.shape, np.float32), np.zeros(n.b2.shape, np.float32)]
+                np.zeros((3,) + n.w2.shape, np.float32), np.zeros((3,) + n.b2.shape, np.float32)]
 
-    def _accumulate(self, trace, x):
-        """trace = lambda * trace + gradient of the three outputs at input ``x``."""
+    def _accumulate(self, trace, x, side):
+        """trace = lambda * trace + gradient of White's three values at input ``x`` (a position
+        after ``side`` played); returns the network's outputs for ``side``."""
         n = self.net
         h, y = n.forward(x)
-        dy = y * (1 - y)                                  # (3,)
-        dh = (n.w2 * dy) * (h * (1 - h))[:, None]         # (H, 3)
+        dy = y * (1 - y)                                  # (3,) d output / d pre-activation
+        dh = (n.w2 * dy) * (h * (1 - h))[:, None]         # (H, 3): hidden deltas per output
+        gw2 = np.zeros((3,) + n.w2.shape, np.float32)     # gw2[k][:, k] = h * dy[k]
+        gb2 = np.zeros((3, 3), np.float32)
+        for k in range(3):
+            gw2[k][:, k] = h * dy[k]
+            gb2[k, k] = dy[k]
+        gb1 = dh.T                                        # (3, H)
+        if side != WHITE:                                 # White's values are flip(y)
+            gw2, gb2, gb1, dh = (_FLIP_SIGN[:, None, None] * gw2[_FLIP_ORDER],
+                                 _FLIP_SIGN[:, None] * gb2[_FLIP_ORDER],
+                                 _FLIP_SIGN[:, None] * gb1[_FLIP_ORDER],
+                                 dh[:, _FLIP_ORDER] * _FLIP_SIGN)
         for t in trace:
             t *= self.lam
         trace[0] += x[None, :, None] * dh.T[:, None, :]   # (3, N, H)
-        trace[1] += dh.T
-        trace[2] += h[:, None] * dy[None, :]              # (H, 3): column k for output k
-        trace[3] += dy
+        trace[1] += gb1
+        trace[2] += gw2
+        trace[3] += gb2
         return y
 
     def _learn(self, trace, delta):
+        """Move the weights by alpha * (White's TD errors ``delta``, (3,)) . trace."""
         n, a = self.net, self.alpha
         n.w1 += a * np.tensordot(delta, trace[0], axes=1)
         n.b1 += a * (delta @ trace[1])
-        n.w2 += a * trace[2] * delta[None, :]
-        n.b2 += a * trace[3] * delta
+        n.w2 += a * np.tensordot(delta, trace[2], axes=1)
+        n.b2 += a * (delta @ trace[3])
 
     def play_game(self, rng: random.Random) -> tuple:
         """One self-play game with learning; returns (winner, mars, plies)."""
         net = self.net
         first, dice = opening(rng)
         pos = Position.initial(first)
-        traces = {"white": self._zero_traces(), "black": self._zero_traces()}
-        last = {}  # side -> network outputs for its latest position (before learning)
+        trace = self._zero_trace()
+        previous = None  # White's values of the position before, as the network said then
         plies = 0
         while True:
             mover = pos.turn
@@ -81,17 +105,18 @@ class Trainer:
             i = wins[0] if wins else int(np.argmax(equity(net.evaluate(x))))
             pos = plays[i].result
             plies += 1
-            y = self._accumulate(traces[mover], x[i])
-            them = other(mover)
+            if previous is not None:
+                # The error of the previous position, now that this play is known.
+                y = self.net.forward(x[i])[1]
+                now = y if mover == WHITE else flip(y)
+                self._learn(trace, now - previous)
+            y = self._accumulate(trace, x[i], mover)
+            now = y if mover == WHITE else flip(y)
             if pos.winner:
-                z = np.array([1.0, float(pos.off(them) == 0), 0.0], np.float32)
-                self._learn(traces[mover], z - y)
-                if them in last:
-                    self._learn(traces[them], flip(z) - last[them])
-                return mover, pos.off(them) == 0, plies
-            if them in last:
-                self._learn(traces[them], flip(y) - last[them])
-            last[mover] = y
+                z = np.array([1.0, float(pos.off(other(mover)) == 0), 0.0], np.float32)
+                self._learn(trace, (z if mover == WHITE else flip(z)) - now)
+                return mover, pos.off(other(mover)) == 0, plies
+            previous = now
             dice = (rng.randint(1, 6), rng.randint(1, 6))
 
 

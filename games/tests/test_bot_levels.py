@@ -1,4 +1,4 @@
-"""The bot levels, the neural evaluator, its training, the bear-off table and the arena.
+"""The bot levels, the neural evaluator, its training and the bear-off table.
 Pure Python + numpy: no database."""
 import random
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from games.bots import ALL_LEVELS, choose_play
-from games.bots import arena, bearoff, neural, train
+from games.bots import bearoff, neural, train
 from games.bots.features import N_INPUTS, encode
 from games.bots.network import Network, equity, flip
 from games.engine import Position, legal_plays
@@ -17,13 +17,59 @@ def pos(white, black, turn="white", first_turn=False):
                                "first_turn": first_turn})
 
 
-def test_encoding_has_198_inputs_and_sees_the_opponent_on_the_same_physical_point():
+def test_encoding_has_203_inputs_and_sees_the_opponent_on_the_same_physical_point():
     start = Position.initial("white")
     x = encode([start.white], start.black)
-    assert x.shape == (1, N_INPUTS) == (1, 198)
+    assert x.shape == (1, N_INPUTS) == (1, 203)
     # Black's head (black 24) is white's 12: the opponent block, point 12, first unit.
     assert x[0, 96 + (12 - 1) * 4] == 1 and x[0, 96 + (24 - 1) * 4] == 0
     assert x[0, (24 - 1) * 4 + 3] == pytest.approx((15 - 3) / 4)
+    # Contact, nobody home, and a run of one point (the head) each.
+    assert list(x[0, 198:]) == pytest.approx([0, 0, 0, 1 / 6, 1 / 6])
+
+
+def test_encoding_knows_a_finished_race_the_home_and_the_longest_block():
+    # White: 13, 12, 11 and 6, 5, 4, 2, 1 (five at home); black all home on its 6 and 5, which
+    # are white's 18 and 17: white's 13 must still pass them, so there is contact.
+    white = {"13": 1, "12": 1, "11": 1, "6": 1, "5": 1, "4": 1, "2": 1, "1": 1}
+    black = {"6": 2, "5": 2}
+    position = pos(white, black)
+    x = encode([position.white], position.black)[0]
+    assert x[198] == 0                                   # contact: white 13 is black's 1
+    assert x[199] == pytest.approx(5 / 15) and x[200] == pytest.approx(4 / 15)
+    # Along the other side's path (own 12, 11, …, 1, 24, …, 13): white 12-11, 6-5-4, 2-1 and
+    # 13 apart; black 6-5.
+    assert x[201] == pytest.approx(3 / 6) and x[202] == pytest.approx(2 / 6)
+    raced = pos({"6": 1, "5": 1, "4": 1}, {"6": 2, "5": 2})
+    assert encode([raced.white], raced.black)[0, 198] == 1
+
+
+def test_training_trace_is_the_gradient_of_whites_values_for_both_sides():
+    # TD(lambda) over one game needs one trace in one side's terms: a position after Black's
+    # play enters White's trace through flip (win -> 1 - win, mars outputs swapped).
+    net = Network(hidden=6, seed=2)
+    trainer = train.Trainer(net, alpha=0.1, lam=0.0)
+    position = pos({"24": 10, "18": 2, "13": 3}, {"24": 12, "19": 3})
+    x = encode([position.white], position.black)[0].astype(np.float64)
+    for side in ("white", "black"):
+        trace = trainer._zero_trace()
+        trainer._accumulate(trace, x, side)
+
+        def whites(n):
+            y = n.forward(x)[1]
+            return y if side == "white" else flip(y)
+
+        for name, index, slot in (("w1", (92, 3), 0), ("b1", (2,), 1), ("w2", (4, 1), 2),
+                                  ("w2", (4, 2), 2), ("b2", (0,), 3)):
+            weights = getattr(net, name).astype(np.float64)
+            setattr(net, name, weights)
+            weights[index] += 1e-3
+            up = whites(net)
+            weights[index] -= 2e-3
+            down = whites(net)
+            weights[index] += 1e-3
+            numeric = (up - down) / 2e-3
+            assert [trace[slot][k][index] for k in range(3)] == pytest.approx(numeric, abs=1e-4)
 
 
 def test_flip_swaps_the_sides_and_equity_is_in_points():
@@ -95,11 +141,3 @@ def test_bot_plays_to_save_the_mars():
     position = pos({"6": 14, "2": 1}, {"1": 1})
     play = choose_play(position, (4, 2), "sport")
     assert play.result.white[0] >= 1
-
-
-def test_arena_smoke_levels_are_ordered():
-    easy = arena.run("easy", "random", pairs=30, seed=11, jobs=1)
-    medium = arena.run("medium", "easy", pairs=30, seed=12, jobs=1)
-    assert easy["a_score"] > 0.6 and medium["a_score"] > 0.6
-    assert set(medium["move_ms"]) == {"medium", "easy"}
-    assert 0 <= medium["mars_rate"] <= 1

@@ -331,6 +331,7 @@ def test_a_guest_or_a_visitor_without_a_session_is_closed_with_4401():
             comm = await lobby_socket(cookie=cookie)
             assert await comm.receive_output(timeout=TIMEOUT) == {"type": "websocket.close",
                                                                   "code": 4401}
+            await comm.disconnect()  # ends the consumer, which still listens to the layer
 
     async_to_sync(scenario)()
     assert not QueueEntry.objects.exists()
@@ -465,6 +466,7 @@ def test_a_socket_whose_session_signed_out_is_closed_on_its_next_frame():
         await comm.send_json_to(join_frame())
         assert await comm.receive_output(timeout=TIMEOUT) == {"type": "websocket.close",
                                                               "code": 4401}
+        await comm.disconnect()
 
     async_to_sync(scenario)()
     assert not QueueEntry.objects.exists()

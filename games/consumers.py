@@ -10,6 +10,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.contrib.auth import SESSION_KEY
+from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
 
@@ -398,11 +399,14 @@ class LobbyConsumer(AsyncWebsocketConsumer):
         await self.send(text_data=json.dumps(event["state"]))
 
     async def lobby_paired(self, event):
-        """Group event ``{"type": "lobby.paired", "game": <uuid>, "url": <path>}``."""
+        """Group event ``{"type": "lobby.paired", "game": <uuid>}``: sends the game and its
+        page in this socket's language (the two players' pages may differ)."""
         self.entry_id = None
         self._stop_touching()
+        with translation.override(self.language):
+            url = reverse("games:game", kwargs={"game_id": event["game"]})
         await self.send(text_data=json.dumps({"type": "paired", "game": event["game"],
-                                              "url": event["url"]}))
+                                              "url": url}))
 
     async def lobby_left(self, event):
         """Group event ``{"type": "lobby.left"}``: the account's entry left the queue."""

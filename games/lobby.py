@@ -21,7 +21,6 @@ from channels.layers import get_channel_layer
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db import transaction
-from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from games import clocks, ratings, services
@@ -191,10 +190,9 @@ def _start(entry, other):
 
 
 def _tell(user_ids, game):
-    """Tell both players' lobby sockets where their game is (``{"type": "lobby.paired"}``)."""
+    """Tell both players' lobby sockets which game is theirs (``{"type": "lobby.paired",
+    "game": <uuid>}``; each socket links to it in its own page's language)."""
     layer = get_channel_layer()
-    url = reverse("games:game", kwargs={"game_id": game.pk})
     for user_id in user_ids:
         async_to_sync(layer.group_send)(group_name(user_id),
-                                        {"type": "lobby.paired", "game": str(game.pk),
-                                         "url": url})
+                                        {"type": "lobby.paired", "game": str(game.pk)})

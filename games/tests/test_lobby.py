@@ -297,14 +297,15 @@ def signed_in_cookie(user):
     return f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
 
 
-async def lobby_socket(user=None, cookie=None, connect=True):
-    """A WebsocketCommunicator on ws/lobby/ signed in as ``user`` (or with ``cookie``)."""
+async def lobby_socket(user=None, cookie=None, connect=True, lang="en"):
+    """A WebsocketCommunicator on ws/lobby/ signed in as ``user`` (or with ``cookie``), from
+    a page in ``lang``."""
     from nardy_site.asgi import application
 
     if cookie is None:
         cookie = await sync_to_async(signed_in_cookie)(user)
     headers = [(b"origin", origin().encode()), (b"cookie", cookie.encode())]
-    comm = WebsocketCommunicator(application, "/ws/lobby/?lang=en", headers=headers)
+    comm = WebsocketCommunicator(application, f"/ws/lobby/?lang={lang}", headers=headers)
     if connect:
         connected, _ = await comm.connect(timeout=TIMEOUT)
         assert connected
@@ -338,11 +339,11 @@ def test_a_guest_or_a_visitor_without_a_session_is_closed_with_4401():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_two_sockets_join_and_both_are_told_of_their_game():
+def test_two_sockets_join_and_both_are_told_of_their_game_in_their_language():
     alice, bob = account("alice", 1500), account("bob", 1450)
 
     async def scenario():
-        one, two = await lobby_socket(alice), await lobby_socket(bob)
+        one, two = await lobby_socket(alice), await lobby_socket(bob, lang="bg")
         await one.send_json_to(join_frame("match", 3, "standard"))
         queued = await receive(one)
         await two.send_json_to(join_frame("match", 3, "standard"))
@@ -356,10 +357,9 @@ def test_two_sockets_join_and_both_are_told_of_their_game():
     assert queued["type"] == "queued" and queued["preset"] == "match"
     assert (queued["match_length"], queued["clock"], queued["rating"]) == (3, "standard", 1500)
     assert queued["window"] == 100 and abs(queued["server_time"] - clocks.now_ms()) < 5_000
-    assert paired[0] == paired[1]
     game = Game.objects.get(pk=paired[0]["game"])
-    assert paired[0] == {"type": "paired", "game": str(game.pk),
-                         "url": f"/en/game/{game.pk}/"}
+    assert paired == [{"type": "paired", "game": str(game.pk), "url": f"/en/game/{game.pk}/"},
+                      {"type": "paired", "game": str(game.pk), "url": f"/bg/game/{game.pk}/"}]
     assert game.clock["kind"] == "standard" and game.match.length == 3
     # leaving the page after the pairing changes nothing
     assert statuses(alice, bob) == [["paired"], ["paired"]]

@@ -169,11 +169,15 @@ def _drop_lapsed(waiting):
     if not waiting:
         return waiting
     alive = cache.get_many([_alive_key(entry) for entry in waiting])
-    lapsed = [entry.pk for entry in waiting if _alive_key(entry) not in alive]
+    lapsed = [entry for entry in waiting if _alive_key(entry) not in alive]
     if lapsed:
-        QueueEntry.objects.filter(pk__in=lapsed).update(status=QueueStatus.LEFT)
+        QueueEntry.objects.filter(pk__in=[entry.pk for entry in lapsed]).update(
+            status=QueueStatus.LEFT)
         logger.info("lobby: %d entries lapsed (no socket touched them)", len(lapsed))
-    return [entry for entry in waiting if entry.pk not in lapsed]
+        # a page still open (its key lost some other way) shows the form again
+        transaction.on_commit(lambda users=[entry.user_id for entry in lapsed]: _tell_left(users),
+                              robust=True)
+    return [entry for entry in waiting if entry not in lapsed]
 
 
 def _start(entry, other):
@@ -187,6 +191,13 @@ def _start(entry, other):
     table, length = services.table_options(entry.preset, length)
     return services._new_game(entry.preset, table, length, "random",
                               clocks.CLOCKS[entry.clock_kind], {**seats, "rated": True})
+
+
+def _tell_left(user_ids):
+    """Tell the accounts' lobby sockets that their entry left the queue."""
+    layer = get_channel_layer()
+    for user_id in user_ids:
+        async_to_sync(layer.group_send)(group_name(user_id), {"type": "lobby.left"})
 
 
 def _tell(user_ids, game):

@@ -537,3 +537,22 @@ def test_after_a_lobby_game_play_again_leads_back_to_the_lobby():
     response = client.get(reverse("games:game", kwargs={"game_id": other.pk}))
     assert response.context["lobby_url"] is None
     assert "Play again: a new challenge link" in response.content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_page_whose_entry_lapsed_is_told_it_left_the_queue():
+    alice, bob = account("alice"), account("bob")
+
+    async def scenario():
+        comm = await lobby_socket(alice)
+        await comm.send_json_to(join_frame())
+        assert (await receive(comm))["type"] == "queued"
+        entry = await sync_to_async(lobby.waiting_entry)(alice.pk)
+        await sync_to_async(cache.delete)(lobby._alive_key(entry))  # e.g. evicted from Redis
+        await sync_to_async(lobby.join)(bob.pk, "sport")
+        answer = await receive(comm)
+        await comm.disconnect()
+        return answer
+
+    assert async_to_sync(scenario)() == {"type": "left"}
+    assert statuses(alice, bob) == [["left"], ["waiting"]]

@@ -187,16 +187,9 @@ class GameConsumer(AsyncWebsocketConsumer):
     def _parse(self, text_data):
         """The frame as a dict, or a readable reason (a str) why it is not a valid frame."""
         with translation.override(self.language):
-            if text_data is None:
-                return _("Frames must be JSON text.")
-            if len(text_data) > MAX_FRAME:
-                return _("The frame is too large.")
-            try:
-                frame = json.loads(text_data)
-            except (ValueError, RecursionError):
-                return _("The frame is not valid JSON.")
-            if not isinstance(frame, dict):
-                return _("The frame must be a JSON object.")
+            frame = _parse_json(text_data)
+            if isinstance(frame, str):
+                return frame
             kind = frame.get("type")
             if not isinstance(kind, str) or (kind not in ACTIONS
                                              and kind not in ("snapshot", "why")):

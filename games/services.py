@@ -545,9 +545,8 @@ def bot_turn(game_id, version):
     """
     now = _now_ms()
     with transaction.atomic():
-        try:
-            game = Game.objects.select_for_update().get(pk=game_id)
-        except Game.DoesNotExist:
+        game = _lock_or_none(game_id)
+        if game is None:
             logger.info("bot turn for missing game %s", game_id)
             return None
         if game.version != version or not game.is_bot_turn:
@@ -1029,6 +1028,11 @@ def _lock(game_id):
     return Game.objects.select_for_update().get(pk=game_id)
 
 
+def _lock_or_none(game_id):
+    """The locked game, or None if it no longer exists (a timer or a socket outlived it)."""
+    return Game.objects.select_for_update().filter(pk=game_id).first()
+
+
 def _check(game, actor, version, phase, action=None):
     """Who acts and whether the request is current; returns the actor's side.
 
@@ -1312,11 +1316,8 @@ def apply_timeouts(game_id, version=None):
     game if it changed, else None."""
     now = _now_ms()
     with transaction.atomic():
-        try:
-            game = _lock(game_id)
-        except Game.DoesNotExist:
-            return None
-        if game.is_over or (version is not None and game.version != version):
+        game = _lock_or_none(game_id)
+        if game is None or game.is_over or (version is not None and game.version != version):
             return None
         due = _ms(game.deadline)
         if not _apply_expired(game, now - TIMER_GRACE_MS):
@@ -1401,12 +1402,9 @@ def player_left(game_id, channel_name, stale=False):
     ``PRESENCE_TOUCH_MS``). Returns the side that went away, or None."""
     now = _now_ms()
     with transaction.atomic():
-        try:
-            game = _lock(game_id)
-        except Game.DoesNotExist:
-            return None
+        game = _lock_or_none(game_id)
         row = Presence.objects.filter(channel_name=channel_name).first()
-        if row is None:
+        if game is None or row is None:
             return None
         side, last_seen = row.side, row.seen
         row.delete()

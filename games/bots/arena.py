@@ -6,10 +6,12 @@ Each pair plays two `sport` games with the same dice (the opening roll-off, R3, 
 roll after it) and the colours swapped, so luck cancels out as far as it can. Reports A's
 score over pairs (a pair scores 1, 0.5 or 0) with a 95 % confidence interval, points per
 game (oin 1, mars 2, R9), the mars rate, and each bot's time per move (median, 95th
-percentile, worst) in milliseconds, timed around each ``choose_play`` call: the same function
-the Celery task ``games.bot_move`` calls, whose log line (``games.bot``) adds the database work
-of the move (lock, roll, save). Each process loads the bear-off table and the network before
-its first game (as a worker does at start), so no move pays for loading them.
+percentile, worst) in milliseconds around each ``choose_play`` call (the function the Celery
+task ``games.bot_move`` runs; its ``games.bot`` log line adds the database work of the move:
+lock, roll, save), as wall-clock time (``move_ms``: what a player waits) and as the thread's
+CPU time (``move_cpu_ms``: not inflated when other jobs share the cores). Each process loads
+the bear-off table and the network before its first game (as a worker does at start), so no
+move pays for loading them.
 """
 from __future__ import annotations
 
@@ -48,7 +50,7 @@ class DiceStream:
 
 
 def play_game(white: str, black: str, dice: DiceStream, seed: int):
-    """One game; returns (winner colour, kind, points, {level: [move seconds]})."""
+    """One game; returns (winner colour, kind, points, {level: [(wall s, CPU s) per move]})."""
     rngs = {"white": random.Random(seed), "black": random.Random(seed + 1)}
     levels = {"white": white, "black": black}
     w, b = dice.opening
@@ -57,9 +59,9 @@ def play_game(white: str, black: str, dice: DiceStream, seed: int):
     times = {white: [], black: []}
     for i in range(MAX_TURNS):
         side = pos.turn
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.thread_time()
         play = choose_play(pos, roll, "sport", level=levels[side], rng=rngs[side])
-        times[levels[side]].append(time.perf_counter() - started)
+        times[levels[side]].append((time.perf_counter() - started, time.thread_time() - cpu))
         pos = play.result
         if pos.winner:
             kind, points = game_value(pos.board(other(side)), "sport")
@@ -115,11 +117,17 @@ def run(a: str, b: str, pairs: int, seed: int, jobs: int) -> dict:
         "a_score": round(mean, 4), "ci95": [round(mean - half, 4), round(mean + half, 4)],
         "a_points_per_game": round(statistics.fmean(points), 4),
         "mars_rate": round(mars / (2 * pairs), 4),
-        "move_ms": {level: {"median": round(statistics.median(ts) * 1e3, 2),
-                            "p95": round(percentile(ts, 0.95) * 1e3, 2),
-                            "max": round(max(ts) * 1e3, 2)} for level, ts in times.items()},
+        "move_ms": {level: _spread([t[0] for t in ts]) for level, ts in times.items()},
+        "move_cpu_ms": {level: _spread([t[1] for t in ts]) for level, ts in times.items()},
     }
     return summary
+
+
+def _spread(seconds) -> dict:
+    """Median, 95th percentile and worst of ``seconds``, in milliseconds."""
+    return {"median": round(statistics.median(seconds) * 1e3, 2),
+            "p95": round(percentile(seconds, 0.95) * 1e3, 2),
+            "max": round(max(seconds) * 1e3, 2)}
 
 
 class _Serial:

@@ -283,6 +283,8 @@ LANGUAGES = [
 ]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_I18N = True
+# Our own Bulgarian date formats (Django's leave the date-and-time ones to the US default).
+FORMAT_MODULE_PATH = ["nardy_site.formats"]
 TIME_ZONE = "UTC"
 USE_TZ = True
 

@@ -821,6 +821,7 @@ def snapshot(game, viewer=None):
             "id": str(game.id),
             "preset": game.preset,
             "options": options_of(game),
+            "rated": game.rated,  # ratings are shown only where the result changes them
             "status": game.status,
             "version": game.version,
             "you": you,

@@ -8,7 +8,8 @@ the game is over. An onlooker's action frames are refused and change nothing. Fo
 between two accounts, a game against the computer, and a casual challenge game between guests.
 In headless Chromium, an onlooker's page names the signed-in players with their ratings, says it
 is watching, offers no action, and shows both rating changes when the rated game ends
-(screenshots of it, of a player's page and of the leaderboard to ``artifacts/e2e/``).
+(screenshots of it, of a player's page and of the leaderboard to ``artifacts/e2e/``); in a game
+that is not rated (an account against the computer) the name comes without a rating.
 """
 import json
 import re
@@ -40,7 +41,7 @@ SIDE, NUMBER, ITEM = "<side>", "<n>", "[]"
 SNAPSHOT_KEYS = {
     "type", "game",
     *(f"game.{key}" for key in (
-        "id", "preset", "options", "status", "version", "you", "players", "position",
+        "id", "preset", "options", "rated", "status", "version", "you", "players", "position",
         "position_id", "turn", "phase", "awaiting", "actions", "dice", "opening", "cube",
         "match", "pips", "off", "legal", "last", "history", "fairness", "links", "result",
         "clock", "presence")),
@@ -318,6 +319,7 @@ def test_a_rated_game_between_two_accounts_shows_onlookers_nothing_private():
                       users=[anna, boris, watcher])
 
     snapshot = check_page(game, secrets)
+    assert snapshot["rated"] is True
     assert snapshot["players"]["white"]["name"] == "Anna"
     assert snapshot["players"]["white"]["profile"] == reverse("games:player",
                                                               kwargs={"user_id": anna.pk})
@@ -339,7 +341,7 @@ def test_a_game_against_the_computer_shows_onlookers_nothing_private():
     seats = {game.side_of_guest(guest): session_with(guest)}
     onlookers = [None, session_with("guest-id-of-an-onlooker-6")]
     secrets = Secrets(game, sessions=[*seats.values(), *onlookers[1:]])
-    check_page(game, secrets)
+    assert check_page(game, secrets)["rated"] is False
     play_through_sockets(game.pk, seats, onlookers, secrets, turns=3)
 
 
@@ -456,5 +458,15 @@ def test_an_onlooker_in_the_browser_sees_names_ratings_no_controls_and_the_ratin
     assert phone.locator("#leaderboard tbody tr").count() == 1  # Boris is still provisional
     assert "Anna" in phone.locator("#leaderboard").inner_text()
     phone.screenshot(path=str(ARTIFACTS / "leaderboard-360.png"), full_page=True)
+
+    # Against the computer nothing is rated: Anna is named, with no rating beside her name.
+    bot_game = in_thread(lambda: services.create_bot_game(
+        services.Actor(guest_id="guest-id-of-anna-e2e-1", user_id=anna.pk), human_side="white"))
+    page.goto(f"{base}/en/game/{bot_game.pk}/")
+    page.wait_for_function("() => document.getElementById('game').dataset.ready === 'true'")
+    white_row = page.locator('.player[data-side="white"]')
+    assert white_row.locator(".player-name a").inner_text() == "Anna"
+    assert white_row.locator(".player-rating").count() == 0
+    assert "rating" not in white_row.get_attribute("aria-label")
     assert not errors, errors
     context.close()

@@ -12,8 +12,9 @@
  * `server_time` gives the offset), so both browsers show the same; only the server decides
  * when time has run out. The `presence` block says when the opponent is away.
  *
- * Signed-in players (`players[side].profile` set) are named, linked to their page and shown
- * with their rating ("?" while provisional); a rated result shows each side's rating change.
+ * Signed-in players (`players[side].profile` set) are named and linked to their page; in a
+ * rated game (`rated`) their rating follows the name ("?" while provisional), since only there
+ * does the result change it, and a rated result shows each side's rating change.
  * Onlookers see the same board and are told they are watching; they get no controls.
  *
  * Interface text goes through Django's JavaScript catalogue (gettext, ngettext, interpolate).
@@ -269,7 +270,7 @@
     return Boolean(state.game.players) && !SIDES.some(isBot);
   }
 
-  /** The side's player is signed in: they have a name, a page and a rating. */
+  /** The side's player is signed in: a name, a page, and a rating shown in rated games. */
   function hasAccount(side) {
     const player = state.game.players && state.game.players[side];
     return Boolean(player && player.profile);
@@ -623,17 +624,18 @@
       const name = document.createElement("span");
       name.className = "player-name";
       const account = hasAccount(side);
+      const rating = game.rated && account && typeof player.rating === "number";
       const shownName = account ? player.name : (people ? who(side) : (player.name || sideName(side)));
       const nameText = game.you === side && (account || !people)
         ? fmt(gettext("%(name)s (you)"), { name: shownName })
         : shownName;
       if (account) {
-        // A signed-in player: the name links to their page, the rating follows it.
+        // A signed-in player: the name links to their page; in a rated game the rating follows.
         const link = document.createElement("a");
         link.href = player.profile;
         link.textContent = nameText;
         name.appendChild(link);
-        if (typeof player.rating === "number") name.appendChild(ratingBadge(player.rating, player.provisional));
+        if (rating) name.appendChild(ratingBadge(player.rating, player.provisional));
       } else {
         name.textContent = nameText;
       }
@@ -661,7 +663,7 @@
       row.appendChild(nums);
       let label = fmt(gettext("%(side)s: %(name)s, pip count %(pips)s, borne off %(off)s"),
         { side: sideName(side), name: shownName, pips: pips[side], off: off[side] });
-      if (account && typeof player.rating === "number") label += ". " + ratingLabel(player.rating, player.provisional);
+      if (rating) label += ". " + ratingLabel(player.rating, player.provisional);
       if (cube && cube.owner === side) label += ". " + fmt(gettext("Owns the cube at %(value)s"), { value: cube.value });
       if (withClock) {
         const note = document.createElement("span");

@@ -334,19 +334,23 @@ class Game(models.Model):
 
     def side_of(self, viewer):
         """The side ``viewer`` plays, or None for an onlooker. ``viewer`` is a
-        ``games.services.Actor`` (the bot; or a person by account, then by the guest id of
-        their session), a guest id string, or None."""
+        ``games.services.Actor`` (the bot; or a person by the guest id of their session, then
+        by account), a guest id string, or None."""
         if viewer is None or isinstance(viewer, str):
             return self.side_of_guest(viewer)
         if getattr(viewer, "bot", False):
             return self.bot_side or None
+        # the session's own seat first: a browser keeps the side it sat down on
+        by_guest = self.side_of_guest(getattr(viewer, "guest_id", None))
+        if by_guest is not None:
+            return by_guest
         user_id = getattr(viewer, "user_id", None)
         if user_id:
             if self.white_user_id == user_id:
                 return Side.WHITE.value
             if self.black_user_id == user_id:
                 return Side.BLACK.value
-        return self.side_of_guest(getattr(viewer, "guest_id", None))
+        return None
 
     def user_of(self, side):
         """The account id playing ``side`` (None for a guest or the bot)."""

@@ -36,10 +36,15 @@ _ALLOWED_FORMAT = {"\u200c", "\u200d"}
 
 # --- display names ----------------------------------------------------------------------
 
+#: letters and symbols that draw nothing (Hangul fillers, the blank Braille pattern): a name of
+#: them would look empty
+_BLANK_LOOKING = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
 def clean_display_name(text):
     """``text`` as a display name: NFC-normalised, trimmed, 1 to ``DISPLAY_NAME_MAX``
-    characters, with no control or invisible formatting characters (names need not be
-    unique). Raises ``ValidationError`` with a readable, translated message."""
+    characters, with no control, line-separator, unusual space or invisible formatting
+    characters, no double spaces, and something visible (names need not be unique). Raises ``ValidationError`` with a readable, translated message."""
     if not isinstance(text, str):
         raise ValidationError(_("Enter a name."), code="required")
     name = unicodedata.normalize("NFC", text).strip()
@@ -51,11 +56,17 @@ def clean_display_name(text):
             % {"max": DISPLAY_NAME_MAX, "count": len(name)}, code="max_length")
     for char in name:
         category = unicodedata.category(char)
-        if category in ("Cc", "Cs", "Co", "Cn") or (category == "Cf"
-                                                     and char not in _ALLOWED_FORMAT):
+        if category in ("Cc", "Cs", "Co", "Cn", "Zl", "Zp") or (
+                category == "Cf" and char not in _ALLOWED_FORMAT) or (
+                category == "Zs" and char != " ") or char in _BLANK_LOOKING:
             raise ValidationError(
                 _("A name cannot contain line breaks, tabs or other invisible control "
                   "characters."), code="control")
+    if "  " in name:
+        raise ValidationError(_("A name cannot have two spaces in a row."), code="spaces")
+    if not any(unicodedata.category(char)[0] in "LNS" for char in name):
+        raise ValidationError(_("A name needs at least one letter, digit or symbol."),
+                              code="blank")
     return name
 
 

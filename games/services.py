@@ -167,10 +167,10 @@ def table_options(preset, match_length=None, koks=None, cube=None):
         raise BadFrame(_("Unknown rules preset."))
     if preset == Preset.MATCH:
         length = DEFAULT_MATCH_LENGTH if match_length is None else match_length
-        if isinstance(length, bool) or length not in MATCH_LENGTHS:
+        if type(length) is not int or length not in MATCH_LENGTHS:  # not True, not 3.0
             raise BadFrame(_("A match is played to 1, 3, 5 or 7 points."))
     else:
-        if match_length not in (None, 1) or isinstance(match_length, bool):
+        if match_length is not None and (type(match_length) is not int or match_length != 1):
             raise BadFrame(_("Only the match rules play a match of several games."))
         length = None
     for value in (koks, cube):
@@ -307,8 +307,10 @@ def adopt_guest_games(guest_id, user_id):
     moved = 0
     with transaction.atomic():
         for side in Side.values:
+            # never both seats of one game: an account does not play itself
             moved += Game.objects.filter(**{f"{side}_guest": guest_id,
-                                            f"{side}_user__isnull": True}).update(
+                                            f"{side}_user__isnull": True}).exclude(
+                **{f"{other_side(side)}_user_id": user_id}).update(
                 **{f"{side}_user_id": user_id})
         Challenge.objects.filter(creator_guest=guest_id, creator_user__isnull=True).update(
             creator_user_id=user_id)

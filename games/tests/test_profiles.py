@@ -241,6 +241,12 @@ CONTROL = "A name cannot contain line breaks, tabs or other invisible control ch
     ("two\nlines", CONTROL),
     ("tab\there", CONTROL),
     ("evil\u202eeman", CONTROL),  # a right-to-left override would disguise the name
+    ("line\u2028separator", CONTROL),
+    ("odd\u00a0space", CONTROL),
+    ("\u3164", CONTROL),  # a Hangul filler: a letter that draws nothing
+    ("\u2800\u2800", CONTROL),  # blank Braille
+    ("two  spaces", "A name cannot have two spaces in a row."),
+    ("\u0336\u0337", "A name needs at least one letter, digit or symbol."),  # marks only
     ("nul\x00", "Null characters are not allowed."),  # Django's own check comes first
 ])
 def test_a_refused_display_name_is_explained_and_changes_nothing(anna, name, message):

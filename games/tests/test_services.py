@@ -344,3 +344,18 @@ def test_simultaneous_double_submit_plays_once(fixed, unattended_queue):
     assert sorted(outcomes) == ["played", "stale_version"]
     assert [e[1] for e in events(game)] == ["opening", "play"]
     assert Game.objects.get(pk=game.id).version == 2
+
+
+def test_signing_in_never_seats_one_account_on_both_sides(django_user_model):
+    # Two guests of one challenge game sign in to the same account, one after the other.
+    user = django_user_model.objects.create(username="both")
+    challenge = services.create_challenge("guest-one", colour="white")
+    game = services.accept_challenge(challenge.pk, "guest-two")
+    assert services.adopt_guest_games("guest-one", user.pk) == 1
+    assert services.adopt_guest_games("guest-two", user.pk) == 0
+    game.refresh_from_db()
+    assert (game.white_user_id, game.black_user_id) == (user.pk, None)
+    # each browser keeps the seat its session sat down on
+    assert game.side_of(services.Actor(guest_id="guest-two", user_id=user.pk)) == "black"
+    assert game.side_of(services.Actor(guest_id="guest-one", user_id=user.pk)) == "white"
+    assert game.side_of(services.Actor(guest_id="elsewhere", user_id=user.pk)) == "white"

@@ -53,7 +53,9 @@ def test_random_colour_is_remembered_as_asked(fixed):
 @pytest.mark.parametrize("preset, options", [
     ("sport", {"cube": True}), ("sport", {"koks": True}), ("match", {"cube": True}),
     ("match", {"match_length": 2}), ("match", {"match_length": 9}),
-    ("match", {"match_length": True}), ("classic", {"match_length": 3}),
+    ("match", {"match_length": True}), ("match", {"match_length": 3.0}),
+    ("match", {"match_length": "3"}), ("sport", {"match_length": 1.0}),
+    ("classic", {"match_length": 3}),
     ("classic", {"koks": "yes"}), ("backgammon", {}),
 ])
 def test_options_a_preset_does_not_have_are_refused_and_create_nothing(preset, options):

@@ -94,13 +94,20 @@ def percentile(values, q):
     return values[min(len(values) - 1, int(q * len(values)))]
 
 
-def run(a: str, b: str, pairs: int, seed: int, jobs: int) -> dict:
-    """Play ``pairs`` pairs of A against B; returns the summary dict (see module doc)."""
+def run(a: str, b: str, pairs: int, seed: int, jobs: int, progress: int = 0) -> dict:
+    """Play ``pairs`` pairs of A against B; returns the summary dict (see module doc). With
+    ``progress`` > 0 a line with A's score so far goes to standard error every that many
+    pairs."""
     tasks = [(a, b, seed * 1_000_003 + i) for i in range(pairs)]
     if jobs <= 1:
         warm_up((a, b))
     with Pool(jobs, initializer=warm_up, initargs=((a, b),)) if jobs > 1 else _Serial() as pool:
-        outcomes = pool.map(play_pair, tasks)
+        outcomes = []
+        for pair in pool.imap(play_pair, tasks):
+            outcomes.append(pair)
+            if progress and len(outcomes) % progress == 0:
+                done = sum(sum(r[0] for r in o) / 2 for o in outcomes) / len(outcomes)
+                print(f"pairs={len(outcomes)} a_score={done:.3f}", file=sys.stderr, flush=True)
     pair_scores, points, mars = [], [], 0
     times = {a: [], b: []}
     for pair in outcomes:
@@ -114,7 +121,8 @@ def run(a: str, b: str, pairs: int, seed: int, jobs: int) -> dict:
     half = 1.96 * statistics.pstdev(pair_scores) / math.sqrt(len(pair_scores))
     summary = {
         "a": a, "b": b, "pairs": pairs, "seed": seed,
-        "a_score": round(mean, 4), "ci95": [round(mean - half, 4), round(mean + half, 4)],
+        "a_score": round(mean, 4),
+        "ci95": [round(max(0.0, mean - half), 4), round(min(1.0, mean + half), 4)],
         "a_points_per_game": round(statistics.fmean(points), 4),
         "mars_rate": round(mars / (2 * pairs), 4),
         "move_ms": {level: _spread([t[0] for t in ts]) for level, ts in times.items()},
@@ -138,8 +146,8 @@ class _Serial:
         return False
 
     @staticmethod
-    def map(fn, items):
-        return [fn(x) for x in items]
+    def imap(fn, items):
+        return (fn(x) for x in items)
 
 
 def main(argv=None) -> int:
@@ -149,10 +157,13 @@ def main(argv=None) -> int:
     ap.add_argument("--pairs", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--progress", type=int, default=0, metavar="N",
+                    help="print A's score so far to standard error every N pairs")
     args = ap.parse_args(argv)
     if args.a == args.b:
         ap.error("--a and --b must differ")
-    print(json.dumps(run(args.a, args.b, args.pairs, args.seed, args.jobs)))
+    print(json.dumps(run(args.a, args.b, args.pairs, args.seed, args.jobs,
+                         args.progress)))
     return 0
 
 

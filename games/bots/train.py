@@ -1,13 +1,14 @@
 """Train the hard bot's network by TD(lambda) self-play with the project's engine.
 
-    python -m games.bots.train --games 100000 --seed 1 --out games/bots/data/hard.npz
+    python -m games.bots.train --games 10000 --seed 1 --out games/bots/data/hard.npz
 
 Reproducible: the same seed, games and options give the same weights (numpy and the game
-dice both come from the seed). Each side evaluates every legal play of its roll by the
-network (0-ply) and plays the best; after each play the previous position of the other side
-moves towards what the network now says (seen from that side), and the last positions move
-towards the real result (RULES.md R9 with `sport` values: oin 1, mars 2). Progress lines go to
-standard error; the weights are written every ``--save-every`` games and at the end.
+dice both come from the seed; a run's save at game g equals a run of ``--games g``). Each side
+evaluates every legal play of its roll by the network (0-ply) and plays the best; after each
+play the previous position (of either side) moves towards what the network now says of the
+new one, through one trace over the game (see ``Trainer``), and at the end towards the real
+result (RULES.md R9 with `sport` values: oin 1, mars 2). Progress lines go to standard error;
+the weights are written every ``--save-every`` games and at the end.
 """
 from __future__ import annotations
 
@@ -125,7 +126,7 @@ def main(argv=None) -> int:
     ap.add_argument("--games", type=int, default=100_000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--hidden", type=int, default=64)
-    ap.add_argument("--alpha", type=float, default=0.05)
+    ap.add_argument("--alpha", type=float, default=0.1)
     ap.add_argument("--lam", type=float, default=0.7)
     ap.add_argument("--out", default=str(WEIGHTS))
     ap.add_argument("--save-every", type=int, default=5000)

@@ -30,3 +30,10 @@ def test_medium_beats_easy():
     medium = arena.run("medium", "easy", pairs=40, seed=12, jobs=1)
     assert medium["a_score"] > 0.55
     assert set(medium["move_ms"]) == {"medium", "easy"}
+
+
+def test_hard_beats_a_random_player_within_its_time_limits():
+    hard = arena.run("hard", "random", pairs=4, seed=13, jobs=1)
+    assert hard["a_score"] >= 0.75
+    cpu = hard["move_cpu_ms"]["hard"]
+    assert cpu["p95"] < 400 and cpu["max"] < 1000  # goals on an idle machine: 400 ms, 1 s

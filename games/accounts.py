@@ -24,7 +24,8 @@ from allauth.socialaccount.adapter import get_adapter as get_social_adapter
 from allauth.socialaccount.models import SocialApp
 from allauth.socialaccount.providers.telegram import views as telegram_views
 from django.conf import settings
-from django.contrib.auth.signals import user_logged_in
+from django.core.cache import cache
+from django.contrib.auth.signals import user_logged_in, user_logged_out
 from django.db import DatabaseError
 from django.dispatch import receiver
 from django.http import Http404
@@ -36,7 +37,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 
-from games import services
+from games import lobby, services
 from games.models import Profile
 from rules_pages.cache import csrf_input
 
@@ -154,6 +155,14 @@ def adopt_guest(sender, request, user, **kwargs):
         services.adopt_guest_games(guest_id, user.pk)
 
 
+@receiver(user_logged_out, dispatch_uid="games.accounts.leave_lobby")
+def leave_lobby(sender, request, user, **kwargs):
+    """Django's ``user_logged_out``: a signed-out account waits for no rated game (its open
+    lobby sockets hear ``left``)."""
+    if user is not None:
+        lobby.leave_and_tell(user.pk)
+
+
 # --- Telegram: check the sign-in data before allauth -------------------------------------
 
 class TelegramRefused(Exception):
@@ -244,6 +253,12 @@ def telegram_callback(request):
         try:
             data = decode_telegram_result(request.POST.get("tgAuthResult", ""))
             check_telegram_data(data, provider.app.secret)
+            # signed data is not tied to a session: each answer signs in once, so a copied
+            # one cannot be replayed while it is still fresh
+            if not cache.add(f"telegram:used:{data['hash']}", 1,
+                             settings.TELEGRAM_AUTH_MAX_AGE + TELEGRAM_CLOCK_SKEW):
+                raise TelegramRefused(_("This Telegram sign-in was already used. Please sign "
+                                        "in again."))
         except TelegramRefused as refused:
             return render(request, "socialaccount/telegram_refused.html",
                           {"reason": refused.message}, status=400)

@@ -408,9 +408,18 @@ class LobbyConsumer(AsyncWebsocketConsumer):
         await self.send(text_data=json.dumps({"type": "left"}))
 
     async def _touch(self, entry):
-        """Keep the waiting ``entry`` alive while this socket is open (``lobby.touch``)."""
+        """Keep the waiting ``entry`` alive while this socket is open and its session is
+        still signed in to the account (``lobby.touch``); a signed-out socket leaves the
+        queue and is closed with 4401."""
         while True:
             await asyncio.sleep(lobby.TOUCH_SECONDS)
+            confirmed = await database_sync_to_async(_confirmed_actor)(
+                self.scope, services.Actor(user_id=self.user_id))
+            if confirmed.user_id != self.user_id:
+                await database_sync_to_async(lobby.leave)(self.user_id, entry.pk)
+                self.touch_task = None
+                await self.close(code=CLOSE_NOT_SIGNED_IN)
+                return
             await database_sync_to_async(lobby.touch)(entry)
 
     def _stop_touching(self):

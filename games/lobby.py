@@ -87,6 +87,16 @@ def leave(user_id, entry_id=None):
         return entries.update(status=QueueStatus.LEFT)
 
 
+def leave_and_tell(user_id):
+    """``leave`` every waiting entry of account ``user_id`` and, after the commit, tell its
+    lobby sockets (``left``). Returns how many entries it left."""
+    with transaction.atomic():
+        left = leave(user_id)
+        if left:
+            transaction.on_commit(lambda: _tell_left([user_id]), robust=True)
+    return left
+
+
 def touch(entry):
     """Mark the waiting QueueEntry ``entry`` alive for ``ALIVE_SECONDS`` more (its socket is
     open)."""

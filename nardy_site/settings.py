@@ -249,9 +249,9 @@ ACCOUNT_SIGNUP_FIELDS = ["username*"]
 ACCOUNT_LOGOUT_REDIRECT_URL = "rules:home"
 # The Telegram sign-in's data stays valid this long after Telegram signed it (seconds): long
 # enough for a slow phone or a clock a little off, short enough that an old, leaked link is
-# useless. games.accounts.telegram_callback refuses older ones with a clear page; allauth's
-# own check gets the same bound.
-TELEGRAM_AUTH_MAX_AGE = 86400
+# useless; each answer also signs in only once. games.accounts.telegram_callback refuses
+# older or used ones with a clear page; allauth's own check gets the same bound.
+TELEGRAM_AUTH_MAX_AGE = 600
 
 
 def _social_providers():

@@ -556,3 +556,16 @@ def test_a_page_whose_entry_lapsed_is_told_it_left_the_queue():
 
     assert async_to_sync(scenario)() == {"type": "left"}
     assert statuses(alice, bob) == [["left"], ["waiting"]]
+
+
+def test_signing_out_takes_the_account_out_of_the_queue(django_user_model):
+    # Found by an adversarial test: a signed-out account stayed queued and was paired.
+    from django.test import Client
+
+    user = django_user_model.objects.create(username="leaver")
+    lobby.join(user.pk, "sport")
+    assert lobby.waiting_entry(user.pk) is not None
+    client = Client()
+    client.force_login(user)
+    client.post("/en/accounts/logout/")
+    assert lobby.waiting_entry(user.pk) is None

@@ -62,4 +62,13 @@ def test_the_analysis_on_a_phone(daphne_server, browser, monkeypatch):
     page.locator("#replay-forward").click()  # another step shows the game again
     assert "an-showing-best" not in page.locator("#replay-board").get_attribute("class")
     page.screenshot(path=str(ARTIFACTS / "analysis-page-360.png"), full_page=True)
+
+    # In Russian (longer words) the summary and the line under the board still fit.
+    page.goto(f"{daphne_server.base}/ru/game/{game.id}/replay/#step-{frame['index']}")
+    page.wait_for_selector("#replay-board [data-point]")
+    assert "Анализ" in page.locator("#analysis-title").inner_text()
+    assert "Лучше:" in page.locator("#an-play-text").inner_text()
+    page.locator("#an-best-toggle").click()
+    assert page.evaluate(OVERFLOW_JS) <= 0, "the Russian page is wider than the phone"
+    page.screenshot(path=str(ARTIFACTS / "analysis-page-ru-360.png"), full_page=True)
     assert not errors, errors

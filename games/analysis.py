@@ -37,7 +37,8 @@ from games.engine.scoring import game_value
 #: bump when the method changes: a stored analysis of an older version may be requested again
 ANALYSIS_VERSION = 1
 #: the method, stored with every analysis
-METHOD = "hard network: 0-ply for every legal play, 1-ply for the best 8 and the play made; cubeless"
+METHOD = ("hard network: 0-ply for every legal play, 1-ply for the best 8 and the play made;"
+          " cubeless")
 #: equity lost (points per game) from which a play is a mistake / a blunder
 MISTAKE = 0.05
 BLUNDER = 0.12

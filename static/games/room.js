@@ -631,10 +631,7 @@
         : shownName;
       if (account) {
         // A signed-in player: the name links to their page; in a rated game the rating follows.
-        const link = document.createElement("a");
-        link.href = player.profile;
-        link.textContent = nameText;
-        name.appendChild(link);
+        name.appendChild(nameLink(player, nameText));
         if (rating) name.appendChild(ratingBadge(player.rating, player.provisional));
       } else {
         name.textContent = nameText;
@@ -681,6 +678,28 @@
       els.players.appendChild(row);
     }
     drawClocks();
+  }
+
+  /**
+   * A signed-in player's name linking to their page. `text` is the name as shown ("Anna" or
+   * "Anna (you)"): a long name is cut on screen (board.css) but not the words around it, and
+   * the tooltip keeps the name whole.
+   */
+  function nameLink(player, text) {
+    const link = document.createElement("a");
+    link.href = player.profile;
+    link.title = player.name;
+    const at = text.indexOf(player.name);
+    const parts = at < 0 ? [text]
+      : [text.slice(0, at), player.name, text.slice(at + player.name.length)];
+    parts.forEach((part, index) => {
+      if (!part) return;
+      const span = document.createElement("span");
+      span.className = at < 0 || index === 1 ? "player-name__text" : "player-name__more";
+      span.textContent = part;
+      link.appendChild(span);
+    });
+    return link;
   }
 
   /** A rating beside a name: "1500" and, while provisional, a "?" mark that says why. */
@@ -888,6 +907,8 @@
       const whoEl = document.createElement("span");
       whoEl.className = "history-who";
       whoEl.textContent = who(entry.side);
+      // a long name is cut on screen (board.css); its tooltip keeps it whole
+      if (hasAccount(entry.side) && entry.side !== you()) whoEl.title = whoEl.textContent;
       li.append(n, chip, whoEl);
       if (entry.kind === "play") {
         const dice = document.createElement("span");

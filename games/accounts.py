@@ -8,6 +8,7 @@ local passwords, no sign-up form, no e-mail needed).
   the account (``services.adopt_guest_games``).
 - ``telegram_callback``: checks the data Telegram sends back before allauth sees it.
 - ``account_menu`` / ``AccountMenuMiddleware``: the header's "Sign in" or name and "Sign out".
+- ``sign_in_services``: the configured providers' names, for pages that say how to sign in.
 """
 import base64
 import binascii
@@ -102,6 +103,17 @@ class SocialAccountAdapter(DefaultSocialAccountAdapter):
 
     def is_open_for_signup(self, request, sociallogin):
         return True
+
+
+def sign_in_services(request):
+    """The services one may sign in with on this server, named for a sentence: "Google",
+    "Google or Telegram" (translated "or"); "" when none is configured (no credentials in the
+    environment), so pages name only the providers that work."""
+    names = [provider.name for provider in get_social_adapter().list_providers(request)]
+    if len(names) <= 1:
+        return "".join(names)
+    return _("%(services)s or %(last)s") % {"services": ", ".join(names[:-1]),
+                                              "last": names[-1]}
 
 
 # --- the profile and the guest's games ---------------------------------------------------

@@ -3,6 +3,7 @@ guest, call ``games.services`` (every change) or the read-only ``games.replays``
 redirect."""
 import hashlib
 import secrets
+from datetime import timedelta
 from importlib import metadata
 from pathlib import Path
 
@@ -13,13 +14,14 @@ from django.db.models import Q
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.http import urlencode
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from games import analysis, board_svg, clocks, ratings, replays, services
+from games import accounts, analysis, board_svg, clocks, profiles, ratings, replays, services
 from games.board_svg import VIEW_H, VIEW_W, render_board
 from games.engine import PositionError
 from games.engine import record as rec
@@ -363,8 +365,21 @@ def match_page(request, match_id):
     return redirect("games:game", game_id=latest.id)
 
 
-def _game_row(game, viewer):
+#: a change less than this old is shown as "just now", not "0 minutes ago"
+JUST_NOW = timedelta(minutes=1)
+
+
+def _game_row(game, viewer, names, from_challenge, now):
+    """One row of "my games": ``game`` as ``viewer`` plays it. ``names`` holds the display
+    names of the accounts in the list (``profiles.names_of``); ``from_challenge`` the ids of
+    the games and matches a challenge link started (only those are "with a friend"); ``now``
+    the time of the request. ``opponent`` is ``{"name", "url"}`` for an account, else None."""
     you = game.side_of(viewer)
+    opponent = None
+    if not game.bot_side and you is not None:
+        user_id = game.user_of(other_side(you))
+        if user_id:
+            opponent = {"name": names[user_id], "url": profiles.profile_url(user_id)}
     match = None
     if game.match_id:
         match = {"id": str(game.match_id), "length": game.match.length,
@@ -377,6 +392,9 @@ def _game_row(game, viewer):
         "options": services.options_of(game),
         "you": you,
         "against_bot": bool(game.bot_side),
+        "rated": game.rated,
+        "opponent": opponent,
+        "with_friend": game.id in from_challenge or game.match_id in from_challenge,
         "clock": game.clock.get("kind") if game.clock else None,
         "status": game.status,
         "turn": game.turn,
@@ -386,6 +404,7 @@ def _game_row(game, viewer):
         "match": match,
         "created": game.created,
         "updated": game.updated,
+        "just_now": now - game.updated < JUST_NOW,
     }
 
 
@@ -395,10 +414,19 @@ def my_games(request):
     computer and with friends), active ones first, then those that are over (finished or
     aborted), each list newest first, with links to resume or replay them; and their
     challenge links still waiting for a friend (``open_challenges``: rows of
-    ``_challenge_context``)."""
+    ``_challenge_context``, each with ``just_now``). ``signed_in``: the list is the account's,
+    on any device, rather than this browser's."""
     viewer = viewer_of(request, create=False)
-    games = games_of(viewer).select_related("match").order_by("-updated")
-    rows = [_game_row(game, viewer) for game in games[:200]]
+    now = timezone.now()
+    games = list(games_of(viewer).select_related("match").order_by("-updated")[:200])
+    names = profiles.names_of(
+        [user_id for game in games for user_id in (game.white_user_id, game.black_user_id)])
+    started = Challenge.objects.filter(
+        Q(game__in=games) | Q(game__match_id__in={g.match_id for g in games if g.match_id}))
+    from_challenge = set()
+    for game_id, match_id in started.values_list("game_id", "game__match_id"):
+        from_challenge.update({game_id, match_id} - {None})
+    rows = [_game_row(game, viewer, names, from_challenge, now) for game in games]
     mine = Q()
     if viewer.user_id:
         mine |= Q(creator_user_id=viewer.user_id)
@@ -410,7 +438,9 @@ def my_games(request):
     return render(request, "games/my_games.html", {
         "active_games": [row for row in rows if row["status"] == Status.ACTIVE],
         "finished_games": [row for row in rows if row["status"] != Status.ACTIVE],
-        "open_challenges": [_challenge_context(request, c) for c in challenges],
+        "open_challenges": [dict(_challenge_context(request, c),
+                                 just_now=now - c.created < JUST_NOW) for c in challenges],
+        "signed_in": bool(viewer.user_id),
         "new_game_form": NewGameForm(),
     })
 
@@ -576,7 +606,8 @@ def lobby_page(request):
     docs/protocol.md "Lobby"); a guest is told why rated games need an account and how to
     sign in.
 
-    Context: ``signed_in``, ``login_url`` (sign in and come back here), ``ws_path`` (the
+    Context: ``signed_in``, ``login_url`` (sign in and come back here), ``sign_in_with``
+    (for a guest: the configured providers, "Google or Telegram"; "" if none), ``ws_path`` (the
     lobby socket, with the page's language), ``ratings`` (``{preset: {"rating",
     "provisional", "games"}}``: the account's, 1500 provisional where it has none),
     ``clock_choices`` (``clock_choices()``), ``preset_clocks`` (``{preset: kind}``) and
@@ -586,6 +617,7 @@ def lobby_page(request):
     context = {
         "signed_in": bool(viewer.user_id),
         "login_url": login_url(reverse("games:lobby")),
+        "sign_in_with": "" if viewer.user_id else accounts.sign_in_services(request),
         "ws_path": f"/ws/lobby/?lang={get_language()}",
         "clock_choices": clock_choices(),
         "preset_clocks": clocks.PRESET_CLOCK,

@@ -272,6 +272,25 @@ def test_the_sign_in_page_shows_a_button_for_each_configured_provider(
     assert 'class="provider-list"' not in page
 
 
+@pytest.mark.parametrize("google, telegram, lang, said", [
+    (True, True, "en", "Sign in with Google or Telegram: no password"),
+    (True, False, "en", "Sign in with Google: no password"),
+    (False, True, "en", "Sign in with Telegram: no password"),
+    (False, False, "en", "Signing in is not available on this server yet."),
+    (True, True, "ru", "Войдите через Google или Telegram — без пароля"),
+    (False, True, "ru", "Войдите через Telegram — без пароля"),
+    (True, True, "bg", "Влезте с Google или Telegram: без парола"),
+    (True, False, "bg", "Влезте с Google: без парола"),
+])
+def test_the_lobby_tells_a_guest_only_the_sign_in_services_this_server_has(
+        settings, google, telegram, lang, said):
+    settings.SOCIALACCOUNT_PROVIDERS = provider_settings(google=google, telegram=telegram)
+    page = Client().get(f"/{lang}/lobby/").content.decode()
+    told = page.split('id="lobby-sign-in"', 1)[1].split("</div>", 1)[0]
+    assert said in told
+    assert ("Google" in told) == google and ("Telegram" in told) == telegram
+
+
 def test_without_credentials_the_provider_urls_lead_nowhere(settings):
     settings.SOCIALACCOUNT_PROVIDERS = provider_settings(google=False, telegram=False)
     client = Client()

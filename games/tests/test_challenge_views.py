@@ -1,16 +1,19 @@
 """The pages of games between people and of clocks (docs/protocol.md "HTTP pages"): the
 challenge link's form, page, accept, withdraw and status; the clock option of a game against
-the computer; the game page, "my games" and the replay of games with a clock, aborted ones too."""
+the computer; the game page, "my games" and the replay of games with a clock, aborted ones too;
+in "my games" the opponent's name for an account, "rated", "with a friend" only for games a
+link started, and "just now" for a change of the last minute."""
 import uuid
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 
-from games import services
+from games import lobby, services
 from games.clocks import CLOCKS, MATCH, STANDARD
-from games.models import Challenge, ChallengeStatus, Game, Match, Status
+from games.models import Challenge, ChallengeStatus, Game, Match, Profile, Status
 from games.tests.factories import new_people_game, play_turn
 
 pytestmark = pytest.mark.django_db
@@ -296,3 +299,81 @@ def test_a_game_lost_on_time_shows_why_in_my_games_and_the_replay(time_machine):
     assert "(out of time)" in page
     replay = viewer.get(reverse("games:replay", kwargs={"game_id": game.id})).content.decode()
     assert "the other side ran out of time" in replay
+
+
+# --- "my games": who the opponent is ------------------------------------------------------
+
+def account(name):
+    """A new account whose display name is ``name``."""
+    user = get_user_model().objects.create_user(username=name.lower())
+    Profile.objects.create(user=user, display_name=name)
+    return user
+
+
+def item_of(page, game):
+    """The "my games" list item (HTML) of ``game``."""
+    url = reverse("games:game", kwargs={"game_id": game.id})
+    return next(item for item in page.split('<li class="games-item">')[1:]
+                if f'href="{url}"' in item)
+
+
+def test_my_games_names_an_opponent_with_an_account_and_says_rated(time_machine):
+    time_machine.move_to(T0, tick=False)
+    anna, boris = account("Anna"), account("Boris")
+    as_anna = services.Actor(guest_id="guest-of-anna", user_id=anna.pk)
+    as_boris = services.Actor(guest_id="guest-of-boris", user_id=boris.pk)
+    lobby.join(anna.pk, "sport")
+    paired = lobby.join(boris.pk, "sport").game  # the lobby's rated game: no link, no friend
+    casual = services.accept_challenge(services.create_challenge(as_anna).pk, as_boris)
+    with_guest = services.accept_challenge(services.create_challenge(as_anna).pk,
+                                           "guest-of-a-friend")
+    match = services.accept_challenge(
+        services.create_challenge(as_anna, preset="match", match_length=5, colour="white").pk,
+        "guest-of-a-match-friend")
+    services.resign(match.pk, as_anna, match.version)  # the match goes on with game 2
+    second = Game.objects.get(match_id=match.match_id, match_number=2)
+    client = Client()
+    client.force_login(anna)
+
+    response = client.get(reverse("games:my_games"))
+    rows = {row["id"]: row for row in response.context["active_games"]}
+    boris_page = reverse("games:player", kwargs={"user_id": boris.pk})
+    assert rows[str(paired.id)]["opponent"] == {"name": "Boris", "url": boris_page}
+    assert rows[str(paired.id)]["rated"] and not rows[str(paired.id)]["with_friend"]
+    assert rows[str(casual.id)]["opponent"]["name"] == "Boris"
+    assert not rows[str(casual.id)]["rated"] and rows[str(casual.id)]["with_friend"]
+    assert rows[str(with_guest.id)]["opponent"] is None and rows[str(with_guest.id)]["with_friend"]
+    assert rows[str(second.id)]["with_friend"]  # a later game of a match from a link
+    page = response.content.decode()
+    item = item_of(page, paired)
+    assert "against Boris" in item and ">rated</span>" in item and "with a friend" not in item
+    item = item_of(page, casual)
+    assert "against Boris" in item and ">rated</span>" not in item
+    assert "with a friend" in item_of(page, with_guest)
+    assert "with a friend" in item_of(page, second)
+    # Signed in, the list is the account's on every device, not this browser's.
+    assert "Your account's games on every device" in page
+    assert "Your games in this browser" not in page
+    assert "Your games in this browser" in Client().get(reverse("games:my_games")).content.decode()
+
+
+def test_my_games_says_just_now_for_a_move_or_a_link_of_the_last_minute(time_machine):
+    time_machine.move_to(T0, tick=False)
+    creator = Client()
+    make_challenge(creator)
+    make_challenge(creator)
+    game = services.accept_challenge(Challenge.objects.first().pk, "guest-of-a-friend")
+    time_machine.shift(timedelta(seconds=59))
+    page = creator.get(reverse("games:my_games")).content.decode()
+    assert "last move just now" in page and "made just now" in page
+    assert "0\xa0minutes" not in page and "0 minutes" not in page
+    time_machine.shift(timedelta(seconds=2))
+    page = creator.get(reverse("games:my_games")).content.decode()
+    assert "last move 1\xa0minute ago" in page and "made 1\xa0minute ago" in page
+    assert "just now" not in page
+    russian = creator.get(reverse("games:my_games").replace("/en/", "/ru/")).content.decode()
+    assert "последний ход 1\xa0минуту назад" in russian
+    time_machine.shift(timedelta(seconds=-2))
+    russian = creator.get(reverse("games:my_games").replace("/en/", "/ru/")).content.decode()
+    assert "последний ход только что" in russian and "создано только что" in russian
+    assert game.status == Status.ACTIVE

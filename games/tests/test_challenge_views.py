@@ -313,8 +313,8 @@ def account(name):
 def item_of(page, game):
     """The "my games" list item (HTML) of ``game``."""
     url = reverse("games:game", kwargs={"game_id": game.id})
-    return next(item for item in page.split('<li class="games-item">')[1:]
-                if f'href="{url}"' in item)
+    items = (part.split("</li>", 1)[0] for part in page.split('<li class="games-item">')[1:])
+    return next(item for item in items if f'href="{url}"' in item)
 
 
 def test_my_games_names_an_opponent_with_an_account_and_says_rated(time_machine):

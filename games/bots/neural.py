@@ -23,7 +23,7 @@ from .network import Network, equity
 ROLLS = tuple(((a, b), 1 if a == b else 2) for a in range(1, 7) for b in range(a, 7))
 CANDIDATES = 4        # plays looked at one roll deeper
 MARGIN = 0.25         # ... if their 0-ply equity is within this many points of the best
-TIME_CAP_S = 0.8      # beyond this the 0-ply choice is played
+TIME_CAP_S = 0.6      # beyond this the 0-ply choice is played (room left for the 1 s limit)
 
 
 @functools.lru_cache(maxsize=1)

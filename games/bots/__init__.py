@@ -2,11 +2,10 @@
 
 ``choose_play(position, dice, ruleset, level="medium", rng=None)`` returns an engine ``Play``.
 Levels offered to players (``LEVELS``): ``easy`` and ``medium``, the hand-written evaluations
-of ``games.bots.heuristic``. For the arena and tests also (``ALL_LEVELS``): ``hard``, the
-TD(lambda)-trained network with a look-ahead over the opponent's 21 rolls
-(``games.bots.neural``), offered once its training beats ``medium`` (docs/bots.md), and
-``random`` (any legal play). In a finished race every level but easy bears off by the exact
-table of ``games.bots.bearoff``.
+of ``games.bots.heuristic``, and ``hard``, the TD(lambda)-trained network with a look-ahead
+over the opponent's 21 rolls (``games.bots.neural``; it beats ``medium``, docs/bots.md). For
+the arena and tests also (``ALL_LEVELS``): ``random`` (any legal play). In a finished race
+every level but easy bears off by the exact table of ``games.bots.bearoff``.
 """
 from __future__ import annotations
 
@@ -17,8 +16,8 @@ from games.engine import legal_plays, other
 from .bearoff import best_bearoff_play
 from .heuristic import easy_score, score_position
 
-LEVELS = ("easy", "medium")
-ALL_LEVELS = LEVELS + ("hard", "random")
+LEVELS = ("easy", "medium", "hard")
+ALL_LEVELS = LEVELS + ("random",)
 TIE = 1e-9
 
 

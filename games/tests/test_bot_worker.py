@@ -58,12 +58,13 @@ def test_bot_move_from_the_worker_reaches_the_socket(celery_worker_process, monk
     assert len(celery_worker_process.wait_for_bot_moves(game.id, 1)) == 1
 
 
-def test_a_whole_game_against_the_worker_bot(celery_worker_process, celery_test_queue):
+@pytest.mark.parametrize("level", ["medium", "hard"])
+def test_a_whole_game_against_the_worker_bot(celery_worker_process, celery_test_queue, level):
     """The human plays random legal plays over the socket; every bot move comes from the
     worker. Ends with a result; the record replays to the final position. Prints the bot's
     move times (median and worst, ms) measured inside the task."""
     rng = random.Random(11)
-    game = new_bot_game(human_side="random")
+    game = new_bot_game(human_side="random", level=level)
 
     async def scenario():
         comm = await communicator(game.id)
@@ -96,7 +97,7 @@ def test_a_whole_game_against_the_worker_bot(celery_worker_process, celery_test_
     assert len(times) == bot_plays
     assert queued_tasks(celery_test_queue) == 0
     summary = WorkerProcess.summary(times)
-    print(f"\nbot move time inside the task: {summary}")
+    print(f"\n{level} bot move time inside the task: {summary}")
 
 
 def test_a_bot_move_lost_before_a_restart_is_played_once_when_a_worker_starts(

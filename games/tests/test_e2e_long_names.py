@@ -113,9 +113,15 @@ def test_a_forty_character_name_without_spaces_never_widens_a_page(daphne_server
         assert fits(page) is True, label
         # Each check reads the page in one go: a snapshot redraws the cards and the list.
         for side, name in (("white", WHITE_NAME), ("black", BLACK_NAME)):
+            # a snapshot arriving redraws the card: check the layout once it has settled
+            settled = (f"() => {{ const c = document.querySelector('.player[data-side=\"{side}\"]');"
+                       f" if (!c) return false; const r = ({CARD_JS})(c);"
+                       f" return r.inside && r.rating; }}")
+            # (the cards are redrawn by every snapshot and clock tick; a check in one instant
+            # caught a card mid-change now and then on a loaded machine)
+            page.wait_for_function(settled, timeout=10_000, polling=100)
             card = page.locator(f'.player[data-side="{side}"]').evaluate(CARD_JS)
             assert name in card["text"] and card["title"] == name, (label, side)
-            assert card["inside"] and card["rating"], (label, side, card)
         # In the move list a long name is cut so that the dice and the play still show.
         items = page.locator(".history-list").evaluate(HISTORY_JS)
         assert items, label

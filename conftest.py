@@ -66,3 +66,16 @@ def default_language():
     translation.activate(settings.LANGUAGE_CODE)
     yield
     translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
+def fresh_channel_layer():
+    """Each test gets its own Channels layer object (same Redis). The layer keeps asyncio locks
+    bound to the event loop that first used them, and each in-process socket test runs its own
+    loop: a receive cancelled at the end of one test left a lock held for the next, which then
+    failed with "bound to a different event loop"."""
+    from channels.layers import channel_layers
+
+    channel_layers.backends.clear()
+    yield
+    channel_layers.backends.clear()

@@ -58,6 +58,7 @@ class BotLevel(models.TextChoices):
 
     EASY = "easy", _("Easy")
     MEDIUM = "medium", _("Medium")
+    HARD = "hard", _("Hard")
 
 
 class ResultKind(models.TextChoices):

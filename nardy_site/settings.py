@@ -19,6 +19,18 @@ Everything that differs between machines comes from the environment (django-envi
   ``GOOGLE_CLIENT_ID`` and ``GOOGLE_CLIENT_SECRET`` (an OAuth client of Google Cloud);
   ``TELEGRAM_BOT_ID`` (the bot's numeric id, the part of its token before the colon) and
   ``TELEGRAM_BOT_TOKEN`` (the whole token from @BotFather).
+- ``DJANGO_ENV``: ``development`` (default) or ``production``. Production requires
+  ``SECRET_KEY``, ``ALLOWED_HOSTS``, ``DATABASE_URL`` (PostgreSQL), ``REDIS_URL`` and
+  ``ADMIN_URL`` (ImproperlyConfigured naming the variable otherwise), turns DEBUG off and sends
+  every browser to HTTPS (docs/deploy.md). There: ``HSTS_SECONDS`` (default 31536000),
+  ``HSTS_PRELOAD`` (default true), ``PROXY_SSL_HEADER`` (default ``X-Forwarded-Proto``; empty
+  when Daphne itself terminates TLS).
+- ``ADMIN_URL``: the admin's path, default ``admin/``; required in production, where
+  ``admin/`` and other guessable paths are refused.
+- ``CONN_MAX_AGE``: seconds a PostgreSQL connection is kept (default 0: Daphne serves each
+  request in a thread of its own, so Django advises against persistent connections under ASGI;
+  the Procfile gives the Celery processes 60).
+- ``STATIC_ROOT``: where collectstatic writes (default ``<project>/staticfiles``).
 """
 
 import os
@@ -33,9 +45,36 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
 
+# --- Deployment: development (default) or production -----------------------------------------
+DJANGO_ENV = env.str("DJANGO_ENV", default="development").strip().lower()
+if DJANGO_ENV not in ("development", "production"):
+    raise ImproperlyConfigured(
+        f"DJANGO_ENV must be 'development' or 'production', not {DJANGO_ENV!r}.")
+PRODUCTION = DJANGO_ENV == "production"
+
+
+def _required(name: str, why: str) -> str:
+    """The value of environment variable ``name``; ImproperlyConfigured naming it (and
+    ``why`` it is needed) when it is unset or blank in production."""
+    value = env.str(name, default="").strip()
+    if not value:
+        raise ImproperlyConfigured(f"{name} must be set when DJANGO_ENV=production: {why}")
+    return value
+
 
 def _secret_key() -> str:
-    """The SECRET_KEY from the environment, else a random one stored once in .secret_key."""
+    """The SECRET_KEY from the environment, else a random one stored once in .secret_key.
+
+    In production it must come from the environment (every process behind the load balancer
+    needs the same key) and be as strong as ``check --deploy`` asks: at least 50 characters,
+    5 different ones, not Django's ``django-insecure-`` placeholder."""
+    if PRODUCTION:
+        key = _required("SECRET_KEY", "a long random string shared by every process, e.g. "
+                        "python -c 'import secrets; print(secrets.token_urlsafe(50))'.")
+        if len(key) < 50 or len(set(key)) < 5 or key.startswith("django-insecure-"):
+            raise ImproperlyConfigured(
+                "SECRET_KEY is too weak for production: use at least 50 random characters.")
+        return key
     key = env.str("SECRET_KEY", default="")
     if key:
         return key
@@ -56,8 +95,35 @@ def _secret_key() -> str:
 
 SECRET_KEY = _secret_key()
 DEBUG = env.bool("DEBUG", default=False)
+if PRODUCTION and DEBUG:
+    raise ImproperlyConfigured("DEBUG must be off when DJANGO_ENV=production: unset DEBUG.")
+if PRODUCTION:
+    _required("ALLOWED_HOSTS", "the site's host names, comma-separated, e.g. nardy.example.")
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost"])
+if PRODUCTION and "*" in ALLOWED_HOSTS:
+    # The sign-in providers are sent back to URLs built from the Host header.
+    raise ImproperlyConfigured("ALLOWED_HOSTS must name the site's hosts in production, not '*'.")
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+
+def _admin_url() -> str:
+    """The admin's path (no leading slash, one trailing slash). Production requires
+    ``ADMIN_URL`` and refuses paths a scanner tries first."""
+    if not PRODUCTION:
+        return env.str("ADMIN_URL", default="admin/").strip("/") + "/"
+    path = _required("ADMIN_URL", "a path of your own for the admin, e.g. python -c "
+                     "\"import secrets; print('staff-' + secrets.token_urlsafe(12) + '/')\".")
+    path = path.strip("/")
+    guessable = {"admin", "administrator", "django-admin", "djangoadmin", "backend", "manage",
+                 "staff", "dashboard", "control", "panel", "adminpanel", "admin-panel"}
+    if len(path) < 12 or path.lower() in guessable or "/" in path:
+        raise ImproperlyConfigured(
+            f"ADMIN_URL {path!r} is too easy to guess: use one path segment of at least 12 "
+            "characters with a random part.")
+    return path + "/"
+
+
+ADMIN_URL = _admin_url()
 
 INSTALLED_APPS = [
     # daphne first: its runserver serves ASGI (HTTP and WebSockets).
@@ -72,6 +138,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.sitemaps",
     "channels",
+    # The Content-Security-Policy header (CONTENT_SECURITY_POLICY below); the app adds its checks.
+    "csp",
     "games",
     "rules_pages",
     # Accounts: sign-in with Google or Telegram only (games/accounts.py).
@@ -84,6 +152,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     # Compresses pages for clients that accept gzip (a rules page with its SVG boards shrinks
     # about eightfold); outside every middleware that writes the body. Django's GZip pads the
     # output randomly against BREACH, and CSRF tokens are masked per response.
@@ -126,9 +195,22 @@ TEMPLATES = [
 ]
 
 # --- Database -------------------------------------------------------------------------------
+if PRODUCTION:
+    _required("DATABASE_URL", "the PostgreSQL database, e.g. postgres://user:password@host:5432/nardy.")
 DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Daphne runs each request in a thread of its own, so a kept connection would be left
+    # behind by its thread: 0 there (Django's advice for ASGI); the Celery processes, one
+    # thread each, keep theirs (CONN_MAX_AGE=60 in the Procfile). A kept connection that died
+    # (a database restart, a fail-over) is noticed before it is used.
+    DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+elif PRODUCTION:
+    raise ImproperlyConfigured(
+        "DATABASE_URL must name a PostgreSQL database when DJANGO_ENV=production "
+        f"(got {DATABASES['default']['ENGINE']}): several processes write at once.")
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     _db_name = str(DATABASES["default"]["NAME"])
     DATABASES["default"].setdefault("OPTIONS", {}).update(
@@ -153,6 +235,8 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis: Channels layer and Celery broker --------------------------------------------------
 REDIS_URL = env.str("REDIS_URL", default="")
+if PRODUCTION:
+    _required("REDIS_URL", "the Redis shared by every process, e.g. redis://host:6379/0.")
 if not REDIS_URL:
     raise ImproperlyConfigured(
         "REDIS_URL is not set. scripts/run and scripts/test start an embedded Redis and set it; "
@@ -290,16 +374,85 @@ USE_TZ = True
 
 # --- Static files (served by WhiteNoise under Daphne) -----------------------------------------
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = Path(env.str("STATIC_ROOT", default=str(BASE_DIR / "staticfiles")))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    # Compressed but not hashed: pages render without a manifest (tests, a fresh checkout).
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+    # Development: compressed but not hashed, so pages render without a manifest (tests, a
+    # fresh checkout). Production: file names carry a hash of the content, so browsers may
+    # keep them forever (WhiteNoise says so); needs collectstatic, the Procfile's release.
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+                    if PRODUCTION else "whitenoise.storage.CompressedStaticFilesStorage"},
 }
-# Serve straight from the apps' static folders as well, so a server started without
-# collectstatic (the tests' Daphne) still has every file.
-WHITENOISE_USE_FINDERS = True
+# Development serves straight from the apps' static folders as well, so a server started
+# without collectstatic (the tests' Daphne) still has every file; production only from
+# STATIC_ROOT, where the hashed names are.
+WHITENOISE_USE_FINDERS = not PRODUCTION
+
+# --- Security headers, HTTPS ------------------------------------------------------------------
+# Every environment: no framing, no MIME sniffing, no Referer to other sites.
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+if PRODUCTION:
+    # TLS ends at the load balancer, which must set (overwrite) this header on every request;
+    # empty PROXY_SSL_HEADER when Daphne itself serves HTTPS (docs/deploy.md).
+    _proxy_header = env.str("PROXY_SSL_HEADER", default="X-Forwarded-Proto").strip()
+    if _proxy_header:
+        SECURE_PROXY_SSL_HEADER = ("HTTP_" + _proxy_header.upper().replace("-", "_"), "https")
+    SECURE_SSL_REDIRECT = True
+    # A year (the preload list's minimum); every subdomain too. "preload" lets the domain be
+    # submitted to the browsers' built-in list (hstspreload.org), nothing more; an operator
+    # whose domain has plain-HTTP subdomains sets HSTS_PRELOAD=false, and that choice is
+    # then why check --deploy need not remind of it (docs/deploy.md, "HTTPS").
+    SECURE_HSTS_SECONDS = env.int("HSTS_SECONDS", default=31_536_000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = env.bool("HSTS_PRELOAD", default=True)
+    if not SECURE_HSTS_PRELOAD:
+        SILENCED_SYSTEM_CHECKS = ["security.W021"]
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    LANGUAGE_COOKIE_SECURE = True
+
+
+def _content_security_policy():
+    """CONTENT_SECURITY_POLICY for django-csp: no inline script or style anywhere (pages load
+    their code from /static/; templates/ holds no inline script but JSON-LD data), the same in
+    development so the browser tests meet the production policy.
+
+    - ``connect-src 'self'``: the game sockets are same-origin, which 'self' covers for ws:
+      and wss: in CSP 3 browsers; SITE_URL's wss: origin is named as well for older ones.
+    - ``img-src https:``: players' pictures come from the providers' servers (Google, Telegram),
+      which redirect to CDNs of their own; an image cannot run code.
+    - ``form-action``: the sign-in forms post here and are answered with a redirect to the
+      provider, which this directive also governs: only the configured providers are named.
+    """
+    connect = ["'self'"]
+    if SITE_URL.startswith(("https://", "http://")):
+        connect.append("ws" + SITE_URL[len("http"):])
+    form_action = ["'self'"]
+    if "APPS" in SOCIALACCOUNT_PROVIDERS["google"]:
+        form_action.append("https://accounts.google.com")
+    if "APPS" in SOCIALACCOUNT_PROVIDERS["telegram"]:
+        form_action.append("https://oauth.telegram.org")
+    return {
+        "DIRECTIVES": {
+            "default-src": ["'self'"],
+            "script-src": ["'self'"],
+            "style-src": ["'self'"],
+            "img-src": ["'self'", "https:"],
+            "connect-src": connect,
+            "font-src": ["'self'"],
+            "object-src": ["'none'"],
+            "base-uri": ["'none'"],
+            "frame-ancestors": ["'none'"],
+            "form-action": form_action,
+        },
+    }
+
+
+CONTENT_SECURITY_POLICY = _content_security_policy()
 
 # --- Logging: everything to stdout ------------------------------------------------------------
 LOG_LEVEL = env.str("LOG_LEVEL", default="INFO").upper()

@@ -6,11 +6,13 @@ then Accept-Language, then English).
 """
 
 from allauth.socialaccount.providers.google import views as google_views
+from django.conf import settings
 from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
 from django.contrib.sitemaps.views import sitemap
 from django.templatetags.static import static
 from django.urls import include, path
+from django.utils.functional import lazy
 from django.views.decorators.cache import cache_page
 from django.views.generic import RedirectView
 from django.views.i18n import JavaScriptCatalog, set_language
@@ -38,7 +40,8 @@ urlpatterns = i18n_patterns(
 )
 
 urlpatterns += [
-    path("admin/", admin.site.urls),
+    # settings.ADMIN_URL: "admin/" in development, a path of the operator's own in production.
+    path(settings.ADMIN_URL, admin.site.urls),
     # Google's OAuth callback, in no language: the one redirect URI registered with Google.
     # Defined after allauth's own (language-prefixed) one, so reverse("google_callback"), which
     # allauth sends to Google, gives this path.
@@ -51,7 +54,9 @@ urlpatterns += [
          name="django.contrib.sitemaps.views.sitemap"),
     path("robots.txt", robots_txt, name="robots_txt"),
     # Browsers and crawlers ask for /favicon.ico whatever the page links to.
-    path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
+    # The URL is looked up per request: in production it is the hashed name from the manifest,
+    # which collectstatic writes after this module may first be imported (check --deploy).
+    path("favicon.ico", RedirectView.as_view(url=lazy(static, str)("favicon.svg"), permanent=True)),
 ]
 
 # The 500 page with the request, so it can extend base.html (nardy_site/errors.py).

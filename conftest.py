@@ -1,6 +1,7 @@
 """Fixtures shared by every app's tests (generic ones only; each app keeps its own)."""
 
 import os
+import uuid
 from urllib.parse import quote
 
 import pytest
@@ -66,6 +67,14 @@ def default_language():
     translation.activate(settings.LANGUAGE_CODE)
     yield
     translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
+def own_rate_limit_counters(settings):
+    """Each test counts the rate limits (games.ratelimits, real Redis) under keys of its own:
+    the limits count by address, session and account, and tests share 127.0.0.1 and reuse
+    account ids of a flushed database, so counts would carry over from test to test."""
+    settings.GAMES_RATELIMIT_KEY_PREFIX = f"nardy-limits-test-{uuid.uuid4().hex[:12]}"
 
 
 @pytest.fixture(autouse=True)

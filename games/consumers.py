@@ -3,9 +3,12 @@ calls ``games.services`` and sends what they return; it never writes a game itse
 import asyncio
 import json
 import logging
+import math
+import time
 import uuid
 from importlib import import_module
 
+from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -14,7 +17,7 @@ from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from games import clocks, lobby, services
+from games import clocks, lobby, ratelimits, services
 from games.models import Game
 
 logger = logging.getLogger(__name__)
@@ -29,6 +32,42 @@ CLOSE_NOT_SIGNED_IN = 4401
 ACTIONS = {"roll": services.roll, "double": services.double, "take": services.take,
            "drop": services.drop, "resign": services.resign, "play": services.play,
            "claim": services.claim}
+
+
+class FrameLimit:
+    """The frame rate limits of one socket (``games.ratelimits.frame_wait``: per socket and
+    per session). The first frame over a limit is answered with a ``rate_limited`` error
+    naming the wait; frames arriving during that wait are dropped unanswered and uncounted,
+    so a flood costs neither a Redis call nor a reply per frame."""
+
+    def __init__(self, socket_id, identity):
+        self.socket_id = socket_id
+        self.identity = identity
+        self.blocked_until = 0.0
+
+    async def wait(self):
+        """None if this frame may be handled; else seconds to wait, or 0.0 if it is to be
+        dropped without an answer (an error was already sent for this wait)."""
+        now = time.monotonic()
+        if now < self.blocked_until:
+            return 0.0
+        wait = await sync_to_async(ratelimits.frame_wait, thread_sensitive=False)(
+            self.socket_id, self.identity)
+        if wait is not None:
+            self.blocked_until = now + wait
+        return wait
+
+
+def rate_limited_frame(wait, version=None):
+    """The ``rate_limited`` error frame for a wait of ``wait`` seconds (in the active
+    language): ``retry_after`` in seconds, rounded up to a tenth."""
+    frame = {"type": "error", "code": "rate_limited",
+             "message": _("Too many messages in a short time: this one was not handled. "
+                          "Please wait a moment."),
+             "retry_after": math.ceil(wait * 10) / 10}
+    if version is not None:
+        frame["version"] = version
+    return frame
 
 
 class NotFoundConsumer(AsyncWebsocketConsumer):
@@ -76,6 +115,8 @@ class GameConsumer(AsyncWebsocketConsumer):
         self.language = self._language()
         self.sent_version = None
         self.actor, exists = await self._identify()
+        self.frame_limit = FrameLimit(self.channel_name,
+                                      ratelimits.scope_identity(self.scope, self.actor.user_id)[0])
         await self.accept()
         if not exists:
             await self.close(code=CLOSE_NOT_FOUND)
@@ -114,7 +155,16 @@ class GameConsumer(AsyncWebsocketConsumer):
         return dropped
 
     async def receive(self, text_data=None, bytes_data=None):
+        if getattr(self, "frame_limit", None) is None:
+            return  # closed at connect (no such game): nothing to answer
         try:
+            wait = await self.frame_limit.wait()
+            if wait is not None:
+                if wait:
+                    with translation.override(self.language):
+                        await self.send(text_data=json.dumps(
+                            rate_limited_frame(wait, self.sent_version)))
+                return
             await self._receive(text_data)
         except Exception:  # noqa: BLE001 - a crash would skip disconnect() and leave presence
             logger.exception("game socket %s: frame failed", self.channel_name)
@@ -323,6 +373,8 @@ class LobbyConsumer(AsyncWebsocketConsumer):
             return
         self.user_id = user.pk
         self.language = _language_of(self.scope)
+        self.identity, self.ip = ratelimits.scope_identity(self.scope, self.user_id)
+        self.frame_limit = FrameLimit(self.channel_name, self.identity)
         self.group = lobby.group_name(self.user_id)
         self.entry_id = None  # the waiting entry this socket made
         self.touch_task = None
@@ -343,6 +395,14 @@ class LobbyConsumer(AsyncWebsocketConsumer):
                     await self.channel_layer.group_send(self.group, {"type": "lobby.left"})
 
     async def receive(self, text_data=None, bytes_data=None):
+        if getattr(self, "frame_limit", None) is None:
+            return  # closed at connect (not signed in): nothing to answer
+        wait = await self.frame_limit.wait()
+        if wait is not None:
+            if wait:
+                with translation.override(self.language):
+                    await self.send(text_data=json.dumps(rate_limited_frame(wait)))
+            return
         with translation.override(self.language):
             frame = _parse_json(text_data)
             if isinstance(frame, str):
@@ -370,9 +430,11 @@ class LobbyConsumer(AsyncWebsocketConsumer):
                 return
             try:
                 entry = await database_sync_to_async(lobby.join)(
-                    self.user_id, frame.get("preset"), frame.get("match_length"), clock)
+                    self.user_id, frame.get("preset"), frame.get("match_length"), clock,
+                    ip=self.ip)
             except services.GameError as error:
-                await self._error(error.code, error.message)
+                await self._error(error.code, error.message,
+                                  getattr(error, "retry_after", None))
                 return
         if entry.game_id is not None:
             return  # paired at once: the "paired" frame is on its way through the group
@@ -428,9 +490,11 @@ class LobbyConsumer(AsyncWebsocketConsumer):
             task.cancel()
             self.touch_task = None
 
-    async def _error(self, code, message):
-        await self.send(text_data=json.dumps({"type": "error", "code": code,
-                                              "message": str(message)}))
+    async def _error(self, code, message, retry_after=None):
+        frame = {"type": "error", "code": code, "message": str(message)}
+        if retry_after is not None:
+            frame["retry_after"] = math.ceil(retry_after * 10) / 10
+        await self.send(text_data=json.dumps(frame))
 
 
 def _waiting_state(user_id):

@@ -21,7 +21,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from games import accounts, analysis, board_svg, clocks, profiles, ratings, replays, services
+from games import (
+    accounts, analysis, board_svg, clocks, profiles, ratelimits, ratings, replays, services,
+)
 from games.board_svg import VIEW_H, VIEW_W, render_board
 from games.engine import PositionError
 from games.engine import record as rec
@@ -288,18 +290,39 @@ def _form_errors(form):
     return " ".join(str(message) for messages in form.errors.values() for message in messages)
 
 
+def _creation_refused(request):
+    """The ``ratelimits.RateLimited`` refusal if this visitor (session or account, and
+    address) has started too many games lately, else None; a game allowed is counted."""
+    identity, ip = ratelimits.request_identity(request)
+    try:
+        ratelimits.check_create(identity, ip)
+    except ratelimits.RateLimited as refusal:
+        return refusal
+    return None
+
+
+def _with_retry_after(response, refusal):
+    response["Retry-After"] = str(ratelimits.seconds_text(refusal.retry_after))
+    return response
+
+
 @require_POST
 def new_game(request):
     """POST: start a game against the computer for this session's guest; redirect to its page.
 
     Fields: see ``NewGameForm``. Bad values, or an option the preset does not have, get 400
-    with the reason and create nothing.
+    with the reason and create nothing. Too many new games lately (``ratelimits``): the 429
+    page (templates/429.html: the reason and the new-game form, ``Retry-After`` header).
     """
     form = NewGameForm(request.POST)
     if not form.is_valid():
         return HttpResponseBadRequest(
             _("Unknown game options: %(reason)s") % {"reason": _form_errors(form)},
             content_type="text/plain; charset=utf-8")
+    refusal = _creation_refused(request)
+    if refusal is not None:
+        return _with_retry_after(render(request, "429.html", {
+            "message": refusal.message, "new_game_form": NewGameForm()}, status=429), refusal)
     viewer = viewer_of(request)
     try:
         # a signed-in player's game is the account's too (theirs on any device)
@@ -489,28 +512,32 @@ def challenge_new(request):
     """GET: the form of a challenge link ("play a friend"). POST: create the challenge for
     this visitor (fields: see ``ChallengeForm``) and redirect to its page, where the link is
     shown to share; bad options, or a rated game asked for by a guest, get the form again
-    with the reason (400).
+    with the reason (400); too many new games lately (``ratelimits``): the form with the
+    reason (429, ``Retry-After`` header).
 
     Context: ``form``, ``error``, ``signed_in``, ``login_url`` (sign in and come back to the
     form), ``clock_choices`` (``clock_choices()``), ``preset_clocks`` (``{preset: kind}``)."""
     form = ChallengeForm()
-    error = None
+    error = refusal = None
     if request.method == "POST":
         form = ChallengeForm(request.POST)
-        if form.is_valid():
+        if not form.is_valid():
+            error = _form_errors(form)
+        elif (refusal := _creation_refused(request)) is not None:
+            error = refusal.message
+        else:
             try:
                 challenge = services.create_challenge(viewer_of(request), **form.options())
             except services.GameError as exc:
                 error = exc.message
             else:
                 return redirect("games:challenge", challenge_id=challenge.id)
-        else:
-            error = _form_errors(form)
-    return render(request, "games/challenge_new.html", {
+    response = render(request, "games/challenge_new.html", {
         "form": form, "error": error, "signed_in": request.user.is_authenticated,
         "login_url": login_url(reverse("games:challenge_new")),
         "clock_choices": clock_choices(), "preset_clocks": clocks.PRESET_CLOCK,
-    }, status=400 if error else 200)
+    }, status=429 if refusal else 400 if error else 200)
+    return _with_retry_after(response, refusal) if refusal else response
 
 
 def _is_creator(challenge, viewer):
@@ -553,7 +580,13 @@ def challenge_accept(request, challenge_id):
     """POST: accept the challenge for this visitor (``services.accept_challenge``): the game
     starts with the challenge's clock and the visitor is sent to it. A challenge that is
     taken, withdrawn or one's own, or rated while the visitor is not signed in, gets its page
-    again with the reason (409); 404 for an unknown id."""
+    again with the reason (409); too many new games lately (``ratelimits``): the page with
+    the reason (429, ``Retry-After`` header); 404 for an unknown id."""
+    refusal = _creation_refused(request)
+    if refusal is not None:
+        challenge = get_object_or_404(Challenge, pk=challenge_id)
+        return _with_retry_after(
+            _render_challenge(request, challenge, error=refusal.message, status=429), refusal)
     try:
         game = services.accept_challenge(challenge_id, viewer_of(request))
     except Challenge.DoesNotExist:

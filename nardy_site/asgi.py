@@ -1,6 +1,7 @@
 """ASGI entry point (served by Daphne).
 
-HTTP goes to Django; WebSockets go through the origin check against ALLOWED_HOSTS and the
+HTTP goes to Django; WebSockets go through the origin check (``nardy_site.origins``: the
+page's scheme, host and port must be this site's, or in CSRF_TRUSTED_ORIGINS) and the
 session/auth middleware (guests are recognised by their session) to ``games.routing``.
 """
 
@@ -15,14 +16,14 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from games.routing import websocket_urlpatterns  # noqa: E402
+from nardy_site.origins import SiteOriginValidator  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(
+        "websocket": SiteOriginValidator(
             AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
         ),
     }

@@ -1,0 +1,73 @@
+"""Settings of the games app, read from ``django.conf.settings`` with defaults (the allauth
+way): ``from games import app_settings`` then ``app_settings.SOCKET_FRAME_LIMITS``. Each
+name is read on every use, so a test's ``settings`` fixture (or ``override_settings``)
+changes it at once. In the project's settings a name carries the prefix ``GAMES_``, e.g.
+``GAMES_SOCKET_FRAME_LIMITS = "20/second;300/minute"``.
+
+Limits are strings of the ``limits`` library (``"<count>/<unit>"`` or ``"<count> per <n>
+<unit>"``, several joined by ``;``; units second, minute, hour, day), counted in a moving
+window in Redis (docs/protocol.md "Rate limits"). An empty string turns that limit off.
+"""
+
+
+class AppSettings:
+    """The ``GAMES_*`` settings with their defaults; ``prefix`` is put before each name."""
+
+    def __init__(self, prefix):
+        self.prefix = prefix
+
+    def _setting(self, name, default):
+        from django.conf import settings
+
+        return getattr(settings, self.prefix + name, default)
+
+    @property
+    def RATELIMIT_ENABLED(self):
+        """False turns every rate limit of the app off (bool; default True)."""
+        return self._setting("RATELIMIT_ENABLED", True)
+
+    @property
+    def RATELIMIT_STORAGE_URL(self):
+        """The Redis the counters live in (a ``limits`` storage URL; default ``REDIS_URL``)."""
+        from django.conf import settings
+
+        return self._setting("RATELIMIT_STORAGE_URL", settings.REDIS_URL)
+
+    @property
+    def RATELIMIT_KEY_PREFIX(self):
+        """Prefix of the counters' Redis keys (beside Channels, Celery and the cache)."""
+        return self._setting("RATELIMIT_KEY_PREFIX", "nardy-limits")
+
+    @property
+    def SOCKET_FRAME_LIMITS(self):
+        """Frames one game or lobby socket may send. A player sends a handful of frames per
+        turn (roll, play, a why when a checker will not move, a snapshot when the tab comes
+        back); 20 within one second covers a burst of clicks, 300 a minute (5 a second
+        sustained) more than anyone plays."""
+        return self._setting("SOCKET_FRAME_LIMITS", "20/second;300/minute")
+
+    @property
+    def SESSION_FRAME_LIMITS(self):
+        """Frames all the sockets of one session (or, without a session, of one address) may
+        send together: a player with a game and a lobby open, or watching several games."""
+        return self._setting("SESSION_FRAME_LIMITS", "40/second;600/minute")
+
+    @property
+    def CREATE_SESSION_LIMITS(self):
+        """New games one session (or signed-in account) may start: a game against the
+        computer, a challenge link made or accepted, a join of the lobby queue."""
+        return self._setting("CREATE_SESSION_LIMITS", "30/minute")
+
+    @property
+    def CREATE_IP_LIMITS(self):
+        """New games all visitors from one address may start together (a household or an
+        office behind one address; a client that drops its cookie each time)."""
+        return self._setting("CREATE_IP_LIMITS", "120/minute")
+
+
+_app_settings = AppSettings("GAMES_")
+
+
+def __getattr__(name):
+    # the module stands for the object: app_settings.SOCKET_FRAME_LIMITS
+    return getattr(_app_settings, name)

@@ -1,0 +1,131 @@
+"""Rate limits of the game sockets and of starting games (docs/protocol.md "Rate limits").
+
+Counted with the ``limits`` library in a moving window in Redis
+(``games.app_settings``: ``GAMES_RATELIMIT_*``, ``GAMES_SOCKET_FRAME_LIMITS``,
+``GAMES_SESSION_FRAME_LIMITS``, ``GAMES_CREATE_SESSION_LIMITS``, ``GAMES_CREATE_IP_LIMITS``),
+so every Daphne process and every tab of a session share the same counters. If Redis cannot
+be reached the limits let everything through (with a warning in the log): a limiter outage
+must not stop play, and the site cannot run without that Redis anyway.
+"""
+import logging
+import math
+import time
+from functools import lru_cache
+
+from django.utils.translation import ngettext
+from limits import parse_many
+from limits.errors import StorageError
+from limits.storage import RedisStorage
+from limits.strategies import MovingWindowRateLimiter
+
+from games import app_settings, services
+
+logger = logging.getLogger(__name__)
+
+
+class RateLimited(services.GameError):
+    """Too many requests in a short time; nothing was done (protocol code ``rate_limited``).
+    ``retry_after``: seconds (a float > 0) until one more request would be allowed."""
+
+    code = "rate_limited"
+
+    def __init__(self, message, retry_after, version=None):
+        super().__init__(message, version)
+        self.retry_after = retry_after
+
+
+@lru_cache(maxsize=8)
+def _limiter(url, prefix):
+    return MovingWindowRateLimiter(RedisStorage(url, key_prefix=prefix, wrap_exceptions=True))
+
+
+@lru_cache(maxsize=32)
+def _items(text):
+    return tuple(parse_many(text)) if text else ()
+
+
+def hit(limits_text, *identifiers):
+    """Count one request against each limit of ``limits_text`` (an ``app_settings`` string;
+    empty: no limit) for ``identifiers`` (strings naming who is counted). Returns None if
+    every limit allowed it, else the seconds (float > 0) until the refusing limit allows one
+    more. A refused request is not counted by the refusing limit (nor by those after it), so
+    a client that waits ``retry_after`` gets through."""
+    items = _items(limits_text)
+    if not items or not app_settings.RATELIMIT_ENABLED:
+        return None
+    limiter = _limiter(app_settings.RATELIMIT_STORAGE_URL, app_settings.RATELIMIT_KEY_PREFIX)
+    try:
+        for item in items:
+            if not limiter.hit(item, *identifiers):
+                reset = limiter.get_window_stats(item, *identifiers).reset_time
+                # a refusal always asks for some wait (the window's oldest entry may be leaving)
+                return max(0.05, reset - time.time())
+    except StorageError as error:
+        logger.warning("rate limit not checked (%s): %s", ":".join(identifiers), error)
+    return None
+
+
+def seconds_text(retry_after):
+    """``retry_after`` seconds as whole seconds rounded up (at least 1), for messages and the
+    HTTP Retry-After header."""
+    return max(1, math.ceil(retry_after))
+
+
+def frame_wait(socket_id, session_id):
+    """Count one frame of the socket ``socket_id`` (its channel name) and of the session
+    ``session_id`` (``session_identity``). None if allowed, else seconds to wait."""
+    wait = hit(app_settings.SOCKET_FRAME_LIMITS, "frames", "socket", socket_id)
+    if wait is None and session_id:
+        wait = hit(app_settings.SESSION_FRAME_LIMITS, "frames", *session_id)
+    return wait
+
+
+def check_create(session_id, ip):
+    """Count one new game (a game against the computer, a challenge link made or accepted, a
+    join of the lobby queue) for ``session_id`` (``session_identity``; None: not known) and
+    the client address ``ip`` (None: not known). Raises RateLimited (message in the active
+    language) when either limit is used up."""
+    wait = None
+    if session_id:
+        wait = hit(app_settings.CREATE_SESSION_LIMITS, "create", *session_id)
+    if wait is None and ip:
+        wait = hit(app_settings.CREATE_IP_LIMITS, "create", "ip", ip)
+    if wait is not None:
+        seconds = seconds_text(wait)
+        raise RateLimited(ngettext(
+            "Too many new games in a short time. Please wait %(seconds)d second and try again.",
+            "Too many new games in a short time. Please wait %(seconds)d seconds and try again.",
+            seconds) % {"seconds": seconds}, wait)
+
+
+def session_identity(user_id=None, session_key=None, ip=None):
+    """Who is counted as one visitor, as a tuple of identifier strings: the signed-in account
+    (all its sessions together), else the session, else the client address, else None."""
+    if user_id:
+        return ("user", str(user_id))
+    if session_key:
+        return ("session", session_key)
+    if ip:
+        return ("ip", ip)
+    return None
+
+
+def request_identity(request):
+    """``session_identity`` of an HTTP request (the account, else the session; None for a
+    first visit without a session), and its client address (``REMOTE_ADDR``: put
+    the proxy's client address there behind a proxy, e.g. Daphne's ``--proxy-headers``)."""
+    user = getattr(request, "user", None)
+    user_id = user.pk if user is not None and user.is_authenticated else None
+    ip = request.META.get("REMOTE_ADDR") or None
+    # a visitor without a session yet is counted by address alone (its own limit)
+    return session_identity(user_id, request.session.session_key), ip
+
+
+def scope_identity(scope, user_id=None):
+    """``session_identity`` of a socket's ASGI scope (its session cookie, the account given),
+    and its client address (``scope["client"]``, which Daphne's ``--proxy-headers`` takes
+    from X-Forwarded-For)."""
+    client = scope.get("client")
+    ip = client[0] if client else None
+    session_key = getattr(scope.get("session"), "session_key", None)
+    return session_identity(user_id, session_key, ip), ip

@@ -475,3 +475,8 @@ LOGGING = {
         "games": {"handlers": ["stdout"], "level": LOG_LEVEL, "propagate": False},
     },
 }
+
+# --- Load testing ---------------------------------------------------------------------------
+# LOAD_ECHO (default false): serve the bare echo socket ws/echo/ (games/echo.py), the baseline
+# of the load tool (python -m games.loadtool). Off in production: no echo endpoint there.
+LOAD_ECHO = env.bool("LOAD_ECHO", default=False)

@@ -1,0 +1,510 @@
+"""Scripted guests for the load tool: one asyncio event loop drives many sockets.
+
+A game: guest A opens the challenge form and makes a casual challenge link (``/en/friend/``),
+guest B opens the link and accepts it (``/en/challenge/<id>/accept/``), as two browsers would;
+each keeps its session cookie. Both then open the game socket (docs/protocol.md) and play:
+on each snapshot where it is their turn they wait a think time, then roll or send a legal
+play picked at random from ``games.engine.legal_plays`` (so the server's and the engine's
+rules are checked against each other on every move). The HTTP part runs in a thread pool
+(``requests``); it is set-up only and is not timed.
+
+Measured (``time.monotonic``, seconds; reported in ms):
+
+- play round trip: a ``play`` frame sent by one side -> the first snapshot of a newer version
+  received by the *opponent's* socket;
+- roll round trip: a ``roll`` frame sent -> the first newer snapshot on the roller's socket;
+- echo round trip (baseline, ``echo_pair``): a frame the size of a play frame sent to
+  ``ws/echo/`` -> the same frame back.
+
+Everything unexpected is counted in ``Stats.errors``: an ``error`` frame, a refused socket or
+HTTP step, a socket closed by the server, a game ended by anything but bearing off or our own
+resignation at the end of a run (a clock running out means the server fell that far behind),
+and a game whose version did not change for ``stall`` seconds.
+"""
+import asyncio
+import json
+import random
+import re
+import time
+from dataclasses import dataclass, field
+
+import requests
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed, WebSocketException
+
+from games.engine import Position, legal_plays
+
+#: the page language the guests use (the snapshots' messages come in it)
+LANG = "en"
+#: HTTP timeout of a set-up step, seconds
+HTTP_TIMEOUT = 60
+#: how long a socket may take to open, seconds
+OPEN_TIMEOUT = 60
+#: largest frame accepted from the server (a late snapshot holds the whole history)
+MAX_FRAME = 4 * 1024 * 1024
+#: how long the end of a run waits for a resigned game to be over, seconds
+FINISH_TIMEOUT = 30
+#: how long an echo may take before it counts as lost, seconds
+ECHO_TIMEOUT = 60
+#: ways a game may end without counting as an error
+CLEAN_ENDS = ("bore_off", "resign")
+
+_CHALLENGE = re.compile(r"/challenge/([0-9a-f-]{36})/$")
+_GAME = re.compile(r"/game/([0-9a-f-]{36})/$")
+
+
+class SetupError(Exception):
+    """An HTTP step of a game's set-up failed (its message says which and why)."""
+
+
+@dataclass
+class Stats:
+    """What one client process measured. Samples are ``(t_sent, ms)``, ``t_sent`` from
+    ``time.monotonic()`` (one clock for every process of the machine); errors are
+    ``(t, text)``. ``games_over`` counts finished games by end reason (``result.reason``)."""
+
+    play: list = field(default_factory=list)
+    roll: list = field(default_factory=list)
+    echo: list = field(default_factory=list)
+    errors: list = field(default_factory=list)
+    games_started: int = 0
+    games_over: dict = field(default_factory=dict)
+    actions: list = field(default_factory=list)  # t of each action frame sent
+
+    def error(self, text):
+        self.errors.append((time.monotonic(), str(text)[:300]))
+
+    def merge(self, other):
+        """Add ``other``'s samples and counts to these."""
+        self.play += other.play
+        self.roll += other.roll
+        self.echo += other.echo
+        self.errors += other.errors
+        self.actions += other.actions
+        self.games_started += other.games_started
+        for reason, count in other.games_over.items():
+            self.games_over[reason] = self.games_over.get(reason, 0) + count
+
+
+def ws_base(base):
+    """``http://host:port`` -> ``ws://host:port`` (``https`` -> ``wss``)."""
+    return "ws" + base[len("http"):] if base.startswith("http") else base
+
+
+# --- set-up over HTTP (sync, run in a thread pool) ------------------------------------------
+
+def _form_token(session, url):
+    response = session.get(url, timeout=HTTP_TIMEOUT)
+    if response.status_code != 200:
+        raise SetupError(f"GET {url}: HTTP {response.status_code}")
+    token = session.cookies.get("csrftoken")
+    if not token:
+        raise SetupError(f"GET {url} set no CSRF cookie")
+    return token
+
+
+def _redirect_id(response, pattern, what):
+    location = response.headers.get("Location", "")
+    found = pattern.search(location)
+    if response.status_code != 302 or not found:
+        raise SetupError(f"{what}: HTTP {response.status_code} to {location!r}, "
+                         f"expected a redirect to the {what.split()[0]}")
+    return location, found.group(1)
+
+
+def cookie_header(session):
+    """The Cookie header a browser holding ``session``'s cookies would send."""
+    return "; ".join(f"{cookie.name}={cookie.value}" for cookie in session.cookies)
+
+
+def create_game(base_a, base_b, preset="sport"):
+    """Two new guests get a casual game of ``preset`` between them through a challenge link:
+    A makes it on ``base_a`` (colour random, the preset's clock), B accepts it on ``base_b``.
+    Returns ``(game_id, cookie_a, cookie_b)``, the cookies as Cookie header values.
+    Raises SetupError (an unexpected answer) or ``requests.RequestException``."""
+    a, b = requests.Session(), requests.Session()
+    try:
+        form = f"{base_a}/{LANG}/friend/"
+        token = _form_token(a, form)
+        response = a.post(form, data={"csrfmiddlewaretoken": token, "preset": preset,
+                                      "colour": "random"},
+                          allow_redirects=False, timeout=HTTP_TIMEOUT)
+        link, _challenge = _redirect_id(response, _CHALLENGE, "challenge POST")
+        token = _form_token(b, f"{base_b}{link}")
+        response = b.post(f"{base_b}{link}accept/", data={"csrfmiddlewaretoken": token},
+                          allow_redirects=False, timeout=HTTP_TIMEOUT)
+        _page, game_id = _redirect_id(response, _GAME, "game accept POST")
+        return game_id, cookie_header(a), cookie_header(b)
+    finally:
+        a.close()
+        b.close()
+
+
+# --- the game sockets -------------------------------------------------------------------------
+
+def pick_play(game, rng):
+    """A legal play (RULES.md notation, ``""`` for a pass) for the side to move in the
+    snapshot's ``game`` object, chosen at random among ``games.engine.legal_plays``."""
+    position = Position.from_json(game["position"])
+    plays = legal_plays(position, game["dice"], game["preset"])
+    return rng.choice(plays).notation
+
+
+class Table:
+    """One game between two scripted guests: its players, timing and end.
+
+    ``think`` is the mean pause before each action in seconds (each pause uniform in
+    0.5-1.5 times it); ``stall`` the seconds without a new version after which the game is
+    counted as an error and dropped."""
+
+    def __init__(self, game_id, stats, rng, think, stall):
+        self.game_id = game_id
+        self.stats = stats
+        self.rng = rng
+        self.think = think
+        self.stall = stall
+        self.players = []
+        self.pending_play = None  # (version sent at, t sent, side)
+        self.pending_roll = None
+        self.top_version = -1
+        self.changed_at = time.monotonic()
+        self.stopping = False
+        self.result = None
+        self.over = asyncio.Event()
+
+    def pause(self):
+        """A think time, seconds."""
+        return self.think * (0.5 + self.rng.random()) if self.think > 0 else 0.0
+
+    def seen(self, player, game, now):
+        """Bookkeeping of a newer snapshot ``game`` received by ``player`` at ``now``."""
+        version = game["version"]
+        pending = self.pending_play
+        if pending and version > pending[0] and player.side != pending[2]:
+            self.stats.play.append((pending[1], (now - pending[1]) * 1000))
+            self.pending_play = None
+        pending = self.pending_roll
+        if pending and version > pending[0] and player.side == pending[2]:
+            self.stats.roll.append((pending[1], (now - pending[1]) * 1000))
+            self.pending_roll = None
+        if version > self.top_version:
+            self.top_version = version
+            self.changed_at = now
+        if game["status"] != "active" and self.result is None:
+            self.result = game.get("result") or {"reason": game["status"]}
+            reason = self.result.get("reason") or game["status"]
+            self.stats.games_over[reason] = self.stats.games_over.get(reason, 0) + 1
+            if reason not in CLEAN_ENDS or (reason == "resign" and not self.stopping):
+                self.stats.error(f"game {self.game_id} ended: {reason}")
+            self.over.set()
+
+    async def play(self, stop, bases, cookies):
+        """Open both sockets and play until the game is over; once ``stop`` is set, the side
+        to act resigns (it is not an error). Returns when the game is over, stalled or its
+        sockets failed; both sockets are closed then."""
+        self.players = [Player(self, base, cookie) for base, cookie in zip(bases, cookies)]
+        tasks = [asyncio.ensure_future(player.run()) for player in self.players]
+        stopper = asyncio.ensure_future(stop.wait())
+        try:
+            while not self.over.is_set():
+                done = await _first(self.over.wait(), stopper, *tasks, timeout=1.0)
+                if stopper in done and not self.stopping:
+                    self.stopping = True
+                    await self._resign_and_wait()
+                    break
+                if any(task in done for task in tasks) and not self.over.is_set():
+                    break  # a socket ended before the game did (its error is counted)
+                if time.monotonic() - self.changed_at > self.stall:
+                    self.stats.error(f"game {self.game_id} stalled at version {self.top_version} "
+                                     f"for {self.stall:.0f} s")
+                    break
+        finally:
+            stopper.cancel()
+            for player in self.players:
+                player.closing = True
+            await asyncio.gather(*(player.close() for player in self.players))
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _resign_and_wait(self):
+        # Whoever holds the newest snapshot resigns; a stale version is retried on the next.
+        player = max(self.players, key=lambda p: p.version)
+        player.resign_wanted = True
+        player.wake.set()
+        try:
+            await asyncio.wait_for(self.over.wait(), FINISH_TIMEOUT)
+        except asyncio.TimeoutError:
+            self.stats.error(f"game {self.game_id}: resignation not answered in "
+                             f"{FINISH_TIMEOUT} s")
+
+
+async def _first(*awaitables, timeout):
+    """The set of those of ``awaitables`` (tasks or coroutines) done within ``timeout``;
+    coroutines wrapped here are cancelled afterwards, tasks are left running."""
+    wrapped = [a if isinstance(a, asyncio.Future) else asyncio.ensure_future(a)
+               for a in awaitables]
+    try:
+        done, _pending = await asyncio.wait(wrapped, timeout=timeout,
+                                            return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for original, task in zip(awaitables, wrapped):
+            if task is not original:
+                task.cancel()
+    return done
+
+
+class Player:
+    """One guest's game socket: a reader (snapshots, timing) and an actor (decisions).
+    ``side`` is what the snapshots say it plays; ``version`` the newest version seen."""
+
+    def __init__(self, table, base, cookie):
+        self.table = table
+        self.base = base
+        self.cookie = cookie
+        self.side = None
+        self.version = -1
+        self.latest = None
+        self.acted = -1  # the version this player last sent an action at
+        self.resign_wanted = False
+        self.closing = False
+        self.ws = None
+        self.wake = asyncio.Event()
+
+    async def run(self):
+        table, stats = self.table, self.table.stats
+        url = f"{ws_base(self.base)}/ws/game/{table.game_id}/?lang={LANG}"
+        try:
+            async with connect(url, origin=self.base, additional_headers={"Cookie": self.cookie},
+                               open_timeout=OPEN_TIMEOUT, ping_interval=None,
+                               max_size=MAX_FRAME, max_queue=None) as ws:
+                self.ws = ws
+                actor = asyncio.ensure_future(self._act())
+                try:
+                    async for message in ws:
+                        self._receive(message)
+                finally:
+                    actor.cancel()
+                if not self.closing and not table.over.is_set():
+                    stats.error(f"game {table.game_id}: socket closed by the server "
+                                f"({ws.close_code})")
+        except (OSError, WebSocketException, asyncio.TimeoutError) as exc:
+            if not self.closing:
+                stats.error(f"game {table.game_id}: socket failed: {exc!r}")
+
+    async def close(self):
+        if self.ws is not None:
+            try:
+                await self.ws.close()
+            except (OSError, WebSocketException):
+                pass
+
+    def _receive(self, message):
+        now = time.monotonic()
+        table = self.table
+        frame = json.loads(message)
+        kind = frame.get("type")
+        if kind == "error":
+            if not (table.stopping and frame.get("code") == "stale_version"):
+                table.stats.error(f"game {table.game_id} error frame: {frame.get('code')}: "
+                                  f"{frame.get('message')}")
+            return
+        if kind != "snapshot":
+            return
+        game = frame["game"]
+        if game["version"] < self.version:
+            return  # old news (docs/protocol.md)
+        if game["you"] is None:
+            table.stats.error(f"game {table.game_id}: the server does not see this guest "
+                              "as a player")
+        self.side = game["you"]
+        self.version = game["version"]
+        self.latest = game
+        table.seen(self, game, now)
+        self.wake.set()
+
+    def _decide(self, game):
+        """The frame to send for ``game`` (a snapshot's game object), or None."""
+        actions = game["actions"]
+        version = game["version"]
+        if version <= self.acted:
+            return None  # acted on this version already (a stale action brings a newer one)
+        if self.resign_wanted:
+            return {"type": "resign", "version": version} if "resign" in actions else None
+        if self.table.stopping or game["awaiting"] != self.side:
+            return None
+        if "roll" in actions:
+            return {"type": "roll", "version": version}
+        if "play" in actions:
+            return {"type": "play", "version": version,
+                    "play": pick_play(game, self.table.rng)}
+        if "take" in actions:  # no cube in the load tool's presets; answered all the same
+            return {"type": "take", "version": version}
+        return None
+
+    async def _act(self):
+        table = self.table
+        while True:
+            await self.wake.wait()
+            self.wake.clear()
+            game = self.latest
+            if game is None or game["status"] != "active":
+                continue
+            frame = self._decide(game)
+            if frame is None:
+                continue
+            if frame["type"] != "resign":
+                pause = table.pause()
+                if pause:
+                    await asyncio.sleep(pause)
+                if self.latest["version"] != game["version"] or table.stopping:
+                    self.wake.set()  # things moved on meanwhile: decide again
+                    continue
+            self.acted = game["version"]
+            sent = time.monotonic()
+            if frame["type"] == "play":
+                table.pending_play = (game["version"], sent, self.side)
+            elif frame["type"] == "roll":
+                table.pending_roll = (game["version"], sent, self.side)
+            table.stats.actions.append(sent)
+            await self.ws.send(json.dumps(frame))
+
+
+# --- the echo baseline ------------------------------------------------------------------------
+
+def echo_frame(version):
+    """A frame the size of an ordinary play frame (about 55 characters)."""
+    return json.dumps({"type": "play", "version": version, "play": "24/18 18/13"})
+
+
+async def echo_pair(bases, stats, rng, think, stop, opened):
+    """Two echo sockets (``ws/echo/`` on ``bases[0]`` and ``bases[1]``) taking turns like the
+    two players of a game: one frame in flight per pair, a think time before each. Calls
+    ``opened()`` once both are open; runs until ``stop`` is set."""
+    table = Table("echo", stats, rng, think, stall=0)
+    sockets = []
+    try:
+        for base in bases:
+            sockets.append(await connect(f"{ws_base(base)}/ws/echo/", origin=base,
+                                         open_timeout=OPEN_TIMEOUT, ping_interval=None))
+        opened()
+        version = 0
+        while not stop.is_set():
+            for ws in sockets:
+                pause = table.pause()
+                if pause:
+                    await asyncio.sleep(pause)
+                if stop.is_set():
+                    break
+                version += 1
+                frame = echo_frame(version)
+                sent = time.monotonic()
+                await ws.send(frame)
+                answer = await asyncio.wait_for(ws.recv(), ECHO_TIMEOUT)
+                stats.echo.append((sent, (time.monotonic() - sent) * 1000))
+                stats.actions.append(sent)
+                if answer != frame:
+                    stats.error(f"echo answered {answer[:80]!r} to {frame!r}")
+    except (OSError, WebSocketException, asyncio.TimeoutError) as exc:
+        stats.error(f"echo socket failed: {exc!r}")
+    finally:
+        for ws in sockets:
+            try:
+                await ws.close()
+            except (OSError, WebSocketException):
+                pass
+
+
+# --- one client process -----------------------------------------------------------------------
+
+@dataclass
+class ClientPlan:
+    """What one client process runs: ``tables`` games (or echo pairs with ``echo``) on the
+    servers ``bases`` (sockets spread over them at random, as a balancer would), ``think``
+    seconds per action, ``preset`` of the games; ``to_end`` plays one game per table to its
+    end, else a table starts a new game when one ends, until told to stop. ``seed`` makes
+    the choices repeatable (the dice are the server's)."""
+
+    bases: list
+    tables: int
+    think: float = 1.0
+    preset: str = "sport"
+    echo: bool = False
+    to_end: bool = False
+    seed: int = 1
+    stall: float = 60.0
+    setup_threads: int = 8
+
+
+async def run_client(plan, ready, should_stop):
+    """Run ``plan`` in this event loop. ``ready()`` is called once every table has its
+    first game (or echo pair) open; ``should_stop()`` (polled) ends the run. Returns Stats."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    stats = Stats()
+    rng = random.Random(plan.seed)
+    stop = asyncio.Event()
+    opened = 0
+
+    def one_open():
+        nonlocal opened
+        opened += 1
+        if opened == plan.tables:
+            ready()
+
+    async def watch_stop():
+        while not should_stop():
+            await asyncio.sleep(0.2)
+        stop.set()
+
+    loop = asyncio.get_running_loop()
+    pool = ThreadPoolExecutor(max_workers=plan.setup_threads)
+
+    def two_bases():
+        return [rng.choice(plan.bases), rng.choice(plan.bases)]
+
+    async def table_loop(index):
+        first = True
+        while not stop.is_set():
+            bases = two_bases()
+            try:
+                game_id, cookie_a, cookie_b = await loop.run_in_executor(
+                    pool, create_game, bases[0], bases[1], plan.preset)
+            except (SetupError, requests.RequestException) as exc:
+                stats.error(f"set-up failed: {exc!r}")
+                if plan.to_end:
+                    break
+                await asyncio.sleep(1)
+                continue
+            stats.games_started += 1
+            if first:
+                first = False
+                one_open()
+            table = Table(game_id, stats, random.Random(rng.random()), plan.think, plan.stall)
+            await table.play(stop, bases, [cookie_a, cookie_b])
+            if plan.to_end:
+                break
+        if first:
+            one_open()  # never opened: do not hold up the others' start
+
+    async def pair_loop(index):
+        called = False
+
+        def opened_once():
+            nonlocal called
+            if not called:
+                called = True
+                one_open()
+
+        await echo_pair(two_bases(), stats, random.Random(rng.random()), plan.think, stop,
+                        opened_once)
+        opened_once()
+
+    watcher = asyncio.ensure_future(watch_stop())
+    try:
+        body = pair_loop if plan.echo else table_loop
+        await asyncio.gather(*(body(i) for i in range(plan.tables)))
+    finally:
+        watcher.cancel()
+        pool.shutdown(wait=False)
+    return stats

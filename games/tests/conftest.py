@@ -126,14 +126,24 @@ def start_worker(env, queue, log_path):
                                    stdout=log_file, stderr=subprocess.STDOUT)
     worker = WorkerProcess(process, queue, log_path, env)
     deadline = time.monotonic() + 60
-    while True:
-        if process.poll() is not None:
-            pytest.fail(f"the Celery worker exited with {process.returncode}:\n{worker.log()}")
-        if celery_app.control.ping(destination=[node], timeout=0.5):
-            return worker
-        if time.monotonic() > deadline:
-            stop_worker(worker)
-            pytest.fail(f"the Celery worker did not answer within 60 s:\n{worker.log()}")
+    # asked through the worker's own broker (a fault test may give it a private Redis)
+    with celery_app.connection_for_write(env["REDIS_URL"]) as broker:
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"the Celery worker exited with {process.returncode}:\n{worker.log()}")
+            if celery_app.control.ping(destination=[node], timeout=0.5, connection=broker):
+                return worker
+            if time.monotonic() > deadline:
+                stop_worker(worker)
+                pytest.fail(f"the Celery worker did not answer within 60 s:\n{worker.log()}")
+
+
+def kill_worker(worker):
+    """Kill a worker started by ``start_worker`` at once (SIGKILL), as a crash or the OOM
+    killer would: no warm shutdown, the task it was running and the timers it held are never
+    acknowledged."""
+    worker.process.kill()
+    worker.process.wait()
 
 
 def stop_worker(worker):
@@ -209,8 +219,8 @@ def stop_beat(beat):
 @dataclass
 class ClockWorker:
     """A Celery worker and beat on a queue of their own, for the clock tests: timers and
-    sweeps go to ``queue`` while a test uses the ``clock_queue`` fixture. ``restart`` stops the
-    worker and starts it again, ``stop``/``start`` do it in two steps."""
+    sweeps go to ``queue`` while a test uses the ``clock_queue`` fixture. ``stop`` (warm) or
+    ``kill`` (SIGKILL) the worker, then ``start`` a new one."""
 
     env: dict
     queue: str
@@ -230,10 +240,22 @@ class ClockWorker:
             stop_worker(self.worker)
             self.worker = None
 
+    def kill(self):
+        """SIGKILL the worker (``kill_worker``); ``start`` starts a new one."""
+        if self.worker is not None:
+            kill_worker(self.worker)
+            self.worker = None
+
     def log(self):
         """The output of every worker started so far (each start has its own file)."""
         return "".join((self.directory / f"worker-{n}.log").read_text(errors="replace")
                        for n in range(1, self.starts + 1))
+
+    def bot_moves(self, game_id):
+        """``[(version, played)]`` of each bot move task of game ``game_id`` that the workers
+        ran (their ``games.bot`` lines), in order; ``played`` False: it found nothing to do."""
+        return [(int(m["version"]), m["played"] == "True")
+                for m in BOT_LINE.finditer(self.log()) if m["game"] == str(game_id)]
 
     def clock_timers(self, game_id):
         """``[(version, lag_ms, applied)]`` of each clock timer of game ``game_id`` that the
@@ -305,3 +327,125 @@ def clock_lags():
     path = ROOT / "artifacts" / "clock" / "lag.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(report, indent=2) + "\n")
+
+
+# --- several servers, and the processes the fault tests kill ---------------------------------
+
+#: ports of the Daphne servers started by the multi-server and fault tests, and of their
+#: private Redis (the shared one on 6379 is never restarted)
+DAPHNE_PORTS = range(8800, 8850)
+REDIS_PORTS = range(8850, 8860)
+
+
+def free_port_in(ports, taken=()):
+    """The first port of ``ports`` (not in ``taken``) that nothing listens on at 127.0.0.1."""
+    import socket
+
+    for port in ports:
+        if port in taken:
+            continue
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {ports.start}-{ports.stop - 1}")
+
+
+def start_servers(servers):
+    """Start the ``DaphneServer``s side by side (each waits until it serves its home page)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    if not servers:
+        return
+    with ThreadPoolExecutor(max_workers=len(servers)) as pool:
+        for started in [pool.submit(server.start) for server in servers]:
+            started.result()
+
+
+def daphne_servers(env, directory, count=2):
+    """``count`` unstarted ``DaphneServer``s on free ports of DAPHNE_PORTS with ``env``, each
+    logging to ``directory/daphne-<port>.log``."""
+    from nardy_site.tests.servers import DaphneServer
+
+    ports = []
+    for _n in range(count):
+        ports.append(free_port_in(DAPHNE_PORTS, taken=ports))
+    return [DaphneServer(port, env, directory / f"daphne-{port}.log") for port in ports]
+
+
+@pytest.fixture(scope="session")
+def daphne_pair(test_process_env, celery_worker_process, tmp_path_factory):
+    """Two Daphne processes of the site on two ports of DAPHNE_PORTS, sharing the test
+    database, the tests' Redis (Channels layer, cache) and ``celery_worker_process`` (bot
+    moves and clock timers). Session-wide; tests use ``two_servers``, which starts again a
+    server a previous test killed."""
+    env = dict(test_process_env, CELERY_QUEUE=celery_worker_process.queue)
+    servers = daphne_servers(env, tmp_path_factory.mktemp("daphne-pair"))
+    try:
+        start_servers(servers)
+        yield servers
+    finally:
+        for server in servers:
+            server.stop()
+
+
+@pytest.fixture
+def two_servers(transactional_db, daphne_pair):
+    """``daphne_pair``, both running (a server killed by an earlier test is started again)."""
+    start_servers([server for server in daphne_pair if not server.running])
+    return daphne_pair
+
+
+class RedisServer:
+    """A private ``redis-server`` on 127.0.0.1:``port`` without persistence, for a test that
+    kills Redis and starts it again on the same port (every key is lost, as with the
+    embedded Redis of scripts/run). Output to ``directory/redis-<port>.log``."""
+
+    def __init__(self, port, directory):
+        self.port = port
+        self.url = f"redis://127.0.0.1:{port}/0"
+        self.directory = directory
+        self.process = None
+
+    def start(self, timeout=15):
+        """Start the server and wait until it answers PING."""
+        from nardy_site.embedded_redis import redis_server_executable, wait
+
+        command = [redis_server_executable(), "--bind", "127.0.0.1", "--port", str(self.port),
+                   "--save", "", "--appendonly", "no", "--dir", str(self.directory),
+                   "--daemonize", "no", "--loglevel", "warning"]
+        with open(self.directory / f"redis-{self.port}.log", "ab") as log_file:
+            self.process = subprocess.Popen(command, stdout=log_file, stderr=subprocess.STDOUT)
+        if not wait(self.url, timeout):
+            self.stop()
+            pytest.fail(f"redis-server on port {self.port} did not answer within {timeout} s")
+
+    def kill(self):
+        """SIGKILL the server (nothing is saved: every key is gone)."""
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+
+    def stop(self):
+        if self.process is not None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+            self.process = None
+
+
+@pytest.fixture
+def private_redis(tmp_path):
+    """A started ``RedisServer`` on a free port of REDIS_PORTS, stopped after the test."""
+    server = RedisServer(free_port_in(REDIS_PORTS), tmp_path)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()

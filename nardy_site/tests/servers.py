@@ -56,6 +56,20 @@ class DaphneServer:
                 pytest.fail(f"Daphne did not serve {self.base}/en/ within {timeout} s:\n{self.log()}")
             time.sleep(0.2)
 
+    @property
+    def running(self):
+        """True while the server process started by ``start`` is alive."""
+        return self.process is not None and self.process.poll() is None
+
+    def kill(self):
+        """Kill the server at once (SIGKILL), as a crash would: its sockets are cut without a
+        close frame and it runs no clean-up. ``start`` may start it again on the same port."""
+        if self.process is None:
+            return
+        self.process.kill()
+        self.process.wait()
+        self.process = None
+
     def stop(self):
         if self.process is None:
             return

@@ -305,7 +305,8 @@ class Player:
         frame = json.loads(message)
         kind = frame.get("type")
         if kind == "error":
-            if not (table.stopping and frame.get("code") == "stale_version"):
+            # at the end of a run our resignation may race a move in flight: not an error
+            if not (table.stopping and frame.get("code") in ("stale_version", "game_over")):
                 table.stats.error(f"game {table.game_id} error frame: {frame.get('code')}: "
                                   f"{frame.get('message')}")
             return

@@ -128,7 +128,7 @@ def test_two_guests_play_with_the_match_clock_and_a_player_who_leaves_loses_the_
     page_a.wait_for_url(re.compile(re.escape(game_id) + "/$"), timeout=10_000)
     for page in (page_a, page_b):
         page.wait_for_selector("#board [data-point]")
-        page.wait_for_function("document.getElementById('game').dataset.ready === 'true'")
+        page.wait_for_function("() => document.getElementById('game').dataset.ready === 'true'")
         assert page.locator(".player .player-clock").count() == 2
     challenge = in_thread(lambda: Challenge.objects.get())
     assert challenge.status == "accepted" and str(challenge.game_id) == game_id
@@ -253,7 +253,7 @@ def test_with_the_standard_clock_the_opponent_of_a_player_who_left_claims_the_wi
     for page in (page_a, page_b):
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.goto(url)
-        page.wait_for_function("document.getElementById('game').dataset.ready === 'true'")
+        page.wait_for_function("() => document.getElementById('game').dataset.ready === 'true'")
 
     # The first move has 14 s here: its last 10 s are marked on both pages.
     mover = whose_turn([page_a, page_b], deadline)

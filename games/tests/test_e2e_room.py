@@ -150,7 +150,7 @@ def test_reload_in_the_middle_continues_the_same_game(daphne_server, celery_work
     page.reload()
     page.wait_for_selector("#board [data-point]")
     board_shown_ms = (time.monotonic() - reload_started) * 1000
-    page.wait_for_function("document.getElementById('game').dataset.ready === 'true'")
+    page.wait_for_function("() => document.getElementById('game').dataset.ready === 'true'")
     ready_ms = (time.monotonic() - reload_started) * 1000
     assert game_id_of(page) == game_id
     assert next_action(page, deadline) == action
@@ -177,7 +177,7 @@ def test_reload_in_the_middle_continues_the_same_game(daphne_server, celery_work
         # A refused play stays in the box, selected, to be corrected.
         page.fill("#move-text", "1/2")
         page.press("#move-text", "Enter")
-        page.wait_for_function("document.getElementById('message').textContent.trim() !== ''")
+        page.wait_for_function("() => document.getElementById('message').textContent.trim() !== ''")
         assert page.locator("#move-text").input_value() == "1/2"
         assert page.evaluate("""() => { const box = document.getElementById("move-text");
           return document.activeElement === box && box.selectionStart === 0 && box.selectionEnd === 3; }""")

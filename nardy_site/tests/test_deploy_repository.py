@@ -82,8 +82,8 @@ SECRET_PATTERNS = [
 ]
 
 #: passwords in example URLs of the docs and settings messages, not real ones
-PLACEHOLDER_PASSWORDS = re.compile(r"^(?:password|pass|secret|changeme|x+|\*+|<[^>]*>|\$\{?\w+\}?)$",
-                                   re.IGNORECASE)
+PLACEHOLDER_PASSWORDS = re.compile(r"^(?:password|pass|secret|changeme|x+|\*+|…|\.\.\.|<[^>]*>|"
+                                   r"\$\{?\w+\}?)$", re.IGNORECASE)
 
 #: file names that hold secrets and must never be committed
 SECRET_FILE_NAMES = re.compile(r"(?:^|/)(?:\.env|\.secret_key|id_(?:rsa|dsa|ecdsa|ed25519)|"
@@ -129,6 +129,7 @@ def test_the_scanner_recognises_each_kind_of_secret():
     # examples of the docs are not secrets
     assert find_secrets("postgres://user:password@host:5432/nardy") == []
     assert find_secrets("redis://:${REDIS_PASSWORD}@redis.internal:6379/0") == []
+    assert find_secrets("postgres://nardy:…@db.internal:5432/nardy") == []
     assert find_secrets("SECRET_KEY = 'django-insecure-" + "x" * 40 + "'") == []
 
 

@@ -51,6 +51,13 @@ if DJANGO_ENV not in ("development", "production"):
     raise ImproperlyConfigured(
         f"DJANGO_ENV must be 'development' or 'production', not {DJANGO_ENV!r}.")
 PRODUCTION = DJANGO_ENV == "production"
+if PRODUCTION:
+    # All the missing ones at once; a single one gets its own message with an example below.
+    _missing = [name for name in ("SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL", "REDIS_URL",
+                                  "ADMIN_URL") if not env.str(name, default="").strip()]
+    if len(_missing) > 1:
+        raise ImproperlyConfigured(f"{', '.join(_missing)} must be set when DJANGO_ENV=production "
+                                   "(docs/deploy.md, \"Environment\").")
 
 
 def _required(name: str, why: str) -> str:

@@ -71,6 +71,12 @@ def test_production_refuses_to_start_without_each_required_variable(monkeypatch,
         evaluate(monkeypatch, production_env(**{name: value}))
 
 
+def test_production_names_every_missing_variable_at_once(monkeypatch):
+    with pytest.raises(ImproperlyConfigured,
+                       match=r"^SECRET_KEY, DATABASE_URL, ADMIN_URL must be set when DJANGO_ENV=production"):
+        evaluate(monkeypatch, production_env(SECRET_KEY=None, DATABASE_URL=None, ADMIN_URL=None))
+
+
 @pytest.mark.parametrize("change, message", [
     ({"SECRET_KEY": "short-key"}, "SECRET_KEY is too weak"),
     ({"SECRET_KEY": "django-insecure-" + secrets.token_urlsafe(50)}, "SECRET_KEY is too weak"),

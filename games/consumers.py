@@ -13,6 +13,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.contrib.auth import SESSION_KEY
+from django.db import InterfaceError, OperationalError
 from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
@@ -128,6 +129,17 @@ class GameConsumer(AsyncWebsocketConsumer):
             self.touch_task = asyncio.ensure_future(self._touch())
         await self.send_snapshot()
 
+    async def __call__(self, scope, receive, send):
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            # A consumer that failed outside receive() (its Redis or database went away while
+            # it sent a snapshot) gets no disconnect(): stop its presence touches, or its
+            # player would look here for ever; the beat sweep then forgets the dead socket.
+            task = getattr(self, "touch_task", None)
+            if task is not None:
+                task.cancel()
+
     async def disconnect(self, code):
         task = getattr(self, "touch_task", None)
         if task is not None:
@@ -166,12 +178,31 @@ class GameConsumer(AsyncWebsocketConsumer):
                             rate_limited_frame(wait, self.sent_version)))
                 return
             await self._receive(text_data)
+        except (OperationalError, InterfaceError):
+            # The database connection dropped or the database is unreachable: the action's
+            # transaction was rolled back whole, and the next call opens a new connection
+            # (Channels' database_sync_to_async closes the broken one first).
+            logger.warning("game socket %s: database unavailable", self.channel_name,
+                           exc_info=True)
+            with translation.override(self.language):
+                await self.send_error("retry", _("The server lost its connection to the "
+                                                 "database, so this was not done. Please try "
+                                                 "again."))
+            await self._snapshot_if_possible()
         except Exception:  # noqa: BLE001 - a crash would skip disconnect() and leave presence
             logger.exception("game socket %s: frame failed", self.channel_name)
             with translation.override(self.language):
                 await self.send_error("server_error",
                                       _("The server could not handle this request; nothing "
                                         "was changed."))
+
+    async def _snapshot_if_possible(self):
+        """After a ``retry`` error: the game as it stands, if the database answers again (a
+        connection that dropped during its commit may have made the action after all)."""
+        try:
+            await self.send_snapshot(force=True)
+        except (OperationalError, InterfaceError):
+            logger.warning("game socket %s: database still unavailable", self.channel_name)
 
     async def _receive(self, text_data):
         frame = self._parse(text_data)

@@ -15,6 +15,8 @@ from datetime import datetime, timezone as dt_timezone
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
+from django.db.models import F, Q
+from django.db.models.fields.json import KeyTextTransform
 from django.utils.translation import gettext as _
 
 from django.urls import reverse
@@ -582,6 +584,31 @@ def _bot_act(game, now):
     _clock_after_change(game, before, now)
     _save(game)
     return game
+
+
+#: a computer move still not made this long after it fell due is taken as lost (its task went
+#: with a restarted Redis, or with a worker that was killed) and queued again by the beat sweep
+#: (ms); a move takes well under a second
+BOT_MOVE_LOST_MS = 10_000
+
+
+def queue_lost_bot_moves():
+    """Queue again the bot's move in every active game where the bot has had to act for more
+    than BOT_MOVE_LOST_MS (since the game last changed); returns how many. Part of the beat
+    sweep (``sweep_clocks``), so a lost move is made without a worker restart. Each copy
+    expires after BOT_MOVE_LOST_MS, so copies do not pile up while no worker runs; a copy of
+    a move that was not lost finds the version moved on (``bot_turn``) and does nothing."""
+    from games.tasks import bot_move  # tasks imports this module
+
+    turn = KeyTextTransform("turn", "position")
+    bot_to_act = ((Q(phase=Phase.CUBE) & ~Q(turn_side=F("bot_side")))
+                  | (~Q(phase=Phase.CUBE) & Q(turn_side=F("bot_side"))))
+    lost = list(Game.objects.active().against_bot().annotate(turn_side=turn)
+                .filter(bot_to_act, updated__lt=_dt(_now_ms() - BOT_MOVE_LOST_MS))
+                .values_list("pk", "version"))
+    for game_id, version in lost:
+        bot_move.apply_async((str(game_id), version), expires=BOT_MOVE_LOST_MS / 1000)
+    return len(lost)
 
 
 def queue_due_bot_moves():
@@ -1332,8 +1359,12 @@ def apply_timeouts(game_id, version=None):
 
 
 def sweep_clocks():
-    """Apply every expired deadline and forget sockets that died unseen (the beat task).
+    """Apply every expired deadline and forget sockets that died unseen (the beat task); also
+    queue again computer moves whose task was lost (``queue_lost_bot_moves``).
     Returns ``(games ended, sockets dropped)``."""
+    requeued = queue_lost_bot_moves()
+    if requeued:
+        logger.info("sweep: queued %d lost bot moves again", requeued)
     now = _now_ms()
     dropped = 0
     stale = list(Presence.objects.filter(seen__lt=_dt(now - PRESENCE_STALE_MS))

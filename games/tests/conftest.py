@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import redis
+from celery import Celery
 from django.conf import settings
 
 from nardy_site.celery import app as celery_app
@@ -126,16 +127,19 @@ def start_worker(env, queue, log_path):
                                    stdout=log_file, stderr=subprocess.STDOUT)
     worker = WorkerProcess(process, queue, log_path, env)
     deadline = time.monotonic() + 60
-    # asked through the worker's own broker (a fault test may give it a private Redis)
-    with celery_app.connection_for_write(env["REDIS_URL"]) as broker:
+    # pinged through the worker's own broker (a fault test may give it a private Redis)
+    pinger = Celery("ping", broker=env["REDIS_URL"], set_as_current=False)
+    try:
         while True:
             if process.poll() is not None:
                 pytest.fail(f"the Celery worker exited with {process.returncode}:\n{worker.log()}")
-            if celery_app.control.ping(destination=[node], timeout=0.5, connection=broker):
+            if pinger.control.ping(destination=[node], timeout=0.5):
                 return worker
             if time.monotonic() > deadline:
                 stop_worker(worker)
                 pytest.fail(f"the Celery worker did not answer within 60 s:\n{worker.log()}")
+    finally:
+        pinger.close()
 
 
 def kill_worker(worker):

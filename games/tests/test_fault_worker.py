@@ -16,7 +16,8 @@ from games.models import EventKind, Game, GameEvent
 from games.tasks import clock_timeout
 from games.tests.conftest import TEST_SWEEP_SECONDS
 from games.tests.factories import FixedDice, new_bot_game
-from games.tests.test_clock_worker import endings, sleep_until, started_game, wait_until
+from games.tests.test_clock_worker import (endings, sleep_until, started_game, timers_lost,
+                                           wait_until)
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.celery, pytest.mark.faults]
 
@@ -90,3 +91,20 @@ def test_a_killed_worker_applies_every_pending_bot_move_and_timeout_once_after_r
           f"{CLOCKED_GAMES} "
           f"timeouts, each exactly once ({runs.count(True)} bot-move tasks played, "
           f"{runs.count(False)} copies found the move made and did nothing)")
+
+
+def test_a_bot_move_whose_task_was_lost_is_queued_again_by_the_beat_sweep(clock_queue,
+                                                                          monkeypatch):
+    fixed = FixedDice(monkeypatch)
+    with timers_lost(clock_queue):  # the move's task goes where no worker reads: lost
+        pk = new_bot_game(fixed, opening=(2, 6)).pk
+    time.sleep(TEST_SWEEP_SECONDS * 2 + 0.5)  # beat sweeps; the move is not overdue yet
+    assert Game.objects.get(pk=pk).version == 1 and clock_queue.bot_moves(pk) == []
+    # as if the computer had had to move for longer than BOT_MOVE_LOST_MS
+    Game.objects.filter(pk=pk).update(
+        updated=services._dt(clocks.now_ms() - services.BOT_MOVE_LOST_MS - 1_000))
+    wait_until(lambda: Game.objects.get(pk=pk).version == 2,
+               timeout=TEST_SWEEP_SECONDS * 3 + 5, what="the lost move, queued again")
+    time.sleep(TEST_SWEEP_SECONDS + 0.5)
+    assert [played for _v, played in clock_queue.bot_moves(pk)].count(True) == 1
+    assert "queued 1 lost bot moves again" in clock_queue.log()

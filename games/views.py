@@ -293,6 +293,9 @@ def _form_errors(form):
 def _creation_refused(request):
     """The ``ratelimits.RateLimited`` refusal if this visitor (session or account, and
     address) has started too many games lately, else None; a game allowed is counted."""
+    if not request.session.session_key:
+        # a first visit: the game will give it a session anyway; count it under that one
+        request.session.save()
     identity, ip = ratelimits.request_identity(request)
     try:
         ratelimits.check_create(identity, ip)

@@ -10,7 +10,7 @@ import time
 
 import requests
 from websockets.asyncio.client import connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from games.engine import Position, legal_plays
 from games.engine.rules import get_ruleset
@@ -85,16 +85,21 @@ class GameSocket:
         self._reader = asyncio.create_task(self._read())
 
     @classmethod
-    async def open(cls, server, game_id, guest=None, name=None):
+    async def open(cls, server, game_id, guest=None, name=None, timeout=FRAME_TIMEOUT):
         """Open the socket of ``guest`` (None: an onlooker without cookies) on ``server`` (a
         ``DaphneServer``), with the Origin of that server's pages, and wait for its first
-        snapshot. Returns the GameSocket."""
+        snapshot (at most ``timeout`` seconds; else the socket is closed and AssertionError
+        raised). Returns the GameSocket."""
         headers = {"Cookie": guest.cookie_header()} if guest is not None else {}
         uri = f"ws://127.0.0.1:{server.port}/ws/game/{game_id}/?lang=en"
         ws = await connect(uri, origin=server.base, additional_headers=headers,
-                           open_timeout=FRAME_TIMEOUT, max_size=2**22)
+                           open_timeout=timeout, max_size=2**22)
         socket = cls(name or (guest.name if guest else "onlooker"), server, ws)
-        await socket.wait_for(lambda: socket.snapshots, what="the first snapshot")
+        try:
+            await socket.wait_for(lambda: socket.snapshots, timeout, what="the first snapshot")
+        except BaseException:
+            await socket.close()
+            raise
         return socket
 
     async def _read(self):
@@ -151,6 +156,26 @@ class GameSocket:
     async def close(self):
         await self.ws.close()
         await self._reader
+
+
+async def reconnect(server, game_id, guest=None, name=None, give_up=60, pause=0.5,
+                    first_snapshot=5):
+    """Open a socket as the game page does after losing one: try again every ``pause``
+    seconds until one opens and sends its snapshot within ``first_snapshot`` seconds (a
+    socket that opens but stays silent is closed and tried again). Returns ``(socket,
+    attempts)``; raises AssertionError after ``give_up`` seconds."""
+    deadline = time.monotonic() + give_up
+    attempts = 0
+    while True:
+        attempts += 1
+        try:
+            socket = await GameSocket.open(server, game_id, guest, name, timeout=first_snapshot)
+            return socket, attempts
+        except (OSError, AssertionError, TimeoutError, ConnectionClosed, InvalidHandshake):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{name or 'socket'}: no connection to {server.base} "
+                                     f"within {give_up} s ({attempts} attempts)") from None
+            await asyncio.sleep(pause)
 
 
 async def wait_socket_closed(socket, timeout=FRAME_TIMEOUT):

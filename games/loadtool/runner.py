@@ -257,7 +257,8 @@ def report(config, stats, sampler, timeline):
     ``roll``, or ``echo``: see ``percentiles``), ``errors`` (count) and ``error_samples`` (the
     first 20), ``actions_per_s`` (frames sent per second in the window), ``games_started``,
     ``games_over`` (by end reason), ``ramp_s``, the CPU figures of ``CpuSampler.summary``
-    over the window and the machine's load average at the end."""
+    over the window, ``cpu_ms_per_action`` (each sampled server role's mean CPU divided by
+    the action rate, and their sum ``server``) and the machine's load average at the end."""
     start = timeline.get("window_start", timeline["ended"])
     end = timeline.get("window_end", timeline["ended"])
     in_window = (lambda t: start <= t <= end)
@@ -284,6 +285,13 @@ def report(config, stats, sampler, timeline):
         result["errors"] += 1
         result["error_samples"].insert(0, f"the ramp did not finish in {config.ramp_timeout} s")
     result.update(sampler.summary(start, end))
+    cpu = result.get("cpu_percent") or {}
+    if result["actions_per_s"] and cpu:
+        # CPU time per action frame: percent of a core / (frames per second) * 10 = ms
+        per = {role: round(cpu[role]["mean"] * 10 / result["actions_per_s"], 2)
+               for role in cpu if role != "client"}
+        per["server"] = round(sum(per.values()), 2)
+        result["cpu_ms_per_action"] = per
     return result
 
 
@@ -300,6 +308,9 @@ def summary_lines(result):
     cpu = ", ".join(f"{role} {v['mean']}/{v['max']}"
                     for role, v in result.get("cpu_percent", {}).items())
     lines.append(f"  cpu % mean/max (100 = one core): {cpu}")
+    per = result.get("cpu_ms_per_action")
+    if per:
+        lines.append("  cpu ms per action: " + ", ".join(f"{k} {v}" for k, v in per.items()))
     machine, load = result.get("machine_cpu_percent"), result.get("load1")
     if machine:
         lines.append(f"  machine cpu % mean/max (100 = all cores): {machine['mean']}/"

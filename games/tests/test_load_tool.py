@@ -18,17 +18,24 @@ from games.routing import websocket_patterns, websocket_urlpatterns
 from nardy_site.tests.servers import DaphneServer, free_port
 
 
-@pytest.fixture
-def load_server(transactional_db, test_process_env, celery_test_queue, tmp_path):
-    """Daphne with the echo socket on (``LOAD_ECHO=1``); clock timers go to the run's private
-    Celery queue (no worker needed: the scripted players move long before any deadline)."""
+@pytest.fixture(scope="module")
+def daphne_with_echo(test_process_env, celery_test_queue, tmp_path_factory):
+    """Daphne with the echo socket on (``LOAD_ECHO=1``), shared by this module's tests; clock
+    timers go to the run's private Celery queue (no worker needed: the scripted players move
+    long before any deadline)."""
     env = dict(test_process_env, CELERY_QUEUE=celery_test_queue, LOAD_ECHO="1")
-    server = DaphneServer(free_port(), env, tmp_path / "daphne.log")
+    server = DaphneServer(free_port(), env, tmp_path_factory.mktemp("load") / "daphne.log")
     server.start()
     try:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def load_server(transactional_db, daphne_with_echo):
+    """``daphne_with_echo`` for one test, on a test database it can see (committed rows)."""
+    return daphne_with_echo
 
 
 def test_five_scripted_games_are_played_to_the_end_with_no_errors(load_server):

@@ -163,19 +163,23 @@ async def reconnect(server, game_id, guest=None, name=None, give_up=60, pause=0.
     """Open a socket as the game page does after losing one: try again every ``pause``
     seconds until one opens and sends its snapshot within ``first_snapshot`` seconds (a
     socket that opens but stays silent is closed and tried again). Returns ``(socket,
-    attempts)``; raises AssertionError after ``give_up`` seconds."""
+    failures)``, ``failures`` the failed attempts in order: "refused" (no connection),
+    "closed" (closed before its snapshot) or "silent" (open, no snapshot in time); raises
+    AssertionError after ``give_up`` seconds."""
     deadline = time.monotonic() + give_up
-    attempts = 0
+    failures = []
     while True:
-        attempts += 1
         try:
             socket = await GameSocket.open(server, game_id, guest, name, timeout=first_snapshot)
-            return socket, attempts
-        except (OSError, AssertionError, TimeoutError, ConnectionClosed, InvalidHandshake):
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{name or 'socket'}: no connection to {server.base} "
-                                     f"within {give_up} s ({attempts} attempts)") from None
-            await asyncio.sleep(pause)
+            return socket, failures
+        except AssertionError as error:
+            failures.append("closed" if "closed before" in str(error) else "silent")
+        except (OSError, TimeoutError, ConnectionClosed, InvalidHandshake):
+            failures.append("refused")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{name or 'socket'}: no connection to {server.base} within "
+                                 f"{give_up} s (failed attempts: {failures})")
+        await asyncio.sleep(pause)
 
 
 async def wait_socket_closed(socket, timeout=FRAME_TIMEOUT):

@@ -5,7 +5,8 @@ started again on the same port with nothing kept (as the embedded Redis of scrip
 While Redis is down the sockets are closed by the servers and a computer move is lost (a game
 started then: its task could not be queued). Once Redis is back, without touching any process:
 the pages are served again (cache), the clients reconnect as the game page does and get their
-snapshots (Channels layer), a play on one process reaches the sockets of the other, the same
+snapshots (Channels layer; a socket that opens but stays silent for 5 s is closed and opened
+again, see docs/protocol.md "Faults"), a play on one process reaches the sockets of the other, the same
 worker process plays the computer's moves (broker) and beat's sweep queues the lost one
 again. Nothing recorded is lost: the database holds every play. The time from the restart to
 each of these is printed.
@@ -170,6 +171,6 @@ def test_the_site_recovers_from_a_redis_restart_without_intervention(site_on_pri
           f"{figures['sockets_closed_ms']} ms (code 1011); home page while down: HTTP "
           f"{figures['home_while_down']}. After the restart: pages served after "
           f"{figures['pages_s']} s, all 5 sockets back after {figures['sockets_s']} s "
-          f"(attempts {figures['attempts']}), plays across the two processes after "
+          f"(failed first attempts: {figures['attempts']}), plays across the two processes after "
           f"{figures['layer_s']} s, the computer answered after {figures['worker_s']} s, the "
           f"move lost in the outage was made after {figures['lost_move_s']} s")

@@ -6,9 +6,9 @@ While Redis is down the sockets are closed by the servers and a computer move is
 started then: its task could not be queued). Once Redis is back, without touching any process:
 the pages are served again (cache), the clients reconnect as the game page does and get their
 snapshots (Channels layer; a socket that opens but stays silent for 5 s is closed and opened
-again, see docs/protocol.md "Faults"), a play on one process reaches the sockets of the other, the same
-worker process plays the computer's moves (broker) and beat's sweep queues the lost one
-again. Nothing recorded is lost: the database holds every play. The time from the restart to
+again, see docs/protocol.md "Faults"), a play on one process reaches the sockets of the
+other, the same worker process plays the computer's moves (broker) and beat's sweep queues
+the lost one again. Nothing recorded is lost: the database holds every play. The time from the restart to
 each of these is printed.
 """
 import asyncio

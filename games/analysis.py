@@ -35,7 +35,7 @@ from games.engine import record as rec
 from games.engine.scoring import game_value
 
 #: bump when the method changes: a stored analysis of an older version may be requested again
-ANALYSIS_VERSION = 1
+ANALYSIS_VERSION = 2  # 2: the network with the medium evaluation's blocking terms as inputs
 #: the method, stored with every analysis
 METHOD = ("hard network: 0-ply for every legal play, 1-ply for the best 8 and the play made;"
           " cubeless")

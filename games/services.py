@@ -568,12 +568,14 @@ def _bot_act(game, now):
     side = BOT.side_in(game)
     position = game.get_position()
     if game.phase == Phase.CUBE:
-        if cube_decisions.should_take(position, side, game.cube_value, game.ruleset):
+        if cube_decisions.should_take(position, side, game.cube_value, game.ruleset,
+                                        level=game.bot_level):
             _apply_take(game, side)
         else:
             _apply_drop(game, side)
     elif game.phase == Phase.ROLL and game.may_double(side) and (
-            cube_decisions.should_double(position, side, game.cube_value, game.ruleset)):
+            cube_decisions.should_double(position, side, game.cube_value, game.ruleset,
+                                          level=game.bot_level)):
         _apply_double(game, side)
     else:
         if game.phase == Phase.ROLL:

@@ -70,11 +70,14 @@ def play_game(white: str, black: str, dice: DiceStream, seed: int):
     raise RuntimeError("game did not end")
 
 
-def warm_up(levels=("medium", "hard")) -> None:
-    """Load what a Celery worker loads at start (games.tasks.load_bot_tables)."""
+def warm_up(levels=("medium", "hard"), weights=None) -> None:
+    """Load what a Celery worker loads at start (games.tasks.load_bot_tables); ``weights``: a
+    network file for ``hard`` other than the shipped one (e.g. a training run's save)."""
     from . import bearoff, neural
 
     bearoff.table()
+    if weights:
+        neural.use_weights(weights)
     if "hard" in levels:
         neural.preload()
 
@@ -94,14 +97,16 @@ def percentile(values, q):
     return values[min(len(values) - 1, int(q * len(values)))]
 
 
-def run(a: str, b: str, pairs: int, seed: int, jobs: int, progress: int = 0) -> dict:
+def run(a: str, b: str, pairs: int, seed: int, jobs: int, progress: int = 0,
+        weights=None) -> dict:
     """Play ``pairs`` pairs of A against B; returns the summary dict (see module doc). With
     ``progress`` > 0 a line with A's score so far goes to standard error every that many
-    pairs."""
+    pairs; ``weights`` as for ``warm_up``."""
     tasks = [(a, b, seed * 1_000_003 + i) for i in range(pairs)]
     if jobs <= 1:
-        warm_up((a, b))
-    with Pool(jobs, initializer=warm_up, initargs=((a, b),)) if jobs > 1 else _Serial() as pool:
+        warm_up((a, b), weights)
+    with (Pool(jobs, initializer=warm_up, initargs=((a, b), weights)) if jobs > 1
+          else _Serial()) as pool:
         outcomes = []
         for pair in pool.imap(play_pair, tasks):
             outcomes.append(pair)
@@ -120,7 +125,7 @@ def run(a: str, b: str, pairs: int, seed: int, jobs: int, progress: int = 0) -> 
     mean = statistics.fmean(pair_scores)
     half = 1.96 * statistics.pstdev(pair_scores) / math.sqrt(len(pair_scores))
     summary = {
-        "a": a, "b": b, "pairs": pairs, "seed": seed,
+        "a": a, "b": b, "pairs": pairs, "seed": seed, "weights": weights,
         "a_score": round(mean, 4),
         "ci95": [round(max(0.0, mean - half), 4), round(min(1.0, mean + half), 4)],
         "a_points_per_game": round(statistics.fmean(points), 4),
@@ -159,11 +164,13 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--progress", type=int, default=0, metavar="N",
                     help="print A's score so far to standard error every N pairs")
+    ap.add_argument("--weights", default=None, metavar="FILE",
+                    help="the hard level's network (default: games/bots/data/hard.npz)")
     args = ap.parse_args(argv)
     if args.a == args.b:
         ap.error("--a and --b must differ")
     print(json.dumps(run(args.a, args.b, args.pairs, args.seed, args.jobs,
-                         args.progress)))
+                         args.progress, args.weights)))
     return 0
 
 

@@ -11,6 +11,13 @@ blocks, so it is a rough but honest guide. The bot
   finishes, R9: a turned cube makes mars and koks count);
 - offers a double before its roll when its chance is at least ``DOUBLE_THRESHOLD`` (clearly
   ahead).
+
+The ``hard`` level judges by its network instead (``games.bots.neural.cubeless_chances``), which
+sees blocks and the mars: it takes when its cubeless equity is above ``TAKE_EQUITY`` (-0.5 points
+per cube: taking then loses less than the point a drop gives away, twice the stake being at
+risk), and doubles when its chance to win is at least ``DOUBLE_THRESHOLD`` unless it is "too
+good": an equity above ``TOO_GOOD_EQUITY`` (1 point) means the opponent would drop and playing on
+for the mars is worth more than that point.
 """
 from __future__ import annotations
 
@@ -23,6 +30,8 @@ ROLL_SPREAD = 0.526          # standard deviation of one roll (4.30) / AVERAGE_R
 TAKE_THRESHOLD = 0.25
 TAKE_THRESHOLD_MARS = 0.40
 DOUBLE_THRESHOLD = 0.70
+TAKE_EQUITY = -0.5
+TOO_GOOD_EQUITY = 1.0
 
 
 def _normal_cdf(x):
@@ -55,13 +64,25 @@ def mars_danger(position, side):
     return rolls_to_first_off >= opponent_rolls - 1
 
 
-def should_take(position, side, cube_value, ruleset):
+def should_take(position, side, cube_value, ruleset, level="medium"):
     """Whether ``side``, offered a double in ``position`` (the offerer to move), should take.
-    ``cube_value`` is the cube before the double; ``ruleset`` the table's rules."""
+    ``cube_value`` is the cube before the double; ``ruleset`` the table's rules; ``level`` the
+    bot's level (``hard`` judges by its network, the others by the race)."""
+    if level == "hard":
+        from .neural import cubeless_chances
+
+        _, my_equity = cubeless_chances(position, side)
+        return my_equity > TAKE_EQUITY
     threshold = TAKE_THRESHOLD_MARS if mars_danger(position, side) else TAKE_THRESHOLD
     return win_chance(position, side) > threshold
 
 
-def should_double(position, side, cube_value, ruleset):
-    """Whether ``side`` (to roll in ``position``, allowed to double) should offer a double."""
+def should_double(position, side, cube_value, ruleset, level="medium"):
+    """Whether ``side`` (to roll in ``position``, allowed to double) should offer a double;
+    ``level`` as for ``should_take``."""
+    if level == "hard":
+        from .neural import cubeless_chances
+
+        chance, my_equity = cubeless_chances(position, side)
+        return chance >= DOUBLE_THRESHOLD and my_equity <= TOO_GOOD_EQUITY
     return win_chance(position, side) >= DOUBLE_THRESHOLD

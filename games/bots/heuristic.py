@@ -53,16 +53,13 @@ def faces_without_step(opponent, board):
     return sum(1 for d in range(1, 7) if not _mask_steps(opp, occ, occ & free << 8 * d, d, front))
 
 
-def score_position(board, opponent):
-    """The medium evaluation of a position for the side whose ``board`` it is (higher is
-    better), the opponent being to move. ``board``, ``opponent``: engine boards (25 ints,
-    index 0 = borne off, 1..24 own numbering, R1). A pure function of the two boards."""
-    score = W_OFF * board[0] - W_PIP * sum(p * board[p] for p in range(1, 25))
-    score -= W_HEAD * board[HEAD]
-    for p in range(1, HEAD):
-        if board[p] > 3:
-            score -= W_STACK * (board[p] - 3)
-
+def medium_terms(board, opponent) -> dict:
+    """The unweighted terms of the medium evaluation (see ``score_position``): ``off``, ``pips``,
+    ``head``, ``stacked``; with contact also ``hold``, ``near``, ``run_squares``, ``front``,
+    ``no_reply``; in a race ``home_spread``. Absent terms are 0."""
+    terms = dict(off=board[0], pips=sum(p * board[p] for p in range(1, 25)), head=board[HEAD],
+                 stacked=sum(board[p] - 3 for p in range(1, HEAD) if board[p] > 3),
+                 hold=0, near=0, run_squares=0, front=0, no_reply=0, home_spread=0)
     behind = _behind(opponent)
     if not race_is_over(board, opponent):
         run = 0
@@ -70,20 +67,34 @@ def score_position(board, opponent):
             p = PATH_POINT[i]
             q = mirror(p)
             if board[p] and behind[q]:
-                score += W_HOLD * min(behind[q], 6)
+                terms["hold"] += min(behind[q], 6)
                 if any(opponent[r] for r in range(q + 1, min(q + 6, 24) + 1)):
-                    score += W_NEAR
+                    terms["near"] += 1
                 run += 1
             else:
-                score += W_RUN * run * run
+                terms["run_squares"] += run * run
                 run = 0
-        score += W_RUN * run * run
+        terms["run_squares"] += run * run
         if opponent[HEAD] >= 5:
-            score += W_FRONT * sum(1 for p in range(6, 12) if board[p])
-        score += W_NO_REPLY * faces_without_step(opponent, board)
+            terms["front"] = sum(1 for p in range(6, 12) if board[p])
+        terms["no_reply"] = faces_without_step(opponent, board)
     else:
-        score += W_HOME_SPREAD * sum(1 for p in range(1, 7) if board[p])
-    return score
+        terms["home_spread"] = sum(1 for p in range(1, 7) if board[p])
+    return terms
+
+
+_WEIGHTS = dict(off=W_OFF, pips=-W_PIP, head=-W_HEAD, stacked=-W_STACK, hold=W_HOLD,
+                near=W_NEAR, run_squares=W_RUN, front=W_FRONT, no_reply=W_NO_REPLY,
+                home_spread=W_HOME_SPREAD)
+
+
+def score_position(board, opponent):
+    """The medium evaluation of a position for the side whose ``board`` it is (higher is
+    better), the opponent being to move. ``board``, ``opponent``: engine boards (25 ints,
+    index 0 = borne off, 1..24 own numbering, R1). A pure function of the two boards: the
+    weighted sum of ``medium_terms``."""
+    terms = medium_terms(board, opponent)
+    return sum(w * terms[name] for name, w in _WEIGHTS.items())
 
 
 def easy_score(board, opponent, rng):

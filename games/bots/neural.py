@@ -17,7 +17,7 @@ import numpy as np
 from games.engine import legal_plays, other
 
 from .features import encode
-from .network import Network, equity
+from .network import WEIGHTS, Network, equity, flip
 
 #: the 21 distinct rolls with their weights out of 36
 ROLLS = tuple(((a, b), 1 if a == b else 2) for a in range(1, 7) for b in range(a, 7))
@@ -26,10 +26,21 @@ MARGIN = 0.25         # ... if their 0-ply equity is within this many points of 
 TIME_CAP_S = 0.6      # beyond this the 0-ply choice is played (room left for the 1 s limit)
 
 
+_weights = WEIGHTS
+
+
 @functools.lru_cache(maxsize=1)
 def network() -> Network:
     """The shipped network, loaded once per process (a Celery worker loads it at start)."""
-    return Network.load()
+    return Network.load(_weights)
+
+
+def use_weights(path) -> None:
+    """Play ``hard`` with the network in ``path`` from now on, in this process (the arena's
+    ``--weights``, to measure a training run's saves)."""
+    global _weights
+    _weights = path
+    network.cache_clear()
 
 
 def _values(net, mover, results, opp_board):
@@ -83,6 +94,18 @@ def choose_hard(position, dice, plays, candidates=CANDIDATES, cap_s=TIME_CAP_S):
             return plays[best]
         scored.append((value, -len(scored), i))
     return plays[max(scored)[2]]
+
+
+def cubeless_chances(position, side):
+    """``(chance to win, equity in points per cube)`` of ``side`` in ``position`` before the
+    side on roll (``position.turn``) rolls, by the network (0-ply), cubeless. The network speaks
+    for the side that has just played, the one not on roll; for the other its answer is turned
+    round (``flip``)."""
+    played = other(position.turn)
+    outputs = network().evaluate(encode([position.board(played)], position.board(position.turn)))
+    if side != played:
+        outputs = flip(outputs)
+    return float(outputs[0, 0]), float(equity(outputs)[0])
 
 
 def preload() -> None:

@@ -127,8 +127,13 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--hidden", type=int, default=64)
     ap.add_argument("--alpha", type=float, default=0.1)
+    ap.add_argument("--alpha-end", type=float, default=None,
+                    help="step size at the last game (default: --alpha throughout); the step "
+                         "falls geometrically from --alpha to it over the run")
     ap.add_argument("--lam", type=float, default=0.7)
-    ap.add_argument("--out", default=str(WEIGHTS))
+    ap.add_argument("--out", default=str(WEIGHTS),
+                    help="where the weights go; '{games}' in it is replaced by the games so far, "
+                         "keeping every save")
     ap.add_argument("--save-every", type=int, default=5000)
     args = ap.parse_args(argv)
     rng = random.Random(args.seed)
@@ -136,19 +141,22 @@ def main(argv=None) -> int:
     trainer = Trainer(net, args.alpha, args.lam)
     started = time.perf_counter()
     wins = mars = plies = 0
-    meta = dict(seed=args.seed, hidden=args.hidden, alpha=args.alpha, lam=args.lam)
+    alpha_end = args.alpha if args.alpha_end is None else args.alpha_end
+    meta = dict(seed=args.seed, hidden=args.hidden, alpha=args.alpha, alpha_end=alpha_end,
+                lam=args.lam, games_planned=args.games)
     for g in range(1, args.games + 1):
+        trainer.alpha = args.alpha * (alpha_end / args.alpha) ** ((g - 1) / max(args.games - 1, 1))
         winner, m, n = trainer.play_game(rng)
         wins += winner == "white"
         mars += m
         plies += n
         if g % 1000 == 0:
             rate = g / (time.perf_counter() - started)
-            print(f"games={g} games_per_s={rate:.1f} white_wins={wins / 1000:.3f} "
+            print(f"games={g} games_per_s={rate:.1f} alpha={trainer.alpha:.4f} white_wins={wins / 1000:.3f} "
                   f"mars={mars / 1000:.3f} plies={plies / 1000:.1f}", file=sys.stderr, flush=True)
             wins = mars = plies = 0
         if g % args.save_every == 0 or g == args.games:
-            net.save(args.out, games=g, **meta)
+            net.save(args.out.format(games=g), games=g, **meta)
     return 0
 
 

@@ -17,15 +17,46 @@ def pos(white, black, turn="white", first_turn=False):
                                "first_turn": first_turn})
 
 
-def test_encoding_has_203_inputs_and_sees_the_opponent_on_the_same_physical_point():
+def test_encoding_has_213_inputs_and_sees_the_opponent_on_the_same_physical_point():
     start = Position.initial("white")
     x = encode([start.white], start.black)
-    assert x.shape == (1, N_INPUTS) == (1, 203)
+    assert x.shape == (1, N_INPUTS) == (1, 213)
     # Black's head (black 24) is white's 12: the opponent block, point 12, first unit.
     assert x[0, 96 + (12 - 1) * 4] == 1 and x[0, 96 + (24 - 1) * 4] == 0
     assert x[0, (24 - 1) * 4 + 3] == pytest.approx((15 - 3) / 4)
     # Contact, nobody home, and a run of one point (the head) each.
-    assert list(x[0, 198:]) == pytest.approx([0, 0, 0, 1 / 6, 1 / 6])
+    assert list(x[0, 198:203]) == pytest.approx([0, 0, 0, 1 / 6, 1 / 6])
+    # Each head holds back all 15 of the other side's checkers (6 at most): 6/36; nothing near,
+    # a run of one (1/36), nothing in front of the other head; every die face has a step.
+    assert list(x[0, 203:]) == pytest.approx([6 / 36, 0, 1 / 36, 0, 0] * 2)
+
+
+def test_encoding_carries_the_medium_evaluations_blocking_terms_for_both_sides():
+    # The extra inputs are medium's own terms (games.bots.heuristic.medium_terms), scaled; the
+    # die faces without a step are counted without R7's block rule, so never more than medium's.
+    from games.bots.features import N_BASE
+    from games.bots.heuristic import medium_terms
+
+    rng = random.Random(11)
+    checked = 0
+    for _ in range(6):
+        position = Position.initial("white")
+        while not position.winner:
+            mover = position.turn
+            them = position.board("black" if mover == "white" else "white")
+            plays = legal_plays(position, (rng.randint(1, 6), rng.randint(1, 6)))
+            x = encode([p.result.board(mover) for p in plays], them)
+            for play, row in zip(plays, x):
+                mine = play.result.board(mover)
+                for k, (board, blocked) in enumerate(((mine, them), (them, mine))):
+                    t = medium_terms(board, blocked)
+                    got = row[N_BASE + 5 * k:N_BASE + 5 * k + 5]
+                    assert list(got[:4]) == pytest.approx(
+                        [t["hold"] / 36, t["near"] / 6, t["run_squares"] / 36, t["front"] / 6])
+                    assert got[4] * 6 <= t["no_reply"] + 1e-6
+                    checked += 1
+            position = rng.choice(plays).result
+    assert checked > 1000
 
 
 def test_encoding_knows_a_finished_race_the_home_and_the_longest_block():
@@ -41,7 +72,8 @@ def test_encoding_knows_a_finished_race_the_home_and_the_longest_block():
     # 13 apart; black 6-5.
     assert x[201] == pytest.approx(3 / 6) and x[202] == pytest.approx(2 / 6)
     raced = pos({"6": 1, "5": 1, "4": 1}, {"6": 2, "5": 2})
-    assert encode([raced.white], raced.black)[0, 198] == 1
+    raced_x = encode([raced.white], raced.black)[0]
+    assert raced_x[198] == 1 and not raced_x[203:].any()  # nothing left to block
 
 
 def test_training_trace_is_the_gradient_of_whites_values_for_both_sides():
@@ -95,6 +127,31 @@ def test_training_is_reproducible_from_its_seed(tmp_path):
     a, b = (np.load(tmp_path / f"{n}.npz") for n in ("a", "b"))
     assert all(np.array_equal(a[k], b[k]) for k in ("w1", "b1", "w2", "b2"))
     assert not np.array_equal(a["w1"], Network(hidden=8, seed=7).w1)  # it learned something
+
+
+def test_training_steps_fall_to_alpha_end_and_every_save_is_kept(tmp_path):
+    assert train.main(["--games", "4", "--seed", "7", "--hidden", "8", "--alpha", "0.1",
+                       "--alpha-end", "0.01", "--save-every", "2",
+                       "--out", str(tmp_path / "run-{games}.npz")]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run-2.npz", "run-4.npz"]
+    meta = Network.load(tmp_path / "run-4.npz").meta
+    assert (meta["games"], meta["alpha"], meta["alpha_end"]) == (4, 0.1, 0.01)
+    # A different step schedule learns differently from the same seed.
+    assert train.main(["--games", "4", "--seed", "7", "--hidden", "8", "--alpha", "0.1",
+                       "--out", str(tmp_path / "flat.npz")]) == 0
+    assert not np.array_equal(np.load(tmp_path / "flat.npz")["w1"],
+                              np.load(tmp_path / "run-4.npz")["w1"])
+
+
+def test_the_arena_can_measure_another_network_file(tmp_path):
+    other_net = Network(hidden=4, seed=9)
+    other_net.save(tmp_path / "other.npz", games=0)
+    try:
+        neural.use_weights(tmp_path / "other.npz")
+        assert neural.network().w1.shape[1] == 4
+    finally:
+        neural.use_weights(neural.WEIGHTS)
+    assert neural.network().w1.shape[1] != 4
 
 
 @pytest.mark.parametrize("level", ALL_LEVELS)

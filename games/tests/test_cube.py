@@ -200,3 +200,46 @@ def test_a_double_at_a_table_without_cube_is_cube_not_allowed_in_every_phase(fix
     with unchanged(game.id), pytest.raises(services.CubeNotAllowed) as after_roll:
         services.double(game.id, ME, game.version)
     assert before_roll.value.code == after_roll.value.code == "cube_not_allowed"
+
+
+@pytest.mark.parametrize("chance, equity, takes, doubles", [
+    (0.30, -0.45, True, False),    # behind, but taking loses less than a drop's point
+    (0.30, -0.60, False, False),   # a mars in sight: drop
+    (0.75, 0.55, True, True),      # clearly ahead: double
+    (0.97, 1.40, True, False),     # too good: play on for the mars
+    (0.60, 0.20, True, False),     # not enough to double
+])
+def test_hard_bot_judges_the_cube_by_its_cubeless_equity(monkeypatch, chance, equity, takes,
+                                                        doubles):
+    from games.bots import neural
+
+    monkeypatch.setattr(neural, "cubeless_chances", lambda position, side: (chance, equity))
+    pos = Position.from_json(EVEN)
+    assert cube_bot.should_take(pos, "black", 1, "classic", level="hard") is takes
+    assert cube_bot.should_double(pos, "white", 1, "classic", level="hard") is doubles
+
+
+def test_hard_bots_network_sees_a_lost_race_and_the_mars():
+    from games.bots.neural import cubeless_chances
+
+    ahead = Position.from_json(WHITE_AHEAD)
+    white_chance, white_equity = cubeless_chances(ahead, "white")
+    black_chance, black_equity = cubeless_chances(ahead, "black")
+    assert white_chance + black_chance == pytest.approx(1.0, abs=1e-6)
+    assert white_equity == pytest.approx(-black_equity, abs=1e-6)
+    assert white_chance > 0.95 and white_equity > 1.5  # a mars is all but certain
+    # So black drops, and white does not double: a drop would give it one point, not two.
+    assert not cube_bot.should_take(ahead, "black", 1, "classic", level="hard")
+    assert not cube_bot.should_double(ahead, "white", 1, "classic", level="hard")
+    assert cube_bot.should_take(Position.from_json(EVEN), "black", 1, "classic", level="hard")
+    assert not cube_bot.should_double(Position.initial("white"), "white", 1, "classic",
+                                      level="hard")
+
+
+def test_the_hard_bot_drops_a_hopeless_double_through_the_service(fixed):
+    game = new_bot_game(fixed, opening=(6, 5), preset="classic", cube=True, level="hard")
+    set_position(game, WHITE_AHEAD)
+    game = Game.objects.get(pk=game.pk)
+    game = services.double(game.id, ME, game.version)
+    game = services.bot_turn(game.id, game.version)
+    assert (game.status, game.winner, game.end_reason) == (Status.FINISHED, "white", "drop")

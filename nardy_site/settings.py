@@ -306,6 +306,15 @@ CACHES = {
 PAGE_CACHE_SECONDS = env.int("PAGE_CACHE_SECONDS", default=600)
 SITE_URL = env.str("SITE_URL", default="").rstrip("/")
 
+# --- Rate limits: defaults in games/app_settings.py (docs/protocol.md "Rate limits"); each may
+# be given in the environment too, e.g. GAMES_CREATE_IP_LIMITS=600/minute for a load test.
+for _name in ("GAMES_SOCKET_FRAME_LIMITS", "GAMES_SESSION_FRAME_LIMITS",
+              "GAMES_CREATE_SESSION_LIMITS", "GAMES_CREATE_IP_LIMITS"):
+    if _name in os.environ:
+        globals()[_name] = env.str(_name)
+if "GAMES_RATELIMIT_ENABLED" in os.environ:
+    GAMES_RATELIMIT_ENABLED = env.bool("GAMES_RATELIMIT_ENABLED")
+
 # --- Sessions, auth -------------------------------------------------------------------------
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
 AUTH_PASSWORD_VALIDATORS = [

@@ -30,7 +30,8 @@ EXAMPLES = 100
 FRAMES_PER_EXAMPLE = 105
 OTHER_GUEST = "guest-of-another-game"
 
-#: every code an error frame may carry (docs/protocol.md "Errors")
+#: the error codes a refused frame may get (docs/protocol.md "error"); not ``server_error`` (a
+#: bug) nor ``retry`` (the database is up throughout)
 ERROR_CODES = {"bad_frame", "stale_version", "not_your_turn", "wrong_phase", "illegal_play",
                "cube_not_allowed", "game_over", "cannot_claim", "rate_limited"}
 FRAME_TYPES = [*consumers.ACTIONS, "snapshot", "why"]

@@ -259,6 +259,30 @@ def test_page_reconnects_when_the_server_comes_back(daphne_server, browser):
     assert not page_errors, page_errors
 
 
+def test_page_drops_a_silent_socket_and_connects_again(daphne_server, browser):
+    # A Daphne whose channel layer lost Redis may accept a socket and never answer
+    # (channels_redis 4.3): the page gives up on a socket without a snapshot and reconnects.
+    page, _game_id, page_errors = open_new_game(browser, daphne_server.base)
+    sockets = []
+
+    def route(ws):
+        sockets.append(ws)
+        if len(sockets) > 1:
+            ws.connect_to_server()  # the first stays silent: opened, never answered
+
+    page.route_web_socket(re.compile(r"/ws/game/"), route)
+    started = time.monotonic()
+    page.reload()
+    while len(sockets) < 2 and time.monotonic() - started < 20:
+        page.wait_for_timeout(100)
+    waited = time.monotonic() - started
+    assert len(sockets) == 2 and 4.5 < waited < 15
+    page.wait_for_function("() => document.getElementById('game').dataset.ready === 'true'",
+                           timeout=20_000)
+    assert next_action(page, time.monotonic() + 60) in ("roll", "play")
+    assert not page_errors, page_errors
+
+
 def test_guest_resigns_on_a_phone_in_russian_and_sees_the_result(daphne_server, browser):
     from django.utils import translation
 

@@ -29,6 +29,7 @@
   const NEXT_GAME_S = 6; // seconds before a match moves on to its next game
   const SETTINGS_KEY = "nardy.room.settings";
   const CLOCK_TICK_MS = 200;
+  const SNAPSHOT_WAIT_MS = 5000; // a socket without its first snapshot by then is dropped
   const CLOCK_LOW_MS = 10000; // the last seconds before a side loses are marked
 
   const root = document.getElementById("game");
@@ -1528,12 +1529,18 @@
     const scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
     const socket = new WebSocket(scheme + window.location.host + state.wsPath);
     state.socket = socket;
+    let greeted = false;
     socket.addEventListener("open", () => {
       state.connected = true;
       state.everConnected = true;
       state.retries = 0;
       state.lostAt = null;
       render();
+      // The server's first frame is the snapshot. A socket that stays silent (a server whose
+      // channel layer lost Redis may keep it open) is dropped, and the page connects again.
+      window.setTimeout(() => {
+        if (!greeted && state.socket === socket) socket.close(4000, "no snapshot");
+      }, SNAPSHOT_WAIT_MS);
     });
     socket.addEventListener("message", (event) => {
       let frame;
@@ -1542,6 +1549,7 @@
       } catch (err) {
         return;
       }
+      if (frame && frame.type === "snapshot") greeted = true;
       onFrame(frame);
     });
     socket.addEventListener("close", (event) => {

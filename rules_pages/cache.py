@@ -11,6 +11,7 @@ way out, cache hit or not. The response the visitor gets then carries ``Vary: Co
 """
 
 import hashlib
+import logging
 from functools import lru_cache, wraps
 from pathlib import Path
 
@@ -19,6 +20,9 @@ from django.middleware.csrf import get_token
 from django.utils.cache import patch_cache_control
 from django.utils.html import format_html
 from django.views.decorators.cache import cache_page
+from redis.exceptions import RedisError
+
+logger = logging.getLogger(__name__)
 
 # Stands for the CSRF hidden input in a cached page; an HTML comment, so it cannot be confused
 # with text of the page.
@@ -57,7 +61,12 @@ def cached_page(view):
     @wraps(view)
     def wrapper(request, *args, **kwargs):
         request.csrf_marker = True
-        return cached(request, *args, **kwargs)
+        try:
+            return cached(request, *args, **kwargs)
+        except RedisError as exc:
+            # Redis down or restarting: the rules still read, rendered afresh for each visitor.
+            logger.warning("page cache unavailable, rendering %s uncached: %s", request.path, exc)
+            return view(request, *args, **kwargs)
 
     return wrapper
 

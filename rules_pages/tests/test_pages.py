@@ -314,6 +314,17 @@ def test_cache_keeps_languages_apart(client):
     assert again.templates == [] and parse(again).html_lang == "ru"
 
 
+def test_pages_are_served_uncached_while_redis_is_down(settings, caplog):
+    # A Redis that does not answer (nothing listens on port 1): the page is rendered afresh.
+    settings.CACHES = {"default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": "redis://127.0.0.1:1/0", "KEY_PREFIX": "down"}}
+    response = Client().get(page_url("rules", "bg"))
+    assert response.status_code == 200 and parse(response).html_lang == "bg"
+    assert "rules_pages/page.html" in [t.name for t in response.templates]
+    assert "page cache unavailable" in caplog.text
+
+
 def test_each_reader_of_a_cached_page_gets_a_working_csrf_token():
     url = page_url("home", "bg")
     Client().get(url)  # fills the cache

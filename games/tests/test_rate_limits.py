@@ -281,3 +281,22 @@ def test_lobby_frames_have_a_frame_limit_too(transactional_db, settings):
     answers = async_to_sync(scenario)()
     assert [a.get("code", a["type"]) for a in answers] == ["left", "left", "rate_limited"]
 
+
+
+def test_without_its_redis_the_limits_let_play_go_on(game, settings, caplog):
+    # nothing listens on this port (the range of this helper's servers): connection refused
+    settings.GAMES_RATELIMIT_STORAGE_URL = "redis://127.0.0.1:8799/0"
+    settings.GAMES_SOCKET_FRAME_LIMITS = "1/minute"
+    cookie = session_cookie(HUMAN)
+
+    async def scenario():
+        comm = game_socket(game.id, cookie)
+        await connect(comm)
+        answers = await frames_until_refused(comm, 3)
+        await comm.disconnect()
+        return answers
+
+    assert kinds(async_to_sync(scenario)()) == ["snapshot"] * 3
+    client = Client()
+    assert client.post(reverse("games:new")).status_code == 302
+    assert "rate limit not checked" in caplog.text

@@ -273,14 +273,63 @@ def test_page_drops_a_silent_socket_and_connects_again(daphne_server, browser):
     page.route_web_socket(re.compile(r"/ws/game/"), route)
     started = time.monotonic()
     page.reload()
-    while len(sockets) < 2 and time.monotonic() - started < 20:
+    while len(sockets) < 2 and time.monotonic() - started < 40:
         page.wait_for_timeout(100)
     waited = time.monotonic() - started
-    assert len(sockets) == 2 and 4.5 < waited < 15
+    assert len(sockets) == 2 and 14.5 < waited < 40
     page.wait_for_function("() => document.getElementById('game').dataset.ready === 'true'",
                            timeout=20_000)
     assert next_action(page, time.monotonic() + 60) in ("roll", "play")
     assert not page_errors, page_errors
+
+
+def test_page_holds_actions_while_rate_limited_and_sends_after_the_wait(daphne_server, browser):
+    # The server drops frames unanswered during a rate limit's wait (docs/protocol.md): the page
+    # must not send them (it would wait for an answer forever) and must say how long to wait.
+    page, _game_id, page_errors = open_new_game(browser, daphne_server.base)
+    sent, armed = [], {"on": False}
+
+    def route(ws):
+        server = ws.connect_to_server()
+
+        def from_page(message):
+            frame = json.loads(message)
+            sent.append(frame.get("type"))
+            if armed["on"] and frame.get("type") == "roll":
+                armed["on"] = False
+                ws.send(json.dumps({"type": "error", "code": "rate_limited", "retry_after": 3,
+                                    "message": "Too many messages in a short time.",
+                                    "version": frame.get("version")}))
+                return
+            server.send(message)
+
+        ws.on_message(from_page)
+        server.on_message(lambda message: ws.send(message))
+
+    page.route_web_socket(re.compile(r"/ws/game/"), route)
+    page.reload()
+    deadline = time.monotonic() + 120
+    action = next_action(page, deadline)
+    while action != "roll":
+        assert action in ("play", "pass")
+        version = int(page.locator("#game").get_attribute("data-version"))
+        take_turn(page, action)
+        wait_for_new_version(page, version, deadline)
+        action = next_action(page, deadline)
+    version = int(page.locator("#game").get_attribute("data-version"))
+    armed["on"] = True
+    page.click("#roll-btn")
+    page.wait_for_function("() => document.getElementById('message').textContent.includes("
+                           "'Too many messages')", timeout=10_000)
+    frames = len(sent)
+    page.click("#roll-btn")  # during the wait: held by the page, not sent
+    assert "try again in" in page.locator("#message").inner_text()
+    assert len(sent) == frames and not page.locator("#roll-btn").is_disabled()
+    page.wait_for_timeout(3200)
+    page.click("#roll-btn")
+    wait_for_new_version(page, version, deadline)
+    assert int(page.locator("#game").get_attribute("data-version")) > version
+    assert sent[-1] == "roll" and not page_errors, page_errors
 
 
 def test_guest_resigns_on_a_phone_in_russian_and_sees_the_result(daphne_server, browser):

@@ -29,7 +29,7 @@
   const NEXT_GAME_S = 6; // seconds before a match moves on to its next game
   const SETTINGS_KEY = "nardy.room.settings";
   const CLOCK_TICK_MS = 200;
-  const SNAPSHOT_WAIT_MS = 5000; // a socket without its first snapshot by then is dropped
+  const SNAPSHOT_WAIT_MS = 15000; // a socket without its first snapshot by then is dropped (a loaded server may take seconds)
   const CLOCK_LOW_MS = 10000; // the last seconds before a side loses are marked
 
   const root = document.getElementById("game");
@@ -121,6 +121,7 @@
     group: 0, // the steps staged by one tap share a group (undone together)
     selected: null, // a point in the mover's numbering, or null
     pending: false, // an action frame was sent and its answer has not come yet
+    limitedUntil: 0, // Date.now() before which the server drops frames (rate_limited)
     connected: false,
     everConnected: false,
     slowStart: false,
@@ -1248,6 +1249,16 @@
       showError(gettext("Not connected to the server yet: please wait a moment."));
       return false;
     }
+    // After a rate_limited answer the server drops frames unanswered until retry_after has
+    // passed: hold them here, or the page would wait for an answer that never comes.
+    const waitMs = state.limitedUntil - Date.now();
+    if (waitMs > 0) {
+      const seconds = Math.ceil(waitMs / 1000);
+      showError(fmt(ngettext("Too many actions in a short time: try again in %(seconds)s second.",
+        "Too many actions in a short time: try again in %(seconds)s seconds.", seconds), { seconds }));
+      render();
+      return false;
+    }
     showError("");
     state.pending = true;
     state.socket.send(JSON.stringify(frame));
@@ -1508,6 +1519,9 @@
       onWhy(frame);
     } else if (frame.type === "error") {
       state.pending = false;
+      if (frame.code === "rate_limited" && typeof frame.retry_after === "number") {
+        state.limitedUntil = Date.now() + frame.retry_after * 1000;
+      }
       if (typeof frame.version === "number" && frame.version < state.game.version) {
         render();
         return;
@@ -1531,11 +1545,6 @@
     state.socket = socket;
     let greeted = false;
     socket.addEventListener("open", () => {
-      state.connected = true;
-      state.everConnected = true;
-      state.retries = 0;
-      state.lostAt = null;
-      render();
       // The server's first frame is the snapshot. A socket that stays silent (a server whose
       // channel layer lost Redis may keep it open) is dropped, and the page connects again.
       window.setTimeout(() => {
@@ -1549,7 +1558,15 @@
       } catch (err) {
         return;
       }
-      if (frame && frame.type === "snapshot") greeted = true;
+      if (frame && frame.type === "snapshot" && !greeted) {
+        // Connected only now: a server that accepts the socket and then fails (its Redis
+        // down) must not reset the growing pause between attempts, nor hide the banner.
+        greeted = true;
+        state.connected = true;
+        state.everConnected = true;
+        state.retries = 0;
+        state.lostAt = null;
+      }
       onFrame(frame);
     });
     socket.addEventListener("close", (event) => {

@@ -64,6 +64,13 @@ class AppSettings:
         office behind one address; a client that drops its cookie each time)."""
         return self._setting("CREATE_IP_LIMITS", "120/minute")
 
+    @property
+    def IMAGE_RENDER_IP_LIMITS(self):
+        """Position images (SVG or PNG, /position/<id>.png) one address may have drawn afresh:
+        a PNG costs about 0.2 s of CPU and 80 KB of cache, so a stream of new ids must not
+        busy the server; images already in the cache are not counted."""
+        return self._setting("IMAGE_RENDER_IP_LIMITS", "60/minute")
+
 
 _app_settings = AppSettings("GAMES_")
 

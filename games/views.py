@@ -22,7 +22,8 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from games import (
-    accounts, analysis, board_svg, clocks, profiles, ratelimits, ratings, replays, services,
+    accounts, analysis, app_settings, board_svg, clocks, profiles, ratelimits, ratings, replays,
+    services,
 )
 from games.board_svg import VIEW_H, VIEW_W, render_board
 from games.engine import PositionError
@@ -882,7 +883,7 @@ def position_svg(request, position_id):
     Cached by browsers for a day (an ID always shows the same position), and on the server
     (Django's cache, Redis) per ID, language (the title and description) and renderer."""
     position = _position_or_404(position_id)
-    return _cached_image(_image_cache_key("svg", position_id, get_language()),
+    return _cached_image(request, _image_cache_key("svg", position_id, get_language()),
                          lambda: _board_svg(position), "image/svg+xml; charset=utf-8")
 
 
@@ -895,15 +896,24 @@ def position_png(request, position_id):
     takes about 0.1 s, so the bytes are kept in Django's cache (Redis) per ID and renderer: a
     repeated request costs a cache read."""
     position = _position_or_404(position_id)
-    return _cached_image(_image_cache_key("png", position_id, _PNG_FONTS),
+    return _cached_image(request, _image_cache_key("png", position_id, _PNG_FONTS),
                          lambda: _render_png(position), "image/png")
 
 
-def _cached_image(key, render, content_type):
+def _cached_image(request, key, render, content_type):
     """The image under ``key`` in Django's cache, drawn by ``render()`` on a miss, as a response
-    that browsers may also keep for IMAGE_CACHE_SECONDS."""
+    that browsers may also keep for IMAGE_CACHE_SECONDS; a miss beyond the address's
+    ``IMAGE_RENDER_IP_LIMITS`` gets 429 with Retry-After instead."""
     body = cache.get(key)
     if body is None:
+        wait = ratelimits.hit(app_settings.IMAGE_RENDER_IP_LIMITS, "image", "ip",
+                              request.META.get("REMOTE_ADDR") or "unknown")
+        if wait is not None:
+            seconds = ratelimits.seconds_text(wait)
+            refused = HttpResponse(_("Too many new images in a short time: try again later."),
+                                   status=429, content_type="text/plain; charset=utf-8")
+            refused["Retry-After"] = str(seconds)
+            return refused
         body = render()
         cache.set(key, body, IMAGE_CACHE_SECONDS)
     response = HttpResponse(body, content_type=content_type)

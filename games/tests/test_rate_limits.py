@@ -300,3 +300,28 @@ def test_without_its_redis_the_limits_let_play_go_on(game, settings, caplog):
     client = Client()
     assert client.post(reverse("games:new")).status_code == 302
     assert "rate limit not checked" in caplog.text
+
+
+def test_position_images_drawn_afresh_are_limited_per_address_and_cached_ones_are_not(
+        transactional_db, settings):
+    from games.engine import Position, legal_plays
+    from games.engine.position_id import encode
+
+    import uuid
+
+    settings.GAMES_IMAGE_RENDER_IP_LIMITS = "2/minute"
+    # an empty image cache: the same positions may have been drawn by earlier runs
+    settings.CACHES = {"default": dict(django_settings.CACHES["default"],
+                                       KEY_PREFIX=f"images-{uuid.uuid4().hex}")}
+    position, ids = Position.initial("white"), []
+    for dice in ((6, 5), (4, 2), (3, 1)):  # three different positions, never drawn before
+        position = legal_plays(position, dice)[0].result
+        ids.append(encode(position))
+    client = Client(REMOTE_ADDR="203.0.113.9")
+    url = lambda position_id: reverse("position_png", args=[position_id])  # noqa: E731
+    first, second = client.get(url(ids[0])), client.get(url(ids[1]))
+    assert (first.status_code, second.status_code) == (200, 200)
+    refused = client.get(url(ids[2]))
+    assert refused.status_code == 429 and int(refused["Retry-After"]) >= 1
+    assert client.get(url(ids[0])).status_code == 200  # from the cache: not counted
+    assert Client(REMOTE_ADDR="203.0.113.10").get(url(ids[2])).status_code == 200

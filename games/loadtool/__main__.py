@@ -68,6 +68,10 @@ def _parser():
                      help="seconds without progress after which a game is an error")
     run.add_argument("--setup-threads", type=int, default=8,
                      help="HTTP set-up requests in flight per client process")
+    run.add_argument("--ramp-rate", type=float, default=10,
+                     help="games (echo pairs) started per second during the ramp")
+    run.add_argument("--retry-pause", type=float, default=5,
+                     help="seconds a table rests after a game with an error")
     run.add_argument("--ratio", type=float, default=3.0,
                      help="goal: play p95 at most this many times the echo p95")
     run.add_argument("--until-broken", action="store_true",
@@ -119,7 +123,8 @@ def main(argv=None):
                                duration=args.duration, warmup=args.warmup,
                                echo=mode == "echo", to_end=args.to_end, preset=args.preset,
                                procs=args.procs, seed=args.seed, stall=args.stall,
-                               setup_threads=args.setup_threads, server_pids=pids)
+                               setup_threads=args.setup_threads, ramp_rate=args.ramp_rate,
+                               retry_pause=args.retry_pause, server_pids=pids)
             print(f"--- {mode}: {count} {'pairs' if mode == 'echo' else 'games'} on "
                   f"{', '.join(bases)}", flush=True)
             result = run_load(config, log=lambda line: print(line, flush=True))

@@ -416,6 +416,14 @@ async def echo_pair(bases, stats, rng, think, stop, opened):
                 pass
 
 
+async def _sleep_unless(stop, seconds):
+    """Sleep ``seconds``, or less if ``stop`` (an asyncio.Event) is set meanwhile."""
+    try:
+        await asyncio.wait_for(stop.wait(), seconds)
+    except asyncio.TimeoutError:
+        pass
+
+
 # --- one client process -----------------------------------------------------------------------
 
 @dataclass
@@ -424,7 +432,10 @@ class ClientPlan:
     servers ``bases`` (sockets spread over them at random, as a balancer would), ``think``
     seconds per action, ``preset`` of the games; ``to_end`` plays one game per table to its
     end, else a table starts a new game when one ends, until told to stop. ``seed`` makes
-    the choices repeatable (the dice are the server's)."""
+    the choices repeatable (the dice are the server's). Tables start ``ramp_rate`` per
+    second over all processes (this process's tables are numbers ``slot_offset``,
+    ``slot_offset + slot_stride``...); a table whose game had an error waits ``retry_pause``
+    seconds before its next game, as a person reloading would, rather than piling on."""
 
     bases: list
     tables: int
@@ -435,6 +446,10 @@ class ClientPlan:
     seed: int = 1
     stall: float = 60.0
     setup_threads: int = 8
+    ramp_rate: float = 10.0
+    slot_offset: int = 0
+    slot_stride: int = 1
+    retry_pause: float = 5.0
 
 
 async def run_client(plan, ready, should_stop):
@@ -464,8 +479,14 @@ async def run_client(plan, ready, should_stop):
     def two_bases():
         return [rng.choice(plan.bases), rng.choice(plan.bases)]
 
+    async def start_in_turn(index):
+        if plan.ramp_rate > 0:
+            await _sleep_unless(stop, (plan.slot_offset + index * plan.slot_stride)
+                                / plan.ramp_rate)
+
     async def table_loop(index):
         first = True
+        await start_in_turn(index)
         while not stop.is_set():
             bases = two_bases()
             try:
@@ -475,21 +496,25 @@ async def run_client(plan, ready, should_stop):
                 stats.error(f"set-up failed: {exc!r}")
                 if plan.to_end:
                     break
-                await asyncio.sleep(1)
+                await _sleep_unless(stop, plan.retry_pause)
                 continue
             stats.games_started += 1
             if first:
                 first = False
                 one_open()
             table = Table(game_id, stats, random.Random(rng.random()), plan.think, plan.stall)
+            errors = len(stats.errors)
             await table.play(stop, bases, [cookie_a, cookie_b])
             if plan.to_end:
                 break
+            if len(stats.errors) > errors:
+                await _sleep_unless(stop, plan.retry_pause)
         if first:
             one_open()  # never opened: do not hold up the others' start
 
     async def pair_loop(index):
         called = False
+        await start_in_turn(index)
 
         def opened_once():
             nonlocal called

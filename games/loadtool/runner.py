@@ -12,6 +12,7 @@ import math
 import multiprocessing
 import os
 import queue
+import re
 import statistics
 import threading
 import time
@@ -32,7 +33,9 @@ class RunConfig:
     ``think``: mean seconds before each action; ``duration``/``warmup``: seconds of the
     window and of the pause between the ramp and the window; ``procs``: client processes;
     ``server_pids``: ``{role: [pid, ...]}`` of the server processes to sample (their
-    children included); ``ramp_timeout``: seconds the ramp may take."""
+    children included); ``ramp_rate``: games started per second during the ramp;
+    ``retry_pause``: seconds a table rests after a game with an error; ``ramp_timeout``:
+    seconds the ramp may take."""
 
     bases: list
     games: int
@@ -46,6 +49,8 @@ class RunConfig:
     seed: int = 1
     stall: float = 60.0
     setup_threads: int = 8
+    ramp_rate: float = 10.0
+    retry_pause: float = 5.0
     ramp_timeout: float = 900.0
     server_pids: dict = field(default_factory=dict)
     sample_services: bool = True
@@ -154,11 +159,13 @@ def _shares(total, parts):
     return [base + (1 if i < extra else 0) for i in range(parts) if base or i < extra]
 
 
-def _plan(config, tables, index):
+def _plan(config, tables, index, processes):
     return ClientPlan(bases=config.bases, tables=tables, think=config.think,
                       preset=config.preset, echo=config.echo, to_end=config.to_end,
                       seed=config.seed * 1000 + index, stall=config.stall,
-                      setup_threads=config.setup_threads)
+                      setup_threads=config.setup_threads, ramp_rate=config.ramp_rate,
+                      slot_offset=index, slot_stride=processes,
+                      retry_pause=config.retry_pause)
 
 
 def _client_process(plan, ready_queue, stop_event, result_queue):
@@ -204,15 +211,15 @@ def run_load(config, log=print):
         coordinator = threading.Thread(target=_guarded(coordinate, stop, timeline),
                                        args=(sampler,), daemon=True)
         coordinator.start()
-        stats = asyncio.run(run_client(_plan(config, shares[0], 0),
+        stats = asyncio.run(run_client(_plan(config, shares[0], 0, 1),
                                        lambda: ready_queue.put(os.getpid()), stop.is_set))
         stop.set()
         coordinator.join(timeout=10)
     else:
         for index, tables in enumerate(shares):
+            plan = _plan(config, tables, index, len(shares))
             process = context.Process(target=_client_process,
-                                      args=(_plan(config, tables, index), ready_queue, stop,
-                                            result_queue), daemon=True)
+                                      args=(plan, ready_queue, stop, result_queue), daemon=True)
             process.start()
             children.append(process)
         groups["client"] = [process.pid for process in children]
@@ -252,10 +259,14 @@ def _guarded(coordinate, stop, timeline):
     return body
 
 
+#: what differs between two errors of one kind: game ids, versions, seconds
+_ERROR_KIND = re.compile(r"[0-9a-f]{8}-[0-9a-f-]{27}|\d+(\.\d+)?")
+
+
 def report(config, stats, sampler, timeline):
     """The figures of one run as a dict: the configuration, ``round_trip_ms`` (``play`` and
-    ``roll``, or ``echo``: see ``percentiles``), ``errors`` (count) and ``error_samples`` (the
-    first 20), ``actions_per_s`` (frames sent per second in the window), ``games_started``,
+    ``roll``, or ``echo``: see ``percentiles``), ``errors`` (count), ``error_kinds`` (count
+    by message with ids and numbers left out) and ``error_samples`` (the first 20), ``actions_per_s`` (frames sent per second in the window), ``games_started``,
     ``games_over`` (by end reason), ``ramp_s``, the CPU figures of ``CpuSampler.summary``
     over the window, ``cpu_ms_per_action`` (each sampled server role's mean CPU divided by
     the action rate, and their sum ``server``) and the machine's load average at the end."""
@@ -267,6 +278,10 @@ def report(config, stats, sampler, timeline):
     trips = {kind: percentiles([ms for t, ms in getattr(stats, kind) if in_window(t)])
              for kind in kinds}
     errors = sorted(stats.errors)
+    kinds = {}
+    for _t, text in errors:
+        kind = _ERROR_KIND.sub("…", text)[:120]
+        kinds[kind] = kinds.get(kind, 0) + 1
     result = {
         "mode": "echo" if config.echo else "game",
         "config": {key: value for key, value in asdict(config).items() if key != "server_pids"},
@@ -276,6 +291,7 @@ def report(config, stats, sampler, timeline):
         "round_trip_ms": trips,
         "actions_per_s": round(sum(1 for t in stats.actions if in_window(t)) / window_s, 1),
         "errors": len(errors),
+        "error_kinds": dict(sorted(kinds.items(), key=lambda item: -item[1])),
         "error_samples": [text for _t, text in errors[:20]],
         "games_started": stats.games_started,
         "games_over": stats.games_over,
@@ -318,6 +334,6 @@ def summary_lines(result):
                      f"{load['max']}")
     if result["games_over"]:
         lines.append(f"  games over: {result['games_over']} of {result['games_started']} started")
-    for text in result["error_samples"][:5]:
-        lines.append(f"  error: {text}")
+    for kind, count in list(result["error_kinds"].items())[:5]:
+        lines.append(f"  errors x{count}: {kind}")
     return lines

@@ -6,7 +6,10 @@ on PostgreSQL and Redis given by ``DATABASE_URL`` and ``REDIS_URL``, with ``DEBU
 ``scripts/run`` is left out: games between guests are not analysed unless asked for.
 
 Tasks go to a queue of their own (``CELERY_QUEUE``, default ``nardy-load``) so that other
-workers on the same Redis neither take them nor send theirs. A description of the running
+workers on the same Redis neither take them nor send theirs. Every scripted guest comes from
+127.0.0.1, so the limit of new games per address (``GAMES_CREATE_IP_LIMITS``, 120 a minute)
+is turned off unless that variable is set; the limits per session and per socket stay as in
+production (each guest has its own session). A description of the running
 stack (origins, process ids by role, log directory) is written as JSON to the stack file,
 where ``python -m games.loadtool run --stack-file`` finds it.
 """
@@ -26,6 +29,17 @@ RUN_DIR = ROOT / ".run" / "load"
 STACK_FILE = RUN_DIR / "stack.json"
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/nardy_load"
 DEFAULT_QUEUE = "nardy-load"
+
+
+def code_version():
+    """The checkout's commit, with ``+changes`` when the working tree differs from it (the
+    servers run what is on disk when they start)."""
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
+                              check=False).stdout.strip()
+
+    commit = git("rev-parse", "--short", "HEAD") or "unknown"
+    return commit + ("+changes" if git("status", "--porcelain", "--untracked-files=no") else "")
 
 
 class StackError(Exception):
@@ -64,7 +78,8 @@ class Stack:
 
     def describe(self):
         """The stack file's content."""
-        return {"bases": self.bases, "pids": self.pids(), "log_dir": str(self.log_dir)}
+        return {"bases": self.bases, "pids": self.pids(), "log_dir": str(self.log_dir),
+                "code": code_version()}
 
     def exited(self):
         """``(role, returncode)`` of a process that has ended, else None."""
@@ -140,6 +155,7 @@ def start_stack(ports, database_url, redis_url, queue=DEFAULT_QUEUE, log_dir=RUN
     env = dict(os.environ, DATABASE_URL=database_url, REDIS_URL=redis_url, DEBUG="false",
                LOAD_ECHO="1", CELERY_QUEUE=queue, PYTHONUNBUFFERED="1",
                DJANGO_SETTINGS_MODULE="nardy_site.settings")
+    env.setdefault("GAMES_CREATE_IP_LIMITS", "")  # one address for every guest: see above
     ensure_database(database_url)
     log(f"migrating {database_url}")
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "--verbosity", "0"],
@@ -163,7 +179,8 @@ def start_stack(ports, database_url, redis_url, queue=DEFAULT_QUEUE, log_dir=RUN
     except BaseException:
         stack.stop()
         raise
-    log(f"stack up: Daphne at {', '.join(stack.bases)}; pids {stack.pids()}; logs in {log_dir}")
+    log(f"stack up: Daphne at {', '.join(stack.bases)}; pids {stack.pids()}; code "
+        f"{code_version()}; logs in {log_dir}")
     return stack
 
 

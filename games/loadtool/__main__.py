@@ -7,8 +7,9 @@
 ``run`` reads the servers and their process ids from the stack file that ``stack`` writes
 (``.run/load/stack.json``), or takes ``--base`` origins (and ``--pids role=pid,pid``) of a
 site started otherwise. For each game count it runs the echo baseline, then the games, and
-prints the figures; ``--out`` writes every report as JSON. Exit status 0 when every run met
-the goal (no errors; p95 of the play round trip at most ``--ratio`` times the echo's), else 1.
+prints the figures; ``--out`` writes every report as JSON; ``--until-broken`` ends the sweep
+at the first game count with errors. Exit status 0 when every run met the goal (no errors;
+p95 of the play round trip at most ``--ratio`` times the echo's), else 1.
 """
 import argparse
 import json
@@ -75,7 +76,7 @@ def _parser():
     run.add_argument("--ratio", type=float, default=3.0,
                      help="goal: play p95 at most this many times the echo p95")
     run.add_argument("--until-broken", action="store_true",
-                     help="stop the sweep at the first run that misses the goal")
+                     help="stop the sweep at the first game count whose runs had errors")
     run.add_argument("--rest", type=float, default=15,
                      help="seconds of rest between runs (clock timers drain)")
     run.add_argument("--stack-file", default=str(STACK_FILE))
@@ -145,7 +146,7 @@ def main(argv=None):
             if args.out:
                 Path(args.out).write_text(json.dumps(reports, indent=2) + "\n")
         all_met = all_met and met
-        if args.until_broken and not met:
+        if args.until_broken and any(r["errors"] for r in runs.values()):
             break
     return 0 if all_met else 1
 

@@ -74,6 +74,8 @@ class CpuSampler(threading.Thread):
 
     def _process(self, pid):
         proc = self._known.get(pid)
+        if proc is not None and not proc.is_running():
+            proc = None  # the pid now names another process (PostgreSQL's backends come and go)
         if proc is None:
             proc = self._known[pid] = psutil.Process(pid)
             proc.cpu_percent(None)  # the first reading only starts the count
@@ -266,7 +268,8 @@ _ERROR_KIND = re.compile(r"[0-9a-f]{8}-[0-9a-f-]{27}|\d+(\.\d+)?")
 def report(config, stats, sampler, timeline):
     """The figures of one run as a dict: the configuration, ``round_trip_ms`` (``play`` and
     ``roll``, or ``echo``: see ``percentiles``), ``errors`` (count), ``error_kinds`` (count
-    by message with ids and numbers left out) and ``error_samples`` (the first 20), ``actions_per_s`` (frames sent per second in the window), ``games_started``,
+    by message with ids and numbers left out) and ``error_samples`` (the first 20),
+    ``actions_per_s`` (frames sent per second in the window), ``games_started``,
     ``games_over`` (by end reason), ``ramp_s``, the CPU figures of ``CpuSampler.summary``
     over the window, ``cpu_ms_per_action`` (each sampled server role's mean CPU divided by
     the action rate, and their sum ``server``) and the machine's load average at the end."""

@@ -4,11 +4,12 @@ import asyncio
 import json
 import logging
 import math
+import threading
 import time
 import uuid
 from importlib import import_module
 
-from asgiref.sync import sync_to_async
+from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -33,6 +34,18 @@ CLOSE_NOT_SIGNED_IN = 4401
 ACTIONS = {"roll": services.roll, "double": services.double, "take": services.take,
            "drop": services.drop, "resign": services.resign, "play": services.play,
            "claim": services.claim}
+
+
+class ThreadPerSocket:
+    """Each socket's database work (``database_sync_to_async``) runs in a thread of its own,
+    asgiref's ``ThreadSensitiveContext``, instead of the one thread that every socket of the
+    process would otherwise share: a slow call no longer holds up every game of the process,
+    and one socket's calls still run one at a time, in order. With ``DATABASE_POOL`` the
+    threads borrow connections from the pool."""
+
+    async def __call__(self, scope, receive, send):
+        async with ThreadSensitiveContext():
+            await super().__call__(scope, receive, send)
 
 
 class FrameLimit:
@@ -79,7 +92,7 @@ class NotFoundConsumer(AsyncWebsocketConsumer):
         await self.close(code=CLOSE_NOT_FOUND)
 
 
-class GameConsumer(AsyncWebsocketConsumer):
+class GameConsumer(ThreadPerSocket, AsyncWebsocketConsumer):
     """One open game page: ``ws/game/<uuid>/``.
 
     On connect: looks the game up (unknown: accepted then closed with 4404), identifies the
@@ -115,6 +128,8 @@ class GameConsumer(AsyncWebsocketConsumer):
         self.group = services.group_name(self.game_id)
         self.language = self._language()
         self.sent_version = None
+        self.event_rows = []  # the game's record as read so far (services.event_rows)
+        self.event_rows_lock = threading.Lock()
         self.actor, exists = await self._identify()
         self.frame_limit = FrameLimit(self.channel_name,
                                       ratelimits.scope_identity(self.scope, self.actor.user_id)[0])
@@ -227,19 +242,25 @@ class GameConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_NOT_FOUND)
 
     async def game_changed(self, event):
-        """Group event ``{"type": "game.changed", "version": v}`` sent by the services."""
-        await self.send_snapshot()
+        """Group event ``{"type": "game.changed", "version": v, "events": [...]}`` sent by the
+        services (``services._notify``). The events are kept when they continue the record
+        this socket has read; otherwise the snapshot reads the missing ones."""
+        self._keep_events(services.EventRow(*values) for values in event.get("events") or ())
+        await self.send_snapshot(recheck=False)
 
     async def game_presence(self, event):
         """Group event ``{"type": "game.presence", "version": v}``: a player came or went; the
         version is unchanged, so the snapshot is sent anyway."""
-        await self.send_snapshot(force=True)
+        await self.send_snapshot(force=True, recheck=False)
 
     # --- helpers ---
 
-    async def send_snapshot(self, force=False):
-        """Send this viewer's snapshot unless the same version was already sent (or ``force``)."""
-        frame = await self._snapshot()
+    async def send_snapshot(self, force=False, recheck=True):
+        """Send this viewer's snapshot unless the same version was already sent (or ``force``).
+        ``recheck``: read the socket's session again first. Snapshots pushed to every socket
+        after a change skip it (one query per socket and change); actions, asked-for snapshots
+        and the presence touch (every ``PRESENCE_TOUCH_MS``) still recheck."""
+        frame = await self._snapshot(recheck)
         if frame is None:
             await self.close(code=CLOSE_NOT_FOUND)
             return
@@ -339,7 +360,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             return services.explain_point(game, self.actor, point, staged)
 
     @database_sync_to_async
-    def _snapshot(self):
+    def _snapshot(self, recheck=True):
         try:
             game = Game.objects.get(pk=self.game_id)
         except Game.DoesNotExist:
@@ -347,9 +368,26 @@ class GameConsumer(AsyncWebsocketConsumer):
         # a deadline passed before its timer ran: apply it first, so every viewer sees the
         # same outcome whichever arrives first
         game = services.current(game)
-        self._recheck_identity()
+        if recheck:
+            self._recheck_identity()
+        # the record only grows: read the events this socket has not seen yet (the version
+        # is the last event's seq)
+        seen = self._last_seq()
+        if game.version > seen:
+            self._keep_events(services.event_rows(game, seen))
         with translation.override(self.language):
-            return services.snapshot(game, self.actor)
+            return services.snapshot(game, self.actor, events=self.event_rows[:game.version])
+
+    def _last_seq(self):
+        return self.event_rows[-1].seq if self.event_rows else 0
+
+    def _keep_events(self, rows):
+        """Add the rows that continue ``event_rows`` (seq one more than the last kept); the
+        event loop (group events) and this socket's thread (snapshots) both add."""
+        with self.event_rows_lock:
+            for row in rows:
+                if row.seq == self._last_seq() + 1:
+                    self.event_rows.append(row)
 
 
 #: the session key of the visitor's guest id (games.views.GUEST_SESSION_KEY)
@@ -382,7 +420,7 @@ def _confirmed_actor(scope, actor):
     return services.Actor(guest_id=guest_id, user_id=user_id)
 
 
-class LobbyConsumer(AsyncWebsocketConsumer):
+class LobbyConsumer(ThreadPerSocket, AsyncWebsocketConsumer):
     """The lobby of rated play: ``ws/lobby/`` (docs/protocol.md "Lobby"). Signed-in accounts
     only (others: accepted, then closed with 4401).
 

@@ -9,6 +9,7 @@ move when it is the bot's turn. A request that fails a check raises a ``GameErro
 """
 import logging
 import secrets
+from collections import namedtuple
 from dataclasses import dataclass
 from datetime import datetime, timezone as dt_timezone
 
@@ -657,8 +658,16 @@ def actions_for(game, side, now=None):
     return [a for a in ACTION_ORDER if a in allowed]
 
 
+#: the GameEvent fields ``history`` and a snapshot's ``last`` read (rows, not model
+#: instances: a snapshot is built for every viewer after every change)
+HISTORY_FIELDS = ("seq", "kind", "side", "dice", "play", "cube")
+#: one event as ``history`` reads it (``event_rows``, and the ``events`` of a ``game.changed``)
+EventRow = namedtuple("EventRow", HISTORY_FIELDS)
+
+
 def history(events):
-    """The docs/protocol.md ``history`` of a game from its events (in ``seq`` order): one
+    """The docs/protocol.md ``history`` of a game from its events (in ``seq`` order; GameEvents
+    or rows with the ``HISTORY_FIELDS``): one
     entry per play (with its dice; ``""`` for a pass), cube action, resignation, loss on time
     (``timeout``), loss by leaving (``abandon``) and no-show (``abort``), each with the turn
     number ``n`` (the side of the last three is the side that lost or did not show)."""
@@ -788,14 +797,22 @@ def explanation_frame(explanation):
     }
 
 
-def snapshot(game, viewer=None):
+def event_rows(game, after_seq=0):
+    """The game's events after ``after_seq`` in ``seq`` order, as ``EventRow``s: events are
+    only ever added, so a reader that keeps the rows it has asks only for the new ones."""
+    return [EventRow(*row) for row in game.events.filter(seq__gt=after_seq).order_by("seq")
+            .values_list(*HISTORY_FIELDS)]
+
+
+def snapshot(game, viewer=None, events=None):
     """The docs/protocol.md ``snapshot`` frame of ``game`` as seen by ``viewer``.
 
     ``viewer`` is an Actor, a guest id or None. ``you`` is the viewer's side or None for an
     onlooker;
     ``legal`` (plays, step graph, pass, why_not) is given only to the side to move, in phase
     "play"; ``actions`` lists what the viewer may send now. The seed is shown only once the
-    game is finished. Reads the game as passed in and its record; changes nothing.
+    game is finished. ``events``: the game's ``event_rows`` if the caller has them (else they
+    are read). Reads the game as passed in and its record; changes nothing.
     """
     position = game.get_position()
     ruleset = game.ruleset
@@ -818,7 +835,8 @@ def snapshot(game, viewer=None):
                         explain.immovable_points(position, rolled, ruleset).items()},
         }
 
-    events = list(game.events.order_by("seq"))
+    if events is None:
+        events = event_rows(game)
     last_play = next((e for e in reversed(events) if e.kind == EventKind.PLAY), None)
     last = None
     if last_play is not None:
@@ -1517,6 +1535,9 @@ def _record(game, kind, side="", dice=None, play="", roll_number=None, cube=None
     game.version += 1
     GameEvent.objects.create(game=game, seq=game.version, kind=kind, side=side or "",
                              dice=dice, play=play, roll_number=roll_number, cube=cube)
+    # sent with the change notice, so no socket reads the new events back (_save)
+    game.__dict__.setdefault("recorded", []).append(
+        [game.version, kind, side or "", list(dice) if dice is not None else None, play, cube])
 
 
 def _apply_roll(game, side):
@@ -1630,7 +1651,8 @@ def _save(game, presence=False):
     the same version)."""
     game.save()
     game_id, version, bot_due = game.pk, game.version, game.is_bot_turn
-    transaction.on_commit(lambda: _notify(game_id, version, presence), robust=True)
+    recorded = game.__dict__.pop("recorded", [])
+    transaction.on_commit(lambda: _notify(game_id, version, presence, recorded), robust=True)
     if bot_due and not presence:  # the bot's move of this version is queued already
         transaction.on_commit(lambda: _queue_bot(game_id, version), robust=True)
     if game.deadline is not None:
@@ -1638,12 +1660,16 @@ def _save(game, presence=False):
         transaction.on_commit(lambda: _queue_timer(game_id, version, deadline_ms), robust=True)
 
 
-def _notify(game_id, version, presence=False):
+def _notify(game_id, version, presence=False, events=()):
     """Tell every open socket of the game that it changed (docs/protocol.md: a snapshot
-    follows); ``presence``: a player came or went (``game.presence``)."""
+    follows): ``{"type": "game.changed", "version": v, "events": [[seq, kind, side, dice,
+    play, cube], ...]}`` with the events this change recorded (``EventRow`` fields);
+    ``presence``: a player came or went (``game.presence``, no events)."""
     layer = get_channel_layer()
-    kind = "game.presence" if presence else "game.changed"
-    async_to_sync(layer.group_send)(group_name(game_id), {"type": kind, "version": version})
+    message = {"type": "game.presence" if presence else "game.changed", "version": version}
+    if events:
+        message["events"] = events
+    async_to_sync(layer.group_send)(group_name(game_id), message)
 
 
 def _queue_timer(game_id, version, deadline_ms):

@@ -30,6 +30,10 @@ Everything that differs between machines comes from the environment (django-envi
 - ``CONN_MAX_AGE``: seconds a PostgreSQL connection is kept (default 0: Daphne serves each
   request in a thread of its own, so Django advises against persistent connections under ASGI;
   the Procfile gives the Celery processes 60).
+- ``DATABASE_POOL``: the largest number of PostgreSQL connections a process keeps in a pool
+  (default 0: no pool). For Daphne (the Procfile gives it 10): each HTTP request and each
+  socket's database work runs in a thread of its own and borrows a connection for the call.
+  Not for the Celery processes (a pool does not survive their fork; they use CONN_MAX_AGE).
 - ``STATIC_ROOT``: where collectstatic writes (default ``<project>/staticfiles``).
 """
 
@@ -214,6 +218,15 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # (a database restart, a fail-over) is noticed before it is used.
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    _pool_size = env.int("DATABASE_POOL", default=0)
+    if _pool_size > 0:
+        # Daphne: a connection per request or socket thread, taken from a pool and given
+        # back after each use (psycopg_pool), instead of a new PostgreSQL backend each time.
+        if DATABASES["default"]["CONN_MAX_AGE"]:
+            raise ImproperlyConfigured("DATABASE_POOL and CONN_MAX_AGE exclude each other: a "
+                                       "pooled connection goes back to its pool after each use.")
+        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+            "min_size": 1, "max_size": _pool_size, "timeout": 10}
 elif PRODUCTION:
     raise ImproperlyConfigured(
         "DATABASE_URL must name a PostgreSQL database when DJANGO_ENV=production "

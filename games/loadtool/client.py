@@ -61,7 +61,9 @@ class SetupError(Exception):
 class Stats:
     """What one client process measured. Samples are ``(t_sent, ms)``, ``t_sent`` from
     ``time.monotonic()`` (one clock for every process of the machine); errors are
-    ``(t, text)``. ``games_over`` counts finished games by end reason (``result.reason``)."""
+    ``(t, text)``. ``games_over`` counts finished games by end reason (``result.reason``);
+    ``rate_limited`` the frames refused with ``rate_limited`` (not errors: the player waits
+    ``retry_after`` and sends again, as the game page does)."""
 
     play: list = field(default_factory=list)
     roll: list = field(default_factory=list)
@@ -70,6 +72,7 @@ class Stats:
     games_started: int = 0
     games_over: dict = field(default_factory=dict)
     actions: list = field(default_factory=list)  # t of each action frame sent
+    rate_limited: int = 0  # frames the server refused as too quick (sent again after the wait)
 
     def error(self, text):
         self.errors.append((time.monotonic(), str(text)[:300]))
@@ -82,6 +85,7 @@ class Stats:
         self.errors += other.errors
         self.actions += other.actions
         self.games_started += other.games_started
+        self.rate_limited += other.rate_limited
         for reason, count in other.games_over.items():
             self.games_over[reason] = self.games_over.get(reason, 0) + count
 
@@ -266,6 +270,7 @@ class Player:
         self.version = -1
         self.latest = None
         self.acted = -1  # the version this player last sent an action at
+        self.retry_at = 0.0  # no frame before this (time.monotonic) after a rate_limited
         self.resign_wanted = False
         self.closing = False
         self.ws = None
@@ -304,6 +309,13 @@ class Player:
         table = self.table
         frame = json.loads(message)
         kind = frame.get("type")
+        if kind == "error" and frame.get("code") == "rate_limited":
+            # the frame was not handled: send it again once the wait is over
+            table.stats.rate_limited += 1
+            self.retry_at = now + float(frame.get("retry_after") or 1.0)
+            self.acted = -1
+            self.wake.set()
+            return
         if kind == "error":
             # at the end of a run our resignation may race a move in flight: not an error
             if not (table.stopping and frame.get("code") in ("stale_version", "game_over")):
@@ -354,11 +366,12 @@ class Player:
             frame = self._decide(game)
             if frame is None:
                 continue
-            if frame["type"] != "resign":
-                pause = table.pause()
-                if pause:
-                    await asyncio.sleep(pause)
-                if self.latest["version"] != game["version"] or table.stopping:
+            pause = table.pause() if frame["type"] != "resign" else 0.0
+            pause = max(pause, self.retry_at - time.monotonic())
+            if pause > 0:
+                await asyncio.sleep(pause)
+                if (self.latest["version"] != game["version"]
+                        or (table.stopping and frame["type"] != "resign")):
                     self.wake.set()  # things moved on meanwhile: decide again
                     continue
             self.acted = game["version"]

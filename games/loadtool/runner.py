@@ -269,7 +269,8 @@ def report(config, stats, sampler, timeline):
     """The figures of one run as a dict: the configuration, ``round_trip_ms`` (``play`` and
     ``roll``, or ``echo``: see ``percentiles``), ``errors`` (count), ``error_kinds`` (count
     by message with ids and numbers left out) and ``error_samples`` (the first 20),
-    ``actions_per_s`` (frames sent per second in the window), ``games_started``,
+    ``actions_per_s`` (frames sent per second in the window), ``rate_limited`` (frames the
+    server refused as too quick and the players sent again), ``games_started``,
     ``games_over`` (by end reason), ``ramp_s``, the CPU figures of ``CpuSampler.summary``
     over the window, ``cpu_ms_per_action`` (each sampled server role's mean CPU divided by
     the action rate, and their sum ``server``) and the machine's load average at the end."""
@@ -296,6 +297,7 @@ def report(config, stats, sampler, timeline):
         "errors": len(errors),
         "error_kinds": dict(sorted(kinds.items(), key=lambda item: -item[1])),
         "error_samples": [text for _t, text in errors[:20]],
+        "rate_limited": stats.rate_limited,
         "games_started": stats.games_started,
         "games_over": stats.games_over,
         "load_average": [round(value, 2) for value in os.getloadavg()],
@@ -335,6 +337,8 @@ def summary_lines(result):
         lines.append(f"  machine cpu % mean/max (100 = all cores): {machine['mean']}/"
                      f"{machine['max']}; load average (1 min) mean/max: {load['mean']}/"
                      f"{load['max']}")
+    if result["rate_limited"]:
+        lines.append(f"  refused as too quick (sent again): {result['rate_limited']} frames")
     if result["games_over"]:
         lines.append(f"  games over: {result['games_over']} of {result['games_started']} started")
     for kind, count in list(result["error_kinds"].items())[:5]:

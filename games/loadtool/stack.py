@@ -161,18 +161,22 @@ def start_stack(ports, database_url, redis_url, queue=DEFAULT_QUEUE, log_dir=RUN
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "--verbosity", "0"],
                    cwd=ROOT, env=env, check=True)
     stack = Stack([f"http://127.0.0.1:{port}" for port in ports], log_dir)
+    # database connections as the Procfile has them: kept by the Celery processes, pooled
+    # by Daphne
+    celery_env = dict(env, CONN_MAX_AGE=env.get("CONN_MAX_AGE") or "60")
+    daphne_env = dict(env, DATABASE_POOL=env.get("DATABASE_POOL") or "10", CONN_MAX_AGE="0")
     try:
         _spawn(stack, "celery", [sys.executable, "-m", "celery", "-A", "nardy_site", "worker",
                                  "--concurrency", str(concurrency), "--queues", queue,
                                  "--hostname", f"{queue}@%h", "--loglevel", "INFO"],
-               env, "celery.log")
+               celery_env, "celery.log")
         _spawn(stack, "beat", [sys.executable, "-m", "celery", "-A", "nardy_site", "beat",
                                "--schedule", str(log_dir / "celerybeat-schedule"),
-                               "--loglevel", "INFO"], env, "beat.log")
+                               "--loglevel", "INFO"], celery_env, "beat.log")
         for port in ports:
             _spawn(stack, "daphne", [sys.executable, "-m", "daphne", "-b", "127.0.0.1",
                                      "-p", str(port), "nardy_site.asgi:application"],
-                   env, f"daphne-{port}.log")
+                   daphne_env, f"daphne-{port}.log")
         for base in stack.bases:
             _wait_http(stack, base, 90)
         _wait_log(stack, "celery.log", " ready.", 90)

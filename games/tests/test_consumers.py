@@ -131,6 +131,38 @@ def test_playing_over_the_socket_reaches_every_open_socket(fixed, unattended_que
     assert queued_tasks(unattended_queue) == tasks_before + 1
 
 
+def test_change_notices_carry_their_events_so_snapshots_keep_the_whole_history(fixed,
+                                                                                monkeypatch):
+    game = new_bot_game(fixed, opening=(6, 5))
+    reads = []
+    real_event_rows = services.event_rows
+    monkeypatch.setattr(services, "event_rows",
+                        lambda *args: reads.append(args[1:]) or real_event_rows(*args))
+
+    async def scenario():
+        player, watcher = await communicator(game.id), await communicator(game.id, ONLOOKER)
+        await connect(player)
+        await connect(watcher)
+        assert len(reads) == 2  # each socket read the record once, on connect
+        await player.send_json_to({"type": "play", "version": 1, "play": "24/18 18/13"})
+        for comm in (player, watcher):
+            assert (await receive(comm))["game"]["version"] == 2
+        # the bot rolls and plays in one change: two events in one notice
+        await sync_to_async(services.bot_turn)(game.id, 2)
+        snaps = [(await receive(comm))["game"] for comm in (player, watcher)]
+        await player.disconnect()
+        await watcher.disconnect()
+        return snaps
+
+    snaps = run(scenario)
+    assert len(reads) == 2  # no socket read back an event that a notice had brought
+    fresh = Game.objects.get(pk=game.id)
+    for snap, viewer in zip(snaps, (HUMAN, ONLOOKER)):
+        assert snap["version"] == fresh.version >= 4
+        assert snap["history"] == services.snapshot(fresh, viewer)["game"]["history"]
+        assert [entry["side"] for entry in snap["history"]] == ["white", "black"]
+
+
 def test_roll_then_snapshot_request(fixed):
     game = new_bot_game(fixed, opening=(6, 5), preset="match")
     fixed.rolls.append([2, 2])

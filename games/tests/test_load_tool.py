@@ -3,7 +3,9 @@ a real Daphne in a subprocess on the test database and the tests' Redis: scripte
 games through challenge links and play them to the end with legal moves, and the echo
 baseline answers. The full measurement is ``scripts/load`` (docs/performance.md, "Load")."""
 import asyncio
+import json
 import random
+import time
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -11,7 +13,7 @@ from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 
 from games.echo import EchoConsumer
-from games.loadtool.client import Stats, Table, echo_frame
+from games.loadtool.client import Player, Stats, Table, echo_frame
 from games.loadtool.runner import RunConfig, percentiles, run_load
 from games.models import Game
 from games.routing import websocket_patterns, websocket_urlpatterns
@@ -144,6 +146,23 @@ def test_a_game_ended_by_the_clock_counts_as_an_error_but_our_resignation_does_n
     assert ours.errors == [] and borne_off.errors == []
     assert len(theirs.errors) == 1  # nobody resigns during a run but the tool at its end
     assert timeout.games_over == {"timeout": 1}
+
+
+def test_a_frame_refused_as_too_quick_is_sent_again_after_the_wait_not_counted_as_an_error():
+    async def scenario():
+        stats = Stats()
+        table = Table("g", stats, random.Random(1), think=0, stall=60)
+        player = Player(table, "http://127.0.0.1:1", "")
+        player.acted = 7
+        before = time.monotonic()
+        player._receive(json.dumps({"type": "error", "code": "rate_limited",
+                                    "message": "Too many messages", "retry_after": 0.4}))
+        return stats, player, before
+
+    stats, player, before = asyncio.run(scenario())
+    assert stats.errors == [] and stats.rate_limited == 1
+    assert player.acted == -1  # the refused frame is decided and sent again
+    assert before + 0.4 <= player.retry_at <= time.monotonic() + 0.4
 
 
 def test_percentiles_are_nearest_rank():

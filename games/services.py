@@ -1421,8 +1421,11 @@ def player_here(game_id, viewer, channel_name):
     play a side,
     remember the socket and, if they were away, mark them back (the opponent hears of it).
     Like every message it first applies what has expired (a player back after their
-    ``reconnect_ms`` has lost, even if no timer has run yet). Onlookers and finished games
-    change nothing. Returns the side or None."""
+    ``reconnect_ms`` has lost, even if no timer has run yet). If the player was away, or
+    another socket of theirs is still listed (a second tab, or a socket of a Daphne that
+    died), every socket of the game is sent a snapshot (``game.presence``). Onlookers and
+    finished games change nothing.
+    Returns the side or None."""
     now = _now_ms()
     with transaction.atomic():
         game = _lock(game_id)
@@ -1432,6 +1435,8 @@ def player_here(game_id, viewer, channel_name):
         if _apply_expired(game, now):  # back too late: what ran out meanwhile stands
             _save(game)
             return side
+        other_socket = Presence.objects.filter(game=game, side=side).exclude(
+            channel_name=channel_name).exists()
         Presence.objects.update_or_create(channel_name=channel_name,
                                           defaults={"game": game, "side": side,
                                                     "seen": _dt(now)})
@@ -1439,6 +1444,13 @@ def player_here(game_id, viewer, channel_name):
             game.set_away_since(side, None)
             _refresh_deadline(game)
             _save(game, presence=True)
+        elif other_socket:
+            # A player back while an older socket of theirs is still listed: perhaps its
+            # Daphne died, maybe between committing their last change and sending its
+            # notice. Every socket gets a fresh snapshot, so the opponent sees that change.
+            game_id, version = game.pk, game.version
+            transaction.on_commit(lambda: _notify(game_id, version, presence=True),
+                                  robust=True)
     return side
 
 

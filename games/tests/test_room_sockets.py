@@ -7,11 +7,13 @@ import statistics
 import time
 
 import pytest
+from asgiref.sync import sync_to_async
 
 from games import services
 from games.models import Game, Phase
 from games.tests.conftest import queued_tasks
-from games.tests.factories import HUMAN, FixedDice, new_bot_game, set_position, state
+from games.tests.factories import (BLACK_GUEST, HUMAN, WHITE_GUEST, FixedDice, new_bot_game,
+                                   new_people_game, set_position, state)
 from games.tests.test_consumers import TIMEOUT, communicator, connect, receive, run
 
 pytestmark = [pytest.mark.django_db(transaction=True),
@@ -85,6 +87,9 @@ def test_a_move_in_one_tab_reaches_the_other_with_the_same_version(fixed):
         first, second = await communicator(game.id), await communicator(game.id)
         await connect(first)
         await connect(second)
+        # a second socket of the same player: every socket gets a snapshot (services.player_here)
+        for comm in (first, second):
+            assert (await receive(comm))["game"]["version"] == 1
         await first.send_json_to({"type": "play", "version": 1, "play": "24/18 18/13"})
         a, b = (await receive(first))["game"], (await receive(second))["game"]
         assert a == b and a["version"] == 2 and a["history"][-1]["play"] == "24/18 18/13"
@@ -97,6 +102,33 @@ def test_a_move_in_one_tab_reaches_the_other_with_the_same_version(fixed):
         await second.disconnect()
 
     run(scenario)
+
+
+def test_a_change_whose_notice_was_lost_reaches_the_opponent_when_the_player_is_back(
+        fixed, monkeypatch):
+    # White's Daphne commits a play and dies before sending its notice; white's page
+    # reconnects (to another process) while the dead socket is still listed.
+    game = new_people_game(True, fixed=fixed, opening=(6, 5))
+
+    async def scenario():
+        white, black = (await communicator(game.id, WHITE_GUEST),
+                        await communicator(game.id, BLACK_GUEST))
+        await connect(white)
+        await connect(black)
+        with monkeypatch.context() as lost:
+            lost.setattr(services, "_notify", lambda *args, **kwargs: None)
+            await sync_to_async(services.play)(game.id, services.Actor(guest_id=WHITE_GUEST),
+                                               1, "24/18 18/13")
+        back = await communicator(game.id, WHITE_GUEST)
+        assert (await connect(back))["version"] == 2
+        seen = (await receive(black))["game"]
+        for comm in (white, black, back):
+            await comm.disconnect()
+        return seen
+
+    seen = run(scenario)
+    assert seen["version"] == 2 and seen["last"]["play"] == "24/18 18/13"
+    assert seen["turn"] == "black"
 
 
 def test_cube_frames_over_the_socket(fixed):

@@ -10,7 +10,8 @@ Everything that differs between machines comes from the environment (django-envi
 - ``DEBUG`` (default false), ``ALLOWED_HOSTS`` (default ``127.0.0.1,localhost``),
   ``CSRF_TRUSTED_ORIGINS`` (default none), ``LOG_LEVEL`` (default ``INFO``).
 - ``SITE_URL``: the public origin written in canonical/hreflang links and the sitemap, e.g.
-  ``https://nardy.example``; default none (the origin of each request).
+  ``https://nardy.example``; default none (the origin of each request). In production it must
+  be an ``https://`` origin with no path when it is set.
 - ``PAGE_CACHE_SECONDS``: how long a rendered rules page stays in the Redis page cache
   (default 600; 0 turns the cache off).
 - ``CLOCK_SWEEP_SECONDS``: how often Celery beat sweeps for game clocks whose deadline passed
@@ -25,8 +26,9 @@ Everything that differs between machines comes from the environment (django-envi
   every browser to HTTPS (docs/deploy.md). There: ``HSTS_SECONDS`` (default 31536000),
   ``HSTS_PRELOAD`` (default true), ``PROXY_SSL_HEADER`` (default ``X-Forwarded-Proto``; empty
   when Daphne itself terminates TLS).
-- ``ADMIN_URL``: the admin's path, default ``admin/``; required in production, where
-  ``admin/`` and other guessable paths are refused.
+- ``ADMIN_URL``: the admin's path, default ``admin/``; required in production, where it must
+  be one path segment of at least 12 URL-safe characters that is not a usual admin name.
+- ``LOAD_ECHO``: the load tool's echo socket (default false); refused in production.
 - ``CONN_MAX_AGE``: seconds a PostgreSQL connection is kept (default 0: Daphne serves each
   request in a thread of its own, so Django advises against persistent connections under ASGI;
   the Procfile gives the Celery processes 60).
@@ -38,8 +40,10 @@ Everything that differs between machines comes from the environment (django-envi
 """
 
 import os
+import re
 import secrets
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
@@ -115,6 +119,9 @@ if PRODUCTION and "*" in ALLOWED_HOSTS:
     # The sign-in providers are sent back to URLs built from the Host header.
     raise ImproperlyConfigured("ALLOWED_HOSTS must name the site's hosts in production, not '*'.")
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+# A form refused by the CSRF check gets the site's own page (Django's is unstyled and its
+# inline style is blocked by the Content-Security-Policy).
+CSRF_FAILURE_VIEW = "nardy_site.errors.csrf_failure"
 
 
 def _admin_url() -> str:
@@ -125,12 +132,19 @@ def _admin_url() -> str:
     path = _required("ADMIN_URL", "a path of your own for the admin, e.g. python -c "
                      "\"import secrets; print('staff-' + secrets.token_urlsafe(12) + '/')\".")
     path = path.strip("/")
+    # Unreserved URL characters only: anything else would need quoting, and "<" ">" would be
+    # read by path() as a converter.
+    if not re.fullmatch(r"[A-Za-z0-9._~-]+", path):
+        raise ImproperlyConfigured(
+            f"ADMIN_URL {path!r} must be one path segment of letters, digits and - _ . ~ only.")
     guessable = {"admin", "administrator", "django-admin", "djangoadmin", "backend", "manage",
                  "staff", "dashboard", "control", "panel", "adminpanel", "admin-panel"}
-    if len(path) < 12 or path.lower() in guessable or "/" in path:
+    if len(path) < 12 or path.lower() in guessable:
+        # What is checked is the length and the usual names; the random part the example
+        # adds is advice, since randomness cannot be checked.
         raise ImproperlyConfigured(
-            f"ADMIN_URL {path!r} is too easy to guess: use one path segment of at least 12 "
-            "characters with a random part.")
+            f"ADMIN_URL {path!r} is too easy to guess: use at least 12 characters that are not "
+            "a usual admin name, best with a random part (docs/deploy.md, \"Environment\").")
     return path + "/"
 
 
@@ -317,7 +331,35 @@ CACHES = {
     },
 }
 PAGE_CACHE_SECONDS = env.int("PAGE_CACHE_SECONDS", default=600)
-SITE_URL = env.str("SITE_URL", default="").rstrip("/")
+SITE_URL = env.str("SITE_URL", default="").strip().rstrip("/")
+
+
+def _check_site_url(url: str) -> None:
+    """ImproperlyConfigured naming SITE_URL unless ``url`` (trailing slash removed) is an
+    ``https://`` origin: scheme and host, an optional port, no user, path, query or fragment.
+    Production only: canonical links, the sitemap and the CSP's ``wss:`` origin are built
+    from it, and an ``http://`` one would send crawlers off HTTPS."""
+    problem = None
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        problem = "it is not a valid URL"
+    else:
+        if parts.scheme != "https":
+            problem = "it must start with https://"
+        elif not parts.hostname or "@" in parts.netloc:
+            problem = "it must name the host and nothing before it"
+        elif parts.path or parts.query or parts.fragment:
+            problem = "it must have no path, query or fragment"
+    if problem:
+        raise ImproperlyConfigured(
+            f"SITE_URL must be the site's public origin, e.g. https://nardy.example, not "
+            f"{url!r}: {problem}.")
+
+
+if PRODUCTION and SITE_URL:
+    _check_site_url(SITE_URL)
 
 # --- Rate limits: defaults in games/app_settings.py (docs/protocol.md "Rate limits"); each may
 # be given in the environment too, e.g. GAMES_CREATE_IP_LIMITS=600/minute for a load test.
@@ -507,5 +549,8 @@ LOGGING = {
 
 # --- Load testing ---------------------------------------------------------------------------
 # LOAD_ECHO (default false): serve the bare echo socket ws/echo/ (games/echo.py), the baseline
-# of the load tool (python -m games.loadtool). Off in production: no echo endpoint there.
+# of the load tool (python -m games.loadtool). Refused in production: no echo endpoint there.
 LOAD_ECHO = env.bool("LOAD_ECHO", default=False)
+if PRODUCTION and LOAD_ECHO:
+    raise ImproperlyConfigured("LOAD_ECHO must be off when DJANGO_ENV=production: the echo "
+                               "socket is a load-test tool (games/loadtool), not part of the site.")

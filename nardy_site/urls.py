@@ -59,5 +59,8 @@ urlpatterns += [
     path("favicon.ico", RedirectView.as_view(url=lazy(static, str)("favicon.svg"), permanent=True)),
 ]
 
-# The 500 page with the request, so it can extend base.html (nardy_site/errors.py).
+# The error pages rendered with the request, so they extend base.html, and never raising
+# (nardy_site/errors.py); the 404 is Django's own view, which already passes the request.
+handler400 = "nardy_site.errors.bad_request"
+handler403 = "nardy_site.errors.permission_denied"
 handler500 = "nardy_site.errors.server_error"

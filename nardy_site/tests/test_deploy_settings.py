@@ -22,7 +22,7 @@ SETTINGS_VARIABLES = [
     "DJANGO_ENV", "SECRET_KEY", "DEBUG", "ALLOWED_HOSTS", "DATABASE_URL", "REDIS_URL", "ADMIN_URL",
     "CSRF_TRUSTED_ORIGINS", "HSTS_SECONDS", "HSTS_PRELOAD", "PROXY_SSL_HEADER", "CONN_MAX_AGE",
     "STATIC_ROOT", "SITE_URL", "GOOGLE_CLIENT_ID", "GOOGLE_CLIENT_SECRET", "TELEGRAM_BOT_ID",
-    "TELEGRAM_BOT_TOKEN",
+    "TELEGRAM_BOT_TOKEN", "LOAD_ECHO",
 ]
 
 REQUIRED_IN_PRODUCTION = ["SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL", "REDIS_URL", "ADMIN_URL"]
@@ -85,6 +85,19 @@ def test_production_names_every_missing_variable_at_once(monkeypatch):
     ({"ADMIN_URL": "admin/"}, "ADMIN_URL 'admin' is too easy to guess"),
     ({"ADMIN_URL": "/Administrator/"}, "ADMIN_URL 'Administrator' is too easy to guess"),
     ({"ADMIN_URL": "x7/"}, "too easy to guess"),
+    ({"ADMIN_URL": "django-admin/"}, "ADMIN_URL 'django-admin' is too easy to guess"),
+    ({"ADMIN_URL": "staff-Zq8vK2rLm9Xw/inner/"}, "ADMIN_URL 'staff-Zq8vK2rLm9Xw/inner' must be "
+                                                 "one path segment"),
+    ({"ADMIN_URL": "staff-<slug:x>-Zq8vK2/"}, "must be one path segment of letters, digits"),
+    ({"SITE_URL": "http://nardy.example"}, r"^SITE_URL must be .*: it must start with https://"),
+    ({"SITE_URL": "nardy.example"}, r"^SITE_URL must be .*: it must start with https://"),
+    ({"SITE_URL": "https://nardy.example/en/"}, r"^SITE_URL .*: it must have no path"),
+    ({"SITE_URL": "https://nardy.example?x=1"}, r"^SITE_URL .*: it must have no path, query"),
+    ({"SITE_URL": "https://user@nardy.example"}, r"^SITE_URL .*: it must name the host"),
+    ({"SITE_URL": "https://"}, r"^SITE_URL .*: it must name the host"),
+    ({"SITE_URL": "https://nardy.example:port"}, r"^SITE_URL .*: it is not a valid URL"),
+    ({"LOAD_ECHO": "1"}, r"^LOAD_ECHO must be off when DJANGO_ENV=production: the echo socket "
+                         r"is a load-test tool"),
     ({"DEBUG": "true"}, "DEBUG must be off"),
     ({"DJANGO_ENV": "staging"}, "DJANGO_ENV must be 'development' or 'production'"),
 ])
@@ -120,6 +133,42 @@ def test_production_settings_turn_on_https_hsts_secure_cookies_and_hashed_static
     assert database["CONN_MAX_AGE"] == 0  # Daphne: a thread per request (Procfile gives Celery 60)
     assert values["LOGGING"]["root"]["handlers"] == ["stdout"]
     assert values["LOGGING"]["handlers"]["stdout"]["stream"] == "ext://sys.stdout"
+
+
+def test_the_admin_url_check_asks_for_what_its_message_says(monkeypatch):
+    # The message asks for one segment of at least 12 characters that is not a usual name;
+    # exactly that is checked (a random part is advised, not required: it cannot be checked).
+    values = evaluate(monkeypatch, production_env(ADMIN_URL="nardy-office"))
+    assert values["ADMIN_URL"] == "nardy-office/"
+    with pytest.raises(ImproperlyConfigured, match=r"at least 12 characters that are not a usual"):
+        evaluate(monkeypatch, production_env(ADMIN_URL="nardy-offic"))
+
+
+@pytest.mark.parametrize("url, expected", [
+    ("https://nardy.example", "https://nardy.example"),
+    ("https://nardy.example/", "https://nardy.example"),
+    (" https://www.nardy.example:8443/ ", "https://www.nardy.example:8443"),
+])
+def test_production_accepts_an_https_origin_as_site_url(monkeypatch, url, expected):
+    values = evaluate(monkeypatch, production_env(SITE_URL=url))
+    assert values["SITE_URL"] == expected
+    assert "wss://" + expected[len("https://"):] in \
+        values["CONTENT_SECURITY_POLICY"]["DIRECTIVES"]["connect-src"]
+
+
+def test_development_allows_the_echo_socket_and_a_plain_http_site_url(monkeypatch):
+    values = evaluate(monkeypatch, {"REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
+                                    "LOAD_ECHO": "1", "SITE_URL": "http://127.0.0.1:8000/"})
+    assert values["LOAD_ECHO"] is True
+    assert values["SITE_URL"] == "http://127.0.0.1:8000"
+
+
+def test_a_production_process_with_the_echo_socket_stops_with_the_variable_named():
+    env = process_env(production_env(LOAD_ECHO="true"))
+    result = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode != 0
+    assert "ImproperlyConfigured: LOAD_ECHO must be off when DJANGO_ENV=production" in result.stderr
 
 
 def test_an_operator_may_let_daphne_terminate_tls_and_decline_the_preload_list(monkeypatch):

@@ -247,8 +247,11 @@ def test_the_workers_and_beat_are_celery_commands_of_the_site_app():
     assert analysis.params["queues"] == ["celery" + QUEUE_SUFFIX]
     assert analysis.params["concurrency"] == 1
 
-    app, name, _ = celery_context(commands(processes["beat"])[0][1])
+    app, name, beat = celery_context(commands(processes["beat"])[0][1])
     assert name == "beat"
+    # the file of last-run times: the operator's choice, a writable default otherwise
+    assert "--schedule ${CELERY_BEAT_SCHEDULE:-" in processes["beat"]
+    assert beat.params["schedule"] == "/tmp/nardy-celerybeat-schedule"
     # Celery processes keep their database connection (one thread each); Daphne must not.
     for process in ("worker", "analysis"):
         assert commands(processes[process])[0][0].get("CONN_MAX_AGE", "0") != "0"

@@ -7,6 +7,8 @@ changes it at once. In the project's settings a name carries the prefix ``GAMES_
 Limits are strings of the ``limits`` library (``"<count>/<unit>"`` or ``"<count> per <n>
 <unit>"``, several joined by ``;``; units second, minute, hour, day), counted in a moving
 window in Redis (docs/protocol.md "Rate limits"). An empty string turns that limit off.
+The caps of open sockets (``SOCKETS_PER_*``) are whole numbers counted in each server
+process's memory; 0 turns one off.
 """
 
 
@@ -63,6 +65,31 @@ class AppSettings:
         """New games all visitors from one address may start together (a household or an
         office behind one address; a client that drops its cookie each time)."""
         return self._setting("CREATE_IP_LIMITS", "120/minute")
+
+    @property
+    def SOCKETS_PER_SESSION(self):
+        """Game and lobby sockets one visitor (the signed-in account, else the session, else
+        the address: ``ratelimits.scope_identity``) may hold open at once in one server
+        process (int >= 0; 0: no cap). Every open socket costs a snapshot per change of its
+        game; 20 covers a player with many tabs, or one watching a dozen games."""
+        return self._count("SOCKETS_PER_SESSION", 20)
+
+    @property
+    def SOCKETS_PER_IP(self):
+        """Game and lobby sockets all visitors from one address may hold open at once in one
+        server process (int >= 0; 0: no cap): a household, an office or a school behind one
+        address."""
+        return self._count("SOCKETS_PER_IP", 300)
+
+    def _count(self, name, default):
+        value = self._setting(name, default)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            from django.core.exceptions import ImproperlyConfigured
+
+            raise ImproperlyConfigured(
+                f"{self.prefix}{name} must be a whole number of sockets, 0 or more (0: no "
+                f"cap), not {value!r}")
+        return value
 
     @property
     def IMAGE_RENDER_IP_LIMITS(self):

@@ -26,9 +26,10 @@ logger = logging.getLogger(__name__)
 
 #: largest accepted client frame, in characters
 MAX_FRAME = 4096
-#: close codes: unknown game; the lobby without a signed-in account
+#: close codes: unknown game; the lobby without a signed-in account; too many open sockets
 CLOSE_NOT_FOUND = 4404
 CLOSE_NOT_SIGNED_IN = 4401
+CLOSE_TOO_MANY_SOCKETS = 4429
 
 #: frames that change the game (each names the version it was sent at) and the service doing it
 ACTIONS = {"roll": services.roll, "double": services.double, "take": services.take,
@@ -46,6 +47,38 @@ class ThreadPerSocket:
     async def __call__(self, scope, receive, send):
         async with ThreadSensitiveContext():
             await super().__call__(scope, receive, send)
+
+
+class SocketCap:
+    """Caps the game and lobby sockets one visitor and one address hold open in this process
+    (``ratelimits.open_sockets``; docs/protocol.md "Rate limits"). A socket over a cap is
+    accepted, sent a ``too_many_sockets`` error and closed with 4429 before its consumer does
+    any work. The place is taken when the consumer starts and freed in ``__call__``'s
+    ``finally``, so it is given back however the socket ends (closed by either side, cut, or
+    its consumer failed)."""
+
+    async def __call__(self, scope, receive, send):
+        user = scope.get("user")  # resolved by the auth middleware before the consumer runs
+        user_id = user.pk if user is not None and user.is_authenticated else None
+        self.socket_place = ratelimits.open_sockets.take(
+            *ratelimits.scope_identity(scope, user_id))
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            if self.socket_place:
+                ratelimits.open_sockets.free(self.socket_place)
+
+    async def websocket_connect(self, message):
+        if self.socket_place is not None:
+            await super().websocket_connect(message)
+            return
+        await self.accept()
+        with translation.override(_language_of(self.scope)):
+            await self.send(text_data=json.dumps({
+                "type": "error", "code": "too_many_sockets",
+                "message": _("Too many pages of this site are open at once. Please close "
+                             "some other tabs of the site.")}))
+        await self.close(code=CLOSE_TOO_MANY_SOCKETS)
 
 
 class FrameLimit:
@@ -92,7 +125,7 @@ class NotFoundConsumer(AsyncWebsocketConsumer):
         await self.close(code=CLOSE_NOT_FOUND)
 
 
-class GameConsumer(ThreadPerSocket, AsyncWebsocketConsumer):
+class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
     """One open game page: ``ws/game/<uuid>/``.
 
     On connect: looks the game up (unknown: accepted then closed with 4404), identifies the
@@ -420,7 +453,7 @@ def _confirmed_actor(scope, actor):
     return services.Actor(guest_id=guest_id, user_id=user_id)
 
 
-class LobbyConsumer(ThreadPerSocket, AsyncWebsocketConsumer):
+class LobbyConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
     """The lobby of rated play: ``ws/lobby/`` (docs/protocol.md "Lobby"). Signed-in accounts
     only (others: accepted, then closed with 4401).
 

@@ -6,10 +6,15 @@ Counted with the ``limits`` library in a moving window in Redis
 so every Daphne process and every tab of a session share the same counters. If Redis cannot
 be reached the limits let everything through (with a warning in the log): a limiter outage
 must not stop play, and the site cannot run without that Redis anyway.
+
+The caps of open sockets (``GAMES_SOCKETS_PER_SESSION``, ``GAMES_SOCKETS_PER_IP``) are
+counted apart, in each process's memory (``open_sockets``).
 """
 import logging
 import math
+import threading
 import time
+from collections import Counter
 from functools import lru_cache
 
 from django.utils.translation import ngettext
@@ -129,3 +134,56 @@ def scope_identity(scope, user_id=None):
     ip = client[0] if client else None
     session_key = getattr(scope.get("session"), "session_key", None)
     return session_identity(user_id, session_key, ip), ip
+
+
+class SocketPlaces:
+    """The game and lobby sockets open in this process, counted per visitor and per client
+    address, against the caps ``GAMES_SOCKETS_PER_SESSION`` and ``GAMES_SOCKETS_PER_IP``.
+
+    Kept in memory, not in Redis: exact for this process (a socket is counted while its
+    consumer runs), and nothing is left behind when the process dies. Each process counts on
+    its own, so N Daphne processes let one visitor hold up to N times each cap."""
+
+    def __init__(self):
+        self._counts = Counter()  # ("visitor", *identity) or ("address", ip) -> open sockets
+        self._lock = threading.Lock()
+
+    def take(self, identity, ip):
+        """Count one more open socket of the visitor ``identity`` (``session_identity``;
+        None: not counted) from the address ``ip`` (None: not counted), unless either already
+        holds its cap (0: no cap; none while ``GAMES_RATELIMIT_ENABLED`` is False). Returns
+        the place taken, a tuple of keys (empty when nothing was counted) to give back once
+        to ``free`` when the socket ends; or None when a cap is reached (nothing counted)."""
+        keys = []
+        caps = []
+        if identity:
+            keys.append(("visitor", *identity))
+            caps.append(app_settings.SOCKETS_PER_SESSION)
+        if ip:
+            keys.append(("address", ip))
+            caps.append(app_settings.SOCKETS_PER_IP)
+        enabled = app_settings.RATELIMIT_ENABLED
+        with self._lock:
+            if enabled and any(cap and self._counts[key] >= cap for key, cap in zip(keys, caps)):
+                return None
+            for key in keys:
+                self._counts[key] += 1
+        return tuple(keys)
+
+    def free(self, place):
+        """Give back a place returned by ``take`` (its socket has ended)."""
+        with self._lock:
+            for key in place:
+                self._counts[key] -= 1
+                if self._counts[key] <= 0:
+                    del self._counts[key]
+
+    def count(self, identity=None, ip=None):
+        """Sockets open in this process for ``identity`` or, if given instead, for ``ip``."""
+        key = ("visitor", *identity) if identity else ("address", ip)
+        with self._lock:
+            return self._counts[key]
+
+
+#: the open sockets of this process (games.consumers.SocketCap takes and frees the places)
+open_sockets = SocketPlaces()

@@ -17,7 +17,7 @@ from django.urls import reverse
 from games.models import Challenge, Game, QueueEntry
 from games.tests.factories import HUMAN, FixedDice, new_bot_game, state
 from games.tests.test_consumers import TIMEOUT, connect, origin, receive, session_cookie
-from games.tests.test_lobby import account, join_frame, signed_in_cookie
+from games.tests.test_lobby import account, join_frame, lobby_socket, signed_in_cookie
 
 pytestmark = pytest.mark.usefixtures("unattended_queue")
 
@@ -50,6 +50,36 @@ async def frames_until_refused(comm, count, frame=None):
 
 def kinds(answers):
     return [answer.get("code", answer["type"]) for answer in answers]
+
+
+def burst(game_id, count, frame=None):
+    """Open a game socket as the human player, send ``count`` frames at once and read the
+    answers (``frames_until_refused``), then close it; returns the answers."""
+    cookie = session_cookie(HUMAN)
+
+    async def scenario():
+        comm = game_socket(game_id, cookie)
+        await connect(comm)
+        answers = await frames_until_refused(comm, count, frame)
+        await comm.disconnect()
+        return answers
+
+    return async_to_sync(scenario)()
+
+
+def lobby_answers(cookie, frame, count):
+    """Send ``frame`` ``count`` times on a lobby socket with the session ``cookie``, reading
+    the answer to each before the next, then close it; returns the answers."""
+    async def scenario():
+        comm = await lobby_socket(cookie=cookie)
+        answers = []
+        for _ in range(count):
+            await comm.send_json_to(frame)
+            answers.append(json.loads(await comm.receive_from(timeout=TIMEOUT)))
+        await comm.disconnect()
+        return answers
+
+    return async_to_sync(scenario)()
 
 
 def test_a_socket_over_its_frame_limit_gets_one_rate_limited_error_then_silence(game, settings):
@@ -124,30 +154,13 @@ def test_the_sockets_of_one_session_share_its_limit(game, settings):
 def test_a_fast_player_stays_under_the_default_limits(game):
     """The defaults: a burst of 20 frames within a second (a player clicking as fast as they
     can) is answered in full."""
-    cookie = session_cookie(HUMAN)
-
-    async def scenario():
-        comm = game_socket(game.id, cookie)
-        await connect(comm)
-        answers = await frames_until_refused(comm, 20, {"type": "why", "point": 1})
-        await comm.disconnect()
-        return answers
-
-    answers = async_to_sync(scenario)()
+    answers = burst(game.id, 20, {"type": "why", "point": 1})
     assert len(answers) == 20 and "rate_limited" not in kinds(answers)
 
 
 def test_the_counters_live_in_redis_under_the_configured_prefix(game, settings):
     settings.GAMES_SOCKET_FRAME_LIMITS = "5/second"
-    cookie = session_cookie(HUMAN)
-
-    async def scenario():
-        comm = game_socket(game.id, cookie)
-        await connect(comm)
-        await frames_until_refused(comm, 2)
-        await comm.disconnect()
-
-    async_to_sync(scenario)()
+    burst(game.id, 2)
     client = redis.Redis.from_url(django_settings.REDIS_URL)
     try:
         keys = list(client.scan_iter(match=f"{settings.GAMES_RATELIMIT_KEY_PREFIX}:*"))
@@ -159,16 +172,7 @@ def test_the_counters_live_in_redis_under_the_configured_prefix(game, settings):
 def test_limits_may_be_turned_off(game, settings):
     settings.GAMES_RATELIMIT_ENABLED = False
     settings.GAMES_SOCKET_FRAME_LIMITS = "1/minute"
-    cookie = session_cookie(HUMAN)
-
-    async def scenario():
-        comm = game_socket(game.id, cookie)
-        await connect(comm)
-        answers = await frames_until_refused(comm, 3)
-        await comm.disconnect()
-        return answers
-
-    assert kinds(async_to_sync(scenario)()) == ["snapshot"] * 3
+    assert kinds(burst(game.id, 3)) == ["snapshot"] * 3
 
 
 # --- new games over HTTP -------------------------------------------------------------------
@@ -238,22 +242,8 @@ def test_lobby_joins_over_the_limit_get_a_rate_limited_frame(transactional_db, s
     settings.GAMES_CREATE_SESSION_LIMITS = "2/minute"
     alice = account("alice")
     cookie = signed_in_cookie(alice)
-
-    async def scenario():
-        from nardy_site.asgi import application
-
-        comm = WebsocketCommunicator(application, "/ws/lobby/", headers=[
-            (b"origin", origin().encode()), (b"cookie", cookie.encode())])
-        await comm.connect(timeout=TIMEOUT)
-        answers = []
-        for _ in range(3):
-            await comm.send_json_to(join_frame())
-            answers.append(json.loads(await comm.receive_from(timeout=TIMEOUT)))
-        await comm.disconnect()
-        return answers
-
     started = time.monotonic()
-    answers = async_to_sync(scenario)()
+    answers = lobby_answers(cookie, join_frame(), 3)
     assert [a["type"] for a in answers] == ["queued", "queued", "error"]
     assert answers[2]["code"] == "rate_limited"
     assert 0 < answers[2]["retry_after"] <= 60 - (time.monotonic() - started) + 1
@@ -263,40 +253,15 @@ def test_lobby_joins_over_the_limit_get_a_rate_limited_frame(transactional_db, s
 
 def test_lobby_frames_have_a_frame_limit_too(transactional_db, settings):
     settings.GAMES_SOCKET_FRAME_LIMITS = "2/minute"
-    cookie = signed_in_cookie(account("bob"))
-
-    async def scenario():
-        from nardy_site.asgi import application
-
-        comm = WebsocketCommunicator(application, "/ws/lobby/", headers=[
-            (b"origin", origin().encode()), (b"cookie", cookie.encode())])
-        await comm.connect(timeout=TIMEOUT)
-        answers = []
-        for _ in range(3):
-            await comm.send_json_to({"type": "leave"})
-            answers.append(json.loads(await comm.receive_from(timeout=TIMEOUT)))
-        await comm.disconnect()
-        return answers
-
-    answers = async_to_sync(scenario)()
-    assert [a.get("code", a["type"]) for a in answers] == ["left", "left", "rate_limited"]
-
+    answers = lobby_answers(signed_in_cookie(account("bob")), {"type": "leave"}, 3)
+    assert kinds(answers) == ["left", "left", "rate_limited"]
 
 
 def test_without_its_redis_the_limits_let_play_go_on(game, settings, caplog):
     # nothing listens on this port (the range of this helper's servers): connection refused
     settings.GAMES_RATELIMIT_STORAGE_URL = "redis://127.0.0.1:8799/0"
     settings.GAMES_SOCKET_FRAME_LIMITS = "1/minute"
-    cookie = session_cookie(HUMAN)
-
-    async def scenario():
-        comm = game_socket(game.id, cookie)
-        await connect(comm)
-        answers = await frames_until_refused(comm, 3)
-        await comm.disconnect()
-        return answers
-
-    assert kinds(async_to_sync(scenario)()) == ["snapshot"] * 3
+    assert kinds(burst(game.id, 3)) == ["snapshot"] * 3
     client = Client()
     assert client.post(reverse("games:new")).status_code == 302
     assert "rate limit not checked" in caplog.text

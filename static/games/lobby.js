@@ -6,7 +6,8 @@
  * does (window_start + window_growth per second, up to window_max). "Cancel" sends "leave".
  * A "paired" frame opens the game. A socket that drops is opened again and, if the player was
  * waiting, joins again (closing the socket left the queue); 4401 means the session is no longer
- * signed in. Interface text comes from Django's JavaScript catalogue.
+ * signed in; 4429 that the visitor holds too many sockets open (tried again every 30 s).
+ * Interface text comes from Django's JavaScript catalogue.
  */
 (function () {
   "use strict";
@@ -14,6 +15,8 @@
   const root = document.getElementById("lobby");
   if (!root || !root.dataset.wsPath) return;
   const CLOSE_NOT_SIGNED_IN = 4401;
+  const CLOSE_TOO_MANY_SOCKETS = 4429; // too many sockets open: retry rarely (docs/protocol.md)
+  const TOO_MANY_RETRY_MS = 30000;
   const RETRY_MS = [500, 1000, 2000, 4000, 8000];
 
   const form = document.getElementById("lobby-form");
@@ -122,6 +125,8 @@
     } else if (frame.type === "left") {
       wanted = null;
       showForm();
+    } else if (frame.type === "error" && frame.code === "too_many_sockets") {
+      showMessage(frame.message); // the close that follows retries; a wanted join is kept
     } else if (frame.type === "error") {
       wanted = null;
       showForm();
@@ -160,6 +165,11 @@
       if (queued || wanted) {
         wanted = wanted || { type: "join", preset: queued.preset, match_length: queued.match_length, clock: queued.clock };
         title.textContent = gettext("Connection lost: reconnecting…");
+      }
+      if (event.code === CLOSE_TOO_MANY_SOCKETS) {
+        // the message stays until a later socket opens; each try costs the server a socket
+        window.setTimeout(connect, TOO_MANY_RETRY_MS * (0.9 + Math.random() * 0.2));
+        return;
       }
       const delay = RETRY_MS[Math.min(retries, RETRY_MS.length - 1)];
       retries += 1;

@@ -31,6 +31,8 @@
   const CLOCK_TICK_MS = 200;
   const SNAPSHOT_WAIT_MS = 15000; // a socket without its first snapshot by then is dropped (a loaded server may take seconds)
   const CLOCK_LOW_MS = 10000; // the last seconds before a side loses are marked
+  const CLOSE_TOO_MANY_SOCKETS = 4429; // the visitor holds too many sockets open (docs/protocol.md)
+  const TOO_MANY_RETRY_MS = 30000; // then try again this rarely: each try costs the server a socket
 
   const root = document.getElementById("game");
   if (!root) return;
@@ -126,6 +128,7 @@
     everConnected: false,
     slowStart: false,
     closedForGood: 0,
+    tooManySockets: false, // closed with 4429 and waiting for a slow retry
     socket: null,
     retries: 0,
     anim: null, // {view} while the opponent's play is being shown
@@ -1050,6 +1053,9 @@
       els.connection.textContent = state.closedForGood === 4404
         ? gettext("This game does not exist.")
         : gettext("You cannot follow this game.");
+    } else if (!state.connected && state.tooManySockets) {
+      els.connection.hidden = false;
+      els.connection.textContent = gettext("Too many pages of this site are open at once: please close some other tabs of the site. This page tries to connect again every 30 seconds.");
     } else if (!state.connected && state.everConnected) {
       els.connection.hidden = false;
       els.connection.textContent = lostText();
@@ -1519,6 +1525,7 @@
       onWhy(frame);
     } else if (frame.type === "error") {
       state.pending = false;
+      if (frame.code === "too_many_sockets") return; // the close (4429) that follows says it
       if (frame.code === "rate_limited" && typeof frame.retry_after === "number") {
         state.limitedUntil = Date.now() + frame.retry_after * 1000;
       }
@@ -1564,6 +1571,7 @@
         greeted = true;
         state.connected = true;
         state.everConnected = true;
+        state.tooManySockets = false;
         state.retries = 0;
         state.lostAt = null;
       }
@@ -1577,6 +1585,13 @@
       if (event.code === 4403 || event.code === 4404) {
         state.closedForGood = event.code;
         render();
+        return;
+      }
+      if (event.code === CLOSE_TOO_MANY_SOCKETS) {
+        // Not a fault that passes in a second: the player has to close other tabs first.
+        state.tooManySockets = true;
+        render();
+        window.setTimeout(connect, TOO_MANY_RETRY_MS * (0.9 + Math.random() * 0.2));
         return;
       }
       render();

@@ -361,12 +361,16 @@ def _check_site_url(url: str) -> None:
 if PRODUCTION and SITE_URL:
     _check_site_url(SITE_URL)
 
-# --- Rate limits: defaults in games/app_settings.py (docs/protocol.md "Rate limits"); each may
-# be given in the environment too, e.g. GAMES_CREATE_IP_LIMITS=600/minute for a load test.
+# --- Rate limits and socket caps: defaults in games/app_settings.py (docs/protocol.md "Rate
+# limits"); each may be given in the environment too, e.g. GAMES_CREATE_IP_LIMITS=600/minute
+# or GAMES_SOCKETS_PER_IP=0 for a load test from one address.
 for _name in ("GAMES_SOCKET_FRAME_LIMITS", "GAMES_SESSION_FRAME_LIMITS",
               "GAMES_CREATE_SESSION_LIMITS", "GAMES_CREATE_IP_LIMITS"):
     if _name in os.environ:
         globals()[_name] = env.str(_name)
+for _name in ("GAMES_SOCKETS_PER_SESSION", "GAMES_SOCKETS_PER_IP"):
+    if _name in os.environ:
+        globals()[_name] = env.int(_name)
 if "GAMES_RATELIMIT_ENABLED" in os.environ:
     GAMES_RATELIMIT_ENABLED = env.bool("GAMES_RATELIMIT_ENABLED")
 

@@ -8,8 +8,10 @@ on PostgreSQL and Redis given by ``DATABASE_URL`` and ``REDIS_URL``, with ``DEBU
 Tasks go to a queue of their own (``CELERY_QUEUE``, default ``nardy-load``) so that other
 workers on the same Redis neither take them nor send theirs. Every scripted guest comes from
 127.0.0.1, so the limit of new games per address (``GAMES_CREATE_IP_LIMITS``, 120 a minute)
-is turned off unless that variable is set; the limits per session and per socket stay as in
-production (each guest has its own session). A description of the running
+and the cap of open sockets per address (``GAMES_SOCKETS_PER_IP``, 300 per process) are
+turned off unless those variables are set; the limits per session and per socket stay as in
+production (each guest has its own session). Daphne gets ``DATABASE_POOL=10`` and the Celery
+processes ``CONN_MAX_AGE=60``, as in the Procfile. A description of the running
 stack (origins, process ids by role, log directory) is written as JSON to the stack file,
 where ``python -m games.loadtool run --stack-file`` finds it.
 """
@@ -155,7 +157,9 @@ def start_stack(ports, database_url, redis_url, queue=DEFAULT_QUEUE, log_dir=RUN
     env = dict(os.environ, DATABASE_URL=database_url, REDIS_URL=redis_url, DEBUG="false",
                LOAD_ECHO="1", CELERY_QUEUE=queue, PYTHONUNBUFFERED="1",
                DJANGO_SETTINGS_MODULE="nardy_site.settings")
-    env.setdefault("GAMES_CREATE_IP_LIMITS", "")  # one address for every guest: see above
+    # one address for every guest: see above
+    env.setdefault("GAMES_CREATE_IP_LIMITS", "")
+    env.setdefault("GAMES_SOCKETS_PER_IP", "0")
     ensure_database(database_url)
     log(f"migrating {database_url}")
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "--verbosity", "0"],

@@ -224,3 +224,13 @@ def test_a_cap_that_is_not_a_whole_number_of_0_or_more_is_refused_by_name(settin
     settings.GAMES_SOCKETS_PER_IP = value
     with pytest.raises(ImproperlyConfigured, match="GAMES_SOCKETS_PER_IP"):
         app_settings.SOCKETS_PER_IP
+
+
+def test_the_caps_can_be_given_in_the_environment_as_for_a_load_test_from_one_address(
+        monkeypatch):
+    from nardy_site.tests.test_deploy_settings import evaluate
+
+    values = evaluate(monkeypatch, {"REDIS_URL": "redis://127.0.0.1:6379/0",
+                                    "GAMES_SOCKETS_PER_IP": "0",
+                                    "GAMES_SOCKETS_PER_SESSION": "5"})
+    assert values["GAMES_SOCKETS_PER_IP"] == 0 and values["GAMES_SOCKETS_PER_SESSION"] == 5

@@ -1,9 +1,10 @@
 """Fixtures of the games tests: a private Celery queue, a real Celery worker process, and a
-worker with Celery beat for the clock tests."""
+worker with Celery beat for the clock tests; several Daphne processes and a private Redis for
+the multi-server and fault tests. Every process is a ``ServerProcess``
+(nardy_site/tests/servers.py)."""
 import json
 import re
 import statistics
-import subprocess
 import sys
 import time
 import uuid
@@ -16,6 +17,9 @@ from celery import Celery
 from django.conf import settings
 
 from nardy_site.celery import app as celery_app
+from nardy_site.embedded_redis import redis_server_executable, wait as wait_for_redis
+from nardy_site.tests.servers import (DaphneServer, ServerProcess, free_port, running,
+                                      start_all)
 
 ROOT = Path(__file__).resolve().parents[2]
 BOT_LINE = re.compile(r"games\.bot: bot move game=(?P<game>\S+) version=(?P<version>\d+) "
@@ -70,19 +74,36 @@ def queued_tasks(queue):
         client.close()
 
 
-@dataclass
-class WorkerProcess:
-    """A running ``celery -A nardy_site worker`` process reading ``queue``; its output
-    (including the ``games.bot`` timing lines) goes to ``log_path``. ``env`` is the
-    environment it runs with (test database, the tests' Redis)."""
+class WorkerProcess(ServerProcess):
+    """A ``celery -A nardy_site worker`` process (solo pool) reading ``queue`` and sending its
+    own tasks there too, with ``env`` (test database, the tests' Redis) plus
+    ``CELERY_QUEUE=queue``; its output (including the ``games.bot`` timing lines) goes to
+    ``log_path``. Ready once it answers a ping through its own broker."""
 
-    process: subprocess.Popen
-    queue: str
-    log_path: Path
-    env: dict
+    name = "the Celery worker"
+    ready_when = "answering a ping"
+    poll_seconds = 0  # the ping itself waits half a second for an answer
 
-    def log(self):
-        return self.log_path.read_text(errors="replace")
+    def __init__(self, env, queue, log_path):
+        self.queue = queue
+        self.node = f"{queue}@localhost"
+        super().__init__([sys.executable, "-m", "celery", "-A", "nardy_site", "worker",
+                          "--pool=solo", "--queues", queue, "--hostname", self.node,
+                          "--loglevel", "INFO", "--without-gossip", "--without-mingle"],
+                         dict(env, CELERY_QUEUE=queue), log_path)
+        self._pinger = None
+
+    def start(self, timeout=None):
+        # pinged through the worker's own broker (a fault test may give it a private Redis)
+        self._pinger = Celery("ping", broker=self.env["REDIS_URL"], set_as_current=False)
+        try:
+            super().start(timeout)
+        finally:
+            self._pinger.close()
+            self._pinger = None
+
+    def ready(self):
+        return bool(self._pinger.control.ping(destination=[self.node], timeout=0.5))
 
     def bot_move_times(self, game_id=None):
         """Milliseconds of each bot move the worker played (optionally of one game), in order."""
@@ -114,50 +135,15 @@ class WorkerProcess:
 
 
 def start_worker(env, queue, log_path):
-    """Start ``celery -A nardy_site worker`` (solo pool) reading ``queue`` and sending its own
-    tasks there too, with ``env`` (test database, the tests' Redis); wait until it answers a
-    ping. Returns the WorkerProcess; stop it with ``stop_worker``."""
-    env = dict(env, CELERY_QUEUE=queue)
-    node = f"{queue}@localhost"
-    command = [sys.executable, "-m", "celery", "-A", "nardy_site", "worker", "--pool=solo",
-               "--queues", queue, "--hostname", node, "--loglevel", "INFO",
-               "--without-gossip", "--without-mingle"]
-    with open(log_path, "wb") as log_file:
-        process = subprocess.Popen(command, cwd=ROOT, env=env,
-                                   stdout=log_file, stderr=subprocess.STDOUT)
-    worker = WorkerProcess(process, queue, log_path, env)
-    deadline = time.monotonic() + 60
-    # pinged through the worker's own broker (a fault test may give it a private Redis)
-    pinger = Celery("ping", broker=env["REDIS_URL"], set_as_current=False)
-    try:
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"the Celery worker exited with {process.returncode}:\n{worker.log()}")
-            if pinger.control.ping(destination=[node], timeout=0.5):
-                return worker
-            if time.monotonic() > deadline:
-                stop_worker(worker)
-                pytest.fail(f"the Celery worker did not answer within 60 s:\n{worker.log()}")
-    finally:
-        pinger.close()
-
-
-def kill_worker(worker):
-    """Kill a worker started by ``start_worker`` at once (SIGKILL), as a crash or the OOM
-    killer would: no warm shutdown, the task it was running and the timers it held are never
-    acknowledged."""
-    worker.process.kill()
-    worker.process.wait()
+    """A started ``WorkerProcess`` (see there); stop it with ``stop_worker``."""
+    worker = WorkerProcess(env, queue, log_path)
+    worker.start()
+    return worker
 
 
 def stop_worker(worker):
     """Stop a worker started by ``start_worker`` (warm shutdown, then kill after 15 s)."""
-    worker.process.terminate()
-    try:
-        worker.process.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        worker.process.kill()
-        worker.process.wait()
+    worker.stop()
 
 
 @pytest.fixture(scope="session")
@@ -170,54 +156,42 @@ def celery_worker_process(test_process_env, celery_test_queue, tmp_path_factory)
     must use ``celery_worker_process.queue`` as its Celery default queue (CELERY_QUEUE).
     """
     log_path = tmp_path_factory.mktemp("celery") / "worker.log"
-    worker = start_worker(test_process_env, celery_test_queue, log_path)
-    try:
+    with WorkerProcess(test_process_env, celery_test_queue, log_path) as worker:
         yield worker
-    finally:
-        stop_worker(worker)
 
 
-@dataclass
-class BeatProcess:
-    """A running ``celery -A nardy_site beat`` sending the clock sweep every ``interval``
-    seconds to ``queue``; its output goes to ``log_path``."""
+class BeatProcess(ServerProcess):
+    """A ``celery -A nardy_site beat`` with ``env`` (as ``WorkerProcess``) sending its tasks
+    (the clock sweep every ``interval`` seconds, settings.CLOCK_SWEEP_SECONDS) to ``queue``;
+    its output goes to ``log_path`` and its schedule file lives beside it. Ready once it
+    says it has started."""
 
-    process: subprocess.Popen
-    queue: str
-    log_path: Path
-    interval: float
+    name = "Celery beat"
+    poll_seconds = 0.05
 
-    def log(self):
-        return self.log_path.read_text(errors="replace")
+    def __init__(self, env, queue, log_path, interval=1.0):
+        self.queue = queue
+        self.interval = interval
+        schedule = log_path.with_name(f"{log_path.stem}-schedule")
+        super().__init__([sys.executable, "-m", "celery", "-A", "nardy_site", "beat",
+                          "--schedule", str(schedule), "--loglevel", "INFO"],
+                         dict(env, CELERY_QUEUE=queue, CLOCK_SWEEP_SECONDS=str(interval)),
+                         log_path)
+
+    def ready(self):
+        return "beat: Starting..." in self.log()
 
 
 def start_beat(env, queue, log_path, interval=1.0):
-    """Start ``celery -A nardy_site beat`` with ``env`` (as ``start_worker``), sending its tasks
-    (the clock sweep every ``interval`` seconds, settings.CLOCK_SWEEP_SECONDS) to ``queue``;
-    its schedule file lives beside ``log_path``. Waits until it has started. Returns the
-    BeatProcess; stop it with ``stop_beat``."""
-    env = dict(env, CELERY_QUEUE=queue, CLOCK_SWEEP_SECONDS=str(interval))
-    schedule = log_path.with_name(f"{log_path.stem}-schedule")
-    command = [sys.executable, "-m", "celery", "-A", "nardy_site", "beat",
-               "--schedule", str(schedule), "--loglevel", "INFO"]
-    with open(log_path, "wb") as log_file:
-        process = subprocess.Popen(command, cwd=ROOT, env=env,
-                                   stdout=log_file, stderr=subprocess.STDOUT)
-    beat = BeatProcess(process, queue, log_path, interval)
-    deadline = time.monotonic() + 60
-    while "beat: Starting..." not in beat.log():
-        if process.poll() is not None:
-            pytest.fail(f"Celery beat exited with {process.returncode}:\n{beat.log()}")
-        if time.monotonic() > deadline:
-            stop_beat(beat)
-            pytest.fail(f"Celery beat did not start within 60 s:\n{beat.log()}")
-        time.sleep(0.05)
+    """A started ``BeatProcess`` (see there); stop it with ``stop_beat``."""
+    beat = BeatProcess(env, queue, log_path, interval)
+    beat.start()
     return beat
 
 
 def stop_beat(beat):
     """Stop a beat started by ``start_beat`` (then kill it after 15 s)."""
-    stop_worker(beat)
+    beat.stop()
 
 
 @dataclass
@@ -241,13 +215,15 @@ class ClockWorker:
 
     def stop(self):
         if self.worker is not None:
-            stop_worker(self.worker)
+            self.worker.stop()
             self.worker = None
 
     def kill(self):
-        """SIGKILL the worker (``kill_worker``); ``start`` starts a new one."""
+        """SIGKILL the worker, as a crash or the OOM killer would: no warm shutdown, the task
+        it was running and the timers it held are never acknowledged. ``start`` starts a new
+        one."""
         if self.worker is not None:
-            kill_worker(self.worker)
+            self.worker.kill()
             self.worker = None
 
     def log(self):
@@ -341,41 +317,13 @@ DAPHNE_PORTS = range(8800, 8850)
 REDIS_PORTS = range(8850, 8860)
 
 
-def free_port_in(ports, taken=()):
-    """The first port of ``ports`` (not in ``taken``) that nothing listens on at 127.0.0.1."""
-    import socket
-
-    for port in ports:
-        if port in taken:
-            continue
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError(f"no free port in {ports.start}-{ports.stop - 1}")
-
-
-def start_servers(servers):
-    """Start the ``DaphneServer``s side by side (each waits until it serves its home page)."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    if not servers:
-        return
-    with ThreadPoolExecutor(max_workers=len(servers)) as pool:
-        for started in [pool.submit(server.start) for server in servers]:
-            started.result()
-
-
 def daphne_servers(env, directory, count=2):
     """``count`` unstarted ``DaphneServer``s on free ports of DAPHNE_PORTS with ``env``, each
-    logging to ``directory/daphne-<port>.log``."""
-    from nardy_site.tests.servers import DaphneServer
-
+    logging to ``directory/daphne-<port>.log``; start them with ``running`` or
+    ``start_all`` (nardy_site.tests.servers)."""
     ports = []
     for _n in range(count):
-        ports.append(free_port_in(DAPHNE_PORTS, taken=ports))
+        ports.append(free_port(DAPHNE_PORTS, taken=ports))
     return [DaphneServer(port, env, directory / f"daphne-{port}.log") for port in ports]
 
 
@@ -386,70 +334,42 @@ def daphne_pair(test_process_env, celery_worker_process, tmp_path_factory):
     moves and clock timers). Session-wide; tests use ``two_servers``, which starts again a
     server a previous test killed."""
     env = dict(test_process_env, CELERY_QUEUE=celery_worker_process.queue)
-    servers = daphne_servers(env, tmp_path_factory.mktemp("daphne-pair"))
-    try:
-        start_servers(servers)
+    with running(*daphne_servers(env, tmp_path_factory.mktemp("daphne-pair"))) as servers:
         yield servers
-    finally:
-        for server in servers:
-            server.stop()
 
 
 @pytest.fixture
 def two_servers(transactional_db, daphne_pair):
     """``daphne_pair``, both running (a server killed by an earlier test is started again)."""
-    start_servers([server for server in daphne_pair if not server.running])
+    start_all([server for server in daphne_pair if not server.running])
     return daphne_pair
 
 
-class RedisServer:
+class RedisServer(ServerProcess):
     """A private ``redis-server`` on 127.0.0.1:``port`` without persistence, for a test that
     kills Redis and starts it again on the same port (every key is lost, as with the
-    embedded Redis of scripts/run). Output to ``directory/redis-<port>.log``."""
+    embedded Redis of scripts/run). Output to ``directory/redis-<port>.log``; ready once it
+    answers PING."""
+
+    name = "redis-server"
+    ready_when = "answering PING"
+    poll_seconds = 0.1
+    start_timeout = 15
 
     def __init__(self, port, directory):
         self.port = port
         self.url = f"redis://127.0.0.1:{port}/0"
-        self.directory = directory
-        self.process = None
+        super().__init__([redis_server_executable(), "--bind", "127.0.0.1", "--port", str(port),
+                          "--save", "", "--appendonly", "no", "--dir", str(directory),
+                          "--daemonize", "no", "--loglevel", "warning"],
+                         None, directory / f"redis-{port}.log")
 
-    def start(self, timeout=15):
-        """Start the server and wait until it answers PING."""
-        from nardy_site.embedded_redis import redis_server_executable, wait
-
-        command = [redis_server_executable(), "--bind", "127.0.0.1", "--port", str(self.port),
-                   "--save", "", "--appendonly", "no", "--dir", str(self.directory),
-                   "--daemonize", "no", "--loglevel", "warning"]
-        with open(self.directory / f"redis-{self.port}.log", "ab") as log_file:
-            self.process = subprocess.Popen(command, stdout=log_file, stderr=subprocess.STDOUT)
-        if not wait(self.url, timeout):
-            self.stop()
-            pytest.fail(f"redis-server on port {self.port} did not answer within {timeout} s")
-
-    def kill(self):
-        """SIGKILL the server (nothing is saved: every key is gone)."""
-        if self.process is not None:
-            self.process.kill()
-            self.process.wait()
-            self.process = None
-
-    def stop(self):
-        if self.process is not None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-            self.process = None
+    def ready(self):
+        return wait_for_redis(self.url, 0)  # one PING
 
 
 @pytest.fixture
 def private_redis(tmp_path):
     """A started ``RedisServer`` on a free port of REDIS_PORTS, stopped after the test."""
-    server = RedisServer(free_port_in(REDIS_PORTS), tmp_path)
-    server.start()
-    try:
+    with RedisServer(free_port(REDIS_PORTS), tmp_path) as server:
         yield server
-    finally:
-        server.stop()

@@ -21,10 +21,10 @@ import requests
 
 from games import services
 from games.models import EventKind, Game
-from games.tests.conftest import (daphne_servers, start_beat, start_servers, start_worker,
-                                  stop_beat, stop_worker)
+from games.tests.conftest import BeatProcess, WorkerProcess, daphne_servers
 from games.tests.live import (GameSocket, Guest, bot_game, in_step, next_frame, people_game,
                               reconnect, take_step, wait_socket_closed)
+from nardy_site.tests.servers import running
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.celery, pytest.mark.faults]
 
@@ -36,19 +36,10 @@ def site_on_private_redis(private_redis, test_process_env, tmp_path):
     redis)``; everything is stopped afterwards."""
     queue = f"nardy-fault-redis-{uuid.uuid4().hex[:8]}"
     env = dict(test_process_env, REDIS_URL=private_redis.url, CELERY_QUEUE=queue)
-    worker = start_worker(env, queue, tmp_path / "worker.log")
-    beat = servers = None
-    try:
-        beat = start_beat(env, queue, tmp_path / "beat.log", interval=1.0)
-        servers = daphne_servers(env, tmp_path)
-        start_servers(servers)
+    worker = WorkerProcess(env, queue, tmp_path / "worker.log")
+    beat = BeatProcess(env, queue, tmp_path / "beat.log", interval=1.0)
+    with worker, beat, running(*daphne_servers(env, tmp_path)) as servers:
         yield servers, worker, private_redis
-    finally:
-        for server in servers or ():
-            server.stop()
-        if beat is not None:
-            stop_beat(beat)
-        stop_worker(worker)
 
 
 def served(base, path="/en/"):

@@ -26,12 +26,8 @@ def daphne_with_echo(test_process_env, celery_test_queue, tmp_path_factory):
     timers go to the run's private Celery queue (no worker needed: the scripted players move
     long before any deadline)."""
     env = dict(test_process_env, CELERY_QUEUE=celery_test_queue, LOAD_ECHO="1")
-    server = DaphneServer(free_port(), env, tmp_path_factory.mktemp("load") / "daphne.log")
-    server.start()
-    try:
+    with DaphneServer(free_port(), env, tmp_path_factory.mktemp("load") / "daphne.log") as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture

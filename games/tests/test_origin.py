@@ -3,7 +3,6 @@ opens only from a page of this site, the same scheme, host and port, or from an 
 CSRF_TRUSTED_ORIGINS; the proxy's X-Forwarded-Proto/Host count only when the settings say a
 proxy sets them. Checked through the ASGI stack and against a real Daphne."""
 import json
-import socket
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -13,7 +12,7 @@ from websockets.sync.client import connect as ws_connect
 
 from games.tests.factories import FixedDice, new_bot_game
 from nardy_site.origins import SiteOriginValidator, site_origins
-from nardy_site.tests.servers import DaphneServer
+from nardy_site.tests.servers import DaphneServer, free_port
 
 pytestmark = pytest.mark.usefixtures("unattended_queue")
 
@@ -124,23 +123,10 @@ def test_without_a_host_header_the_server_address_is_the_origin(settings):
     assert site_origins(scope) == ["http://127.0.0.1:8000"]
 
 
-def _free_port():
-    for port in PORTS:
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    pytest.fail(f"no free port in {PORTS.start}-{PORTS.stop - 1}")
-
-
 def test_daphne_refuses_a_page_on_another_port(game, test_process_env, tmp_path):
     """The hole this check closes: a page served on 127.0.0.1:9999 (another program) opening
     the site's socket on its own port with the visitor's cookies."""
-    server = DaphneServer(_free_port(), test_process_env, tmp_path / "daphne.log")
-    server.start()
-    try:
+    with DaphneServer(free_port(PORTS), test_process_env, tmp_path / "daphne.log") as server:
         url = f"ws://127.0.0.1:{server.port}/ws/game/{game.id}/"
         with ws_connect(url, origin=f"http://127.0.0.1:{server.port}", open_timeout=TIMEOUT) as ws:
             assert json.loads(ws.recv(timeout=TIMEOUT))["type"] == "snapshot"
@@ -149,5 +135,3 @@ def test_daphne_refuses_a_page_on_another_port(game, test_process_env, tmp_path)
             with pytest.raises(InvalidStatus) as refused:
                 ws_connect(url, origin=origin, open_timeout=TIMEOUT)
             assert refused.value.response.status_code == 403
-    finally:
-        server.stop()

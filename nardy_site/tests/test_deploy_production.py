@@ -4,19 +4,15 @@ Content-Security-Policy, the processes started by the Procfile's own command lin
 
 import json
 import os
-import secrets
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 import uuid
 from pathlib import Path
 
 import pytest
 import redis
 
-from nardy_site.tests.servers import CHROMIUM, CHROMIUM_ARGS
+from nardy_site.tests.servers import CHROMIUM, CHROMIUM_ARGS, DaphneServer, free_port
 from nardy_site.tests.test_deploy_repository import procfile
 from nardy_site.tests.test_deploy_settings import process_env, production_env
 
@@ -132,19 +128,8 @@ def test_production_serves_no_admin_at_admin_but_at_admin_url(production_answers
 
 # --- Chromium against the Procfile's processes ------------------------------------------------
 
+#: the ports of this test's web process
 PORTS = range(8700, 8750)
-
-
-def free_port():
-    """A port of this test's range (8700-8749) that nothing listens on."""
-    for port in PORTS:
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    pytest.fail("no free port in 8700-8749")
 
 
 #: sends each CSP violation of a page to the test (a binding is not subject to the policy)
@@ -161,7 +146,7 @@ def procfile_site(transactional_db, test_database_url, redis_url, tmp_path):
     """The ``web`` process of the Procfile on a port of 8700-8749, in production with the
     release step run first when the test database is PostgreSQL (production requires it), in
     development otherwise. Yields ``(base URL, env, production)``; stopped afterwards."""
-    port = free_port()
+    port = free_port(PORTS)
     base = f"http://127.0.0.1:{port}"
     production = test_database_url.startswith("postgres://")
     queue = f"deploy-test-{uuid.uuid4().hex[:12]}"
@@ -185,33 +170,16 @@ def procfile_site(transactional_db, test_database_url, redis_url, tmp_path):
         assert release.returncode == 0, release.stdout + release.stderr
     else:
         env = process_env(common)
-    log_path = tmp_path / "web.log"
-    with open(log_path, "wb") as log:
-        process = subprocess.Popen(["bash", "-c", f"exec {procfile()['web']}"], cwd=ROOT, env=env,
-                                   stdout=log, stderr=subprocess.STDOUT)
+    # Daphne as the Procfile starts it, asked for its page as the load balancer would. exec:
+    # the test's signals reach Daphne, not bash; env: the line starts with VAR=value words,
+    # which exec alone takes for the command ("exec: DATABASE_POOL=10: not found").
+    server = DaphneServer(port, env, tmp_path / "web.log",
+                          command=["bash", "-c", f"exec env {procfile()['web']}"],
+                          headers={"X-Forwarded-Proto": "https"})
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"the web process exited:\n{log_path.read_text()}")
-            try:
-                request = urllib.request.Request(f"{base}/en/", headers={"X-Forwarded-Proto": "https"})
-                with urllib.request.urlopen(request, timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"the web process did not answer:\n{log_path.read_text()}")
-            time.sleep(0.2)
-        yield base, env, production
+        with server:
+            yield base, env, production
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
         delete_keys(redis_url, f"*{queue}*")
 
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import requests
 from websockets.asyncio.client import connect
-from websockets.exceptions import ConnectionClosed, WebSocketException
+from websockets.exceptions import WebSocketException
 
 from games.engine import Position, legal_plays
 
@@ -441,37 +441,32 @@ async def _sleep_unless(stop, seconds):
 
 @dataclass
 class ClientPlan:
-    """What one client process runs: ``tables`` games (or echo pairs with ``echo``) on the
-    servers ``bases`` (sockets spread over them at random, as a balancer would), ``think``
-    seconds per action, ``preset`` of the games; ``to_end`` plays one game per table to its
-    end, else a table starts a new game when one ends, until told to stop. ``seed`` makes
-    the choices repeatable (the dice are the server's). Tables start ``ramp_rate`` per
-    second over all processes (this process's tables are numbers ``slot_offset``,
-    ``slot_offset + slot_stride``...); a table whose game had an error waits ``retry_pause``
-    seconds before its next game, as a person reloading would, rather than piling on."""
+    """What one client process runs: ``tables`` of the games (or echo pairs) of ``config``,
+    a ``games.loadtool.runner.RunConfig`` (servers, think time, preset, echo or games, to the
+    end or until told to stop, seed, stall, set-up threads, ramp rate, retry pause: see
+    there), as client process number ``index`` of ``processes``. Its tables are numbers
+    ``index``, ``index + processes``... of the run's ramp; its choices are seeded from
+    ``config.seed`` and ``index``."""
 
-    bases: list
+    config: object
     tables: int
-    think: float = 1.0
-    preset: str = "sport"
-    echo: bool = False
-    to_end: bool = False
-    seed: int = 1
-    stall: float = 60.0
-    setup_threads: int = 8
-    ramp_rate: float = 10.0
-    slot_offset: int = 0
-    slot_stride: int = 1
-    retry_pause: float = 5.0
+    index: int = 0
+    processes: int = 1
 
 
 async def run_client(plan, ready, should_stop):
     """Run ``plan`` in this event loop. ``ready()`` is called once every table has its
-    first game (or echo pair) open; ``should_stop()`` (polled) ends the run. Returns Stats."""
+    first game (or echo pair) open; ``should_stop()`` (polled) ends the run. Returns Stats.
+
+    Sockets are spread over the servers at random, as a balancer would. With ``to_end`` a
+    table plays one game to its end, else it starts a new game when one ends until told to
+    stop; a table whose game had an error waits ``retry_pause`` seconds before its next
+    game, as a person reloading would, rather than piling on."""
     from concurrent.futures import ThreadPoolExecutor
 
+    config = plan.config
     stats = Stats()
-    rng = random.Random(plan.seed)
+    rng = random.Random(config.seed * 1000 + plan.index)
     stop = asyncio.Event()
     opened = 0
 
@@ -487,15 +482,15 @@ async def run_client(plan, ready, should_stop):
         stop.set()
 
     loop = asyncio.get_running_loop()
-    pool = ThreadPoolExecutor(max_workers=plan.setup_threads)
+    pool = ThreadPoolExecutor(max_workers=config.setup_threads)
 
     def two_bases():
-        return [rng.choice(plan.bases), rng.choice(plan.bases)]
+        return [rng.choice(config.bases), rng.choice(config.bases)]
 
     async def start_in_turn(index):
-        if plan.ramp_rate > 0:
-            await _sleep_unless(stop, (plan.slot_offset + index * plan.slot_stride)
-                                / plan.ramp_rate)
+        if config.ramp_rate > 0:
+            await _sleep_unless(stop, (plan.index + index * plan.processes)
+                                / config.ramp_rate)
 
     async def table_loop(index):
         first = True
@@ -504,24 +499,24 @@ async def run_client(plan, ready, should_stop):
             bases = two_bases()
             try:
                 game_id, cookie_a, cookie_b = await loop.run_in_executor(
-                    pool, create_game, bases[0], bases[1], plan.preset)
+                    pool, create_game, bases[0], bases[1], config.preset)
             except (SetupError, requests.RequestException) as exc:
                 stats.error(f"set-up failed: {exc!r}")
-                if plan.to_end:
+                if config.to_end:
                     break
-                await _sleep_unless(stop, plan.retry_pause)
+                await _sleep_unless(stop, config.retry_pause)
                 continue
             stats.games_started += 1
             if first:
                 first = False
                 one_open()
-            table = Table(game_id, stats, random.Random(rng.random()), plan.think, plan.stall)
+            table = Table(game_id, stats, random.Random(rng.random()), config.think, config.stall)
             errors = len(stats.errors)
             await table.play(stop, bases, [cookie_a, cookie_b])
-            if plan.to_end:
+            if config.to_end:
                 break
             if len(stats.errors) > errors:
-                await _sleep_unless(stop, plan.retry_pause)
+                await _sleep_unless(stop, config.retry_pause)
         if first:
             one_open()  # never opened: do not hold up the others' start
 
@@ -535,13 +530,13 @@ async def run_client(plan, ready, should_stop):
                 called = True
                 one_open()
 
-        await echo_pair(two_bases(), stats, random.Random(rng.random()), plan.think, stop,
+        await echo_pair(two_bases(), stats, random.Random(rng.random()), config.think, stop,
                         opened_once)
         opened_once()
 
     watcher = asyncio.ensure_future(watch_stop())
     try:
-        body = pair_loop if plan.echo else table_loop
+        body = pair_loop if config.echo else table_loop
         await asyncio.gather(*(body(i) for i in range(plan.tables)))
     finally:
         watcher.cancel()

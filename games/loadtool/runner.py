@@ -31,11 +31,16 @@ class RunConfig:
     """One measurement. ``games``: simultaneous games (echo: pairs of sockets, the same
     socket count); ``bases``: the servers' origins (``http://127.0.0.1:8900``...);
     ``think``: mean seconds before each action; ``duration``/``warmup``: seconds of the
-    window and of the pause between the ramp and the window; ``procs``: client processes;
-    ``server_pids``: ``{role: [pid, ...]}`` of the server processes to sample (their
-    children included); ``ramp_rate``: games started per second during the ramp;
+    window and of the pause between the ramp and the window; ``echo``: echo pairs instead
+    of games; ``to_end``: each table plays one game to its end instead of a window;
+    ``preset``: the games' rules; ``procs``: client processes; ``seed``: makes the clients'
+    choices repeatable (the dice are the server's); ``stall``: seconds without a new version
+    after which a game is an error; ``setup_threads``: HTTP set-up requests in flight per
+    client process; ``ramp_rate``: games started per second during the ramp;
     ``retry_pause``: seconds a table rests after a game with an error; ``ramp_timeout``:
-    seconds the ramp may take."""
+    seconds the ramp may take; ``server_pids``: ``{role: [pid, ...]}`` of the server
+    processes to sample (their children included); ``sample_services``: sample the Redis
+    and PostgreSQL servers too (``CpuSampler``)."""
 
     bases: list
     games: int
@@ -161,15 +166,6 @@ def _shares(total, parts):
     return [base + (1 if i < extra else 0) for i in range(parts) if base or i < extra]
 
 
-def _plan(config, tables, index, processes):
-    return ClientPlan(bases=config.bases, tables=tables, think=config.think,
-                      preset=config.preset, echo=config.echo, to_end=config.to_end,
-                      seed=config.seed * 1000 + index, stall=config.stall,
-                      setup_threads=config.setup_threads, ramp_rate=config.ramp_rate,
-                      slot_offset=index, slot_stride=processes,
-                      retry_pause=config.retry_pause)
-
-
 def _client_process(plan, ready_queue, stop_event, result_queue):
     """Body of a client process: run ``plan``, put its Stats on ``result_queue``."""
     stats = asyncio.run(run_client(plan, lambda: ready_queue.put(os.getpid()),
@@ -192,9 +188,16 @@ def run_load(config, log=print):
     children = []
     groups = dict(config.server_pids)
 
-    def coordinate(sampler):
-        for _ in shares:
-            ready_queue.get(timeout=config.ramp_timeout)
+    def coordinate():
+        """Wait for the ramp, then through the warm-up and the window; set ``stop`` at its
+        end, or at once if the ramp takes longer than ``ramp_timeout``."""
+        try:
+            for _ in shares:
+                ready_queue.get(timeout=config.ramp_timeout)
+        except queue.Empty:
+            timeline["ramp_failed"] = True
+            stop.set()
+            return
         timeline["ramped"] = time.monotonic()
         log(f"ramp done in {timeline['ramped'] - started:.1f} s: {config.games} "
             f"{'echo pairs' if config.echo else 'games'} open")
@@ -210,16 +213,15 @@ def run_load(config, log=print):
         groups["client"] = [os.getpid()]
         sampler = CpuSampler(groups, services=config.sample_services)
         sampler.start()
-        coordinator = threading.Thread(target=_guarded(coordinate, stop, timeline),
-                                       args=(sampler,), daemon=True)
+        coordinator = threading.Thread(target=coordinate, daemon=True)
         coordinator.start()
-        stats = asyncio.run(run_client(_plan(config, shares[0], 0, 1),
+        stats = asyncio.run(run_client(ClientPlan(config, shares[0]),
                                        lambda: ready_queue.put(os.getpid()), stop.is_set))
         stop.set()
         coordinator.join(timeout=10)
     else:
         for index, tables in enumerate(shares):
-            plan = _plan(config, tables, index, len(shares))
+            plan = ClientPlan(config, tables, index, len(shares))
             process = context.Process(target=_client_process,
                                       args=(plan, ready_queue, stop, result_queue), daemon=True)
             process.start()
@@ -227,11 +229,7 @@ def run_load(config, log=print):
         groups["client"] = [process.pid for process in children]
         sampler = CpuSampler(groups, services=config.sample_services)
         sampler.start()
-        try:
-            coordinate(sampler)
-        except queue.Empty:
-            timeline["ramp_failed"] = True
-            stop.set()
+        coordinate()
         stats = Stats()
         if config.to_end:
             stop_when_done = None
@@ -249,16 +247,6 @@ def run_load(config, log=print):
     timeline["ended"] = time.monotonic()
     sampler.stop()
     return report(config, stats, sampler, timeline)
-
-
-def _guarded(coordinate, stop, timeline):
-    def body(sampler):
-        try:
-            coordinate(sampler)
-        except queue.Empty:
-            timeline["ramp_failed"] = True
-            stop.set()
-    return body
 
 
 #: what differs between two errors of one kind: game ids, versions, seconds

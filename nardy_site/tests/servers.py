@@ -137,6 +137,9 @@ class DaphneServer(ServerProcess):
     name = "Daphne"
 
     def __init__(self, port, env, log_path, command=None, headers=None):
+        if str(env.get("DATABASE_URL", "")).startswith("postgres") and not command:
+            # as the Procfile's web process: connections from a pool, none kept per thread
+            env = {"DATABASE_POOL": "10", **env, "CONN_MAX_AGE": "0"}
         super().__init__(command or [sys.executable, "-m", "daphne", "-b", "127.0.0.1",
                                      "-p", str(port), "nardy_site.asgi:application"],
                          env, log_path)

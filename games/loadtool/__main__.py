@@ -52,7 +52,8 @@ def _parser():
     stack.add_argument("--queue", default=DEFAULT_QUEUE, help="Celery queue of the stack")
     stack.add_argument("--stack-file", default=str(STACK_FILE))
 
-    run = commands.add_parser("run", help="measure against a running stack")
+    run = commands.add_parser("run", help="measure against a running stack",
+                              formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     run.add_argument("--games", type=_ints, required=True,
                      help="simultaneous games, or several comma-separated for a sweep")
     run.add_argument("--mode", choices=("both", "game", "echo"), default="both")

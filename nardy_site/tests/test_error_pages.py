@@ -35,6 +35,9 @@ def test_missing_game_gets_the_site_404_page_in_each_language(db):
         assert f'<html lang="{language}">' in html
         assert 'class="site-header"' in html  # the site's own header: base.html
         assert _text(language, "Page not found") in html
+        # the game against the computer it promises is one click away: the form that starts one
+        assert f'action="/{language}/new/"' in html and 'name="csrfmiddlewaretoken"' in html
+        assert _text(language, "Play against the computer") in html
 
 
 @override_settings(DEBUG=False, ROOT_URLCONF=__name__)

@@ -7,10 +7,10 @@ from django.conf.urls.i18n import i18n_patterns
 from django.core.exceptions import PermissionDenied
 from django.test import Client, RequestFactory, override_settings
 from django.urls import path
-from django.utils import translation
 
 from games.models import Challenge
 from nardy_site import errors
+from nardy_site.tests.test_error_pages import _text
 from nardy_site.urls import urlpatterns as site_urlpatterns
 
 LANGUAGES = ("en", "ru", "bg")
@@ -25,14 +25,6 @@ def _refuse(request):
 urlpatterns = i18n_patterns(path("refuse-for-test/", _refuse)) + site_urlpatterns
 handler400 = "nardy_site.errors.bad_request"
 handler403 = "nardy_site.errors.permission_denied"
-
-
-def _text(language, message):
-    """``message`` in ``language``; a translated language must really have it translated."""
-    with translation.override(language):
-        text = translation.gettext(message)
-    assert language == "en" or text != message, (language, message)
-    return text
 
 
 def _is_site_page(html, language):

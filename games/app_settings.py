@@ -67,6 +67,20 @@ class AppSettings:
         return self._setting("CREATE_IP_LIMITS", "120/minute")
 
     @property
+    def CONNECT_SESSION_LIMITS(self):
+        """Game and lobby sockets one visitor may open (connect) in a while: each connect
+        costs a session and game read and may send every socket of the game a snapshot, so a
+        page that reconnects in a loop must not busy the server. A reload is one connect;
+        20 in 10 seconds covers every tab of a player coming back after a server restart."""
+        return self._setting("CONNECT_SESSION_LIMITS", "20 per 10 seconds;120/minute")
+
+    @property
+    def CONNECT_IP_LIMITS(self):
+        """Sockets all visitors from one address may open together in a while (many players
+        behind one address reconnecting after a server restart stay under it)."""
+        return self._setting("CONNECT_IP_LIMITS", "600/minute")
+
+    @property
     def SOCKETS_PER_SESSION(self):
         """Game and lobby sockets one visitor (the signed-in account, else the session, else
         the address: ``ratelimits.scope_identity``) may hold open at once in one server

@@ -18,6 +18,7 @@ from django.db import InterfaceError, OperationalError
 from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
+from redis.exceptions import RedisError
 
 from games import clocks, lobby, ratelimits, services
 from games.models import Game
@@ -30,6 +31,8 @@ MAX_FRAME = 4096
 CLOSE_NOT_FOUND = 4404
 CLOSE_NOT_SIGNED_IN = 4401
 CLOSE_TOO_MANY_SOCKETS = 4429
+#: the standard "try again later" close: too many sockets opened lately (the page backs off)
+CLOSE_TRY_AGAIN_LATER = 1013
 
 #: frames that change the game (each names the version it was sent at) and the service doing it
 ACTIONS = {"roll": services.roll, "double": services.double, "take": services.take,
@@ -60,8 +63,8 @@ class SocketCap:
     async def __call__(self, scope, receive, send):
         user = scope.get("user")  # resolved by the auth middleware before the consumer runs
         user_id = user.pk if user is not None and user.is_authenticated else None
-        self.socket_place = ratelimits.open_sockets.take(
-            *ratelimits.scope_identity(scope, user_id))
+        self.visitor = ratelimits.scope_identity(scope, user_id)
+        self.socket_place = ratelimits.open_sockets.take(*self.visitor)
         try:
             await super().__call__(scope, receive, send)
         finally:
@@ -69,16 +72,31 @@ class SocketCap:
                 ratelimits.open_sockets.free(self.socket_place)
 
     async def websocket_connect(self, message):
-        if self.socket_place is not None:
-            await super().websocket_connect(message)
+        if self.socket_place is None:
+            await self._refuse(CLOSE_TOO_MANY_SOCKETS, "too_many_sockets", None)
             return
+        wait = await sync_to_async(ratelimits.connect_wait, thread_sensitive=False)(
+            *self.visitor)
+        if wait is not None:
+            await self._refuse(CLOSE_TRY_AGAIN_LATER, "rate_limited", wait)
+            return
+        await super().websocket_connect(message)
+
+    async def _refuse(self, close_code, code, wait):
+        """Accept, send one ``error`` frame (``too_many_sockets``, or ``rate_limited`` with
+        ``retry_after``: too many sockets opened lately) and close with ``close_code``."""
         await self.accept()
         with translation.override(_language_of(self.scope)):
-            await self.send(text_data=json.dumps({
-                "type": "error", "code": "too_many_sockets",
-                "message": _("Too many pages of this site are open at once. Please close "
-                             "some other tabs of the site.")}))
-        await self.close(code=CLOSE_TOO_MANY_SOCKETS)
+            if wait is None:
+                frame = {"type": "error", "code": code,
+                         "message": _("Too many pages of this site are open at once. Please "
+                                      "close some other tabs of the site.")}
+            else:
+                frame = {"type": "error", "code": code, "retry_after": math.ceil(wait * 10) / 10,
+                         "message": _("This page connected too often in a short time. It "
+                                      "will try again in a moment.")}
+            await self.send(text_data=json.dumps(frame))
+        await self.close(code=close_code)
 
 
 class FrameLimit:
@@ -192,10 +210,14 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         task = getattr(self, "touch_task", None)
         if task is not None:
             task.cancel()
-        if getattr(self, "group", None):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
-        if getattr(self, "side", None) is not None:
-            await database_sync_to_async(services.player_left)(self.game_id, self.channel_name)
+        try:
+            # the player first: their opponent must learn they left even if Redis fails below
+            if getattr(self, "side", None) is not None:
+                await database_sync_to_async(services.player_left)(self.game_id,
+                                                                   self.channel_name)
+        finally:
+            if getattr(self, "group", None):
+                await _leave_group(self.channel_layer, self.group, self.channel_name)
 
     async def _touch(self):
         """Tell the server every PRESENCE_TOUCH_MS that this player's socket is still open
@@ -490,7 +512,7 @@ class LobbyConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
     async def disconnect(self, code):
         self._stop_touching()
         if getattr(self, "group", None):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+            await _leave_group(self.channel_layer, self.group, self.channel_name)
             if self.entry_id is not None:
                 left = await database_sync_to_async(lobby.leave)(self.user_id, self.entry_id)
                 if left:
@@ -597,6 +619,16 @@ class LobbyConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         if retry_after is not None:
             frame["retry_after"] = math.ceil(retry_after * 10) / 10
         await self.send(text_data=json.dumps(frame))
+
+
+async def _leave_group(layer, group, channel_name):
+    """``group_discard`` that logs a Redis failure instead of raising it: the socket is gone
+    either way, and a channel left in a group only receives messages nobody reads until the
+    group's entry expires (channels_redis' ``group_expiry``)."""
+    try:
+        await layer.group_discard(group, channel_name)
+    except (RedisError, OSError):
+        logger.warning("socket %s not taken out of %s", channel_name, group, exc_info=True)
 
 
 def _waiting_state(user_id):

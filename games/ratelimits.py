@@ -2,7 +2,8 @@
 
 Counted with the ``limits`` library in a moving window in Redis
 (``games.app_settings``: ``GAMES_RATELIMIT_*``, ``GAMES_SOCKET_FRAME_LIMITS``,
-``GAMES_SESSION_FRAME_LIMITS``, ``GAMES_CREATE_SESSION_LIMITS``, ``GAMES_CREATE_IP_LIMITS``),
+``GAMES_SESSION_FRAME_LIMITS``, ``GAMES_CONNECT_SESSION_LIMITS``, ``GAMES_CONNECT_IP_LIMITS``,
+``GAMES_CREATE_SESSION_LIMITS``, ``GAMES_CREATE_IP_LIMITS``),
 so every Daphne process and every tab of a session share the same counters. If Redis cannot
 be reached the limits let everything through (with a warning in the log): a limiter outage
 must not stop play, and the site cannot run without that Redis anyway.
@@ -82,6 +83,17 @@ def frame_wait(socket_id, session_id):
     wait = hit(app_settings.SOCKET_FRAME_LIMITS, "frames", "socket", socket_id)
     if wait is None and session_id:
         wait = hit(app_settings.SESSION_FRAME_LIMITS, "frames", *session_id)
+    return wait
+
+
+def connect_wait(session_id, ip):
+    """Count one socket opened by the visitor ``session_id`` (``session_identity``; None: not
+    known) from the address ``ip`` (None: not known). None if allowed, else seconds to wait."""
+    wait = None
+    if session_id:
+        wait = hit(app_settings.CONNECT_SESSION_LIMITS, "connect", *session_id)
+    if wait is None and ip:
+        wait = hit(app_settings.CONNECT_IP_LIMITS, "connect", "ip", ip)
     return wait
 
 

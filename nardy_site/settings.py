@@ -283,7 +283,10 @@ CHANNEL_LAYERS = {
         # redis-py 8 gives every read a 5 s timeout, the same as channels_redis' blocking
         # receive, so idle sockets died every 5 s (django/channels_redis#422). Reads may
         # wait longer than that receive; a dead Redis is still noticed.
-        "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30}]},
+        # max_connections: redis-py 8's pool refuses a 101st connection at once (no wait),
+        # and a few hundred sockets closing together each ask for one (group_discard).
+        "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30,
+                              "max_connections": 2000}]},
     },
 }
 
@@ -365,7 +368,9 @@ if PRODUCTION and SITE_URL:
 # limits"); each may be given in the environment too, e.g. GAMES_CREATE_IP_LIMITS=600/minute
 # or GAMES_SOCKETS_PER_IP=0 for a load test from one address.
 for _name in ("GAMES_SOCKET_FRAME_LIMITS", "GAMES_SESSION_FRAME_LIMITS",
-              "GAMES_CREATE_SESSION_LIMITS", "GAMES_CREATE_IP_LIMITS"):
+              "GAMES_CONNECT_SESSION_LIMITS", "GAMES_CONNECT_IP_LIMITS",
+              "GAMES_CREATE_SESSION_LIMITS", "GAMES_CREATE_IP_LIMITS",
+              "GAMES_RATELIMIT_KEY_PREFIX"):
     if _name in os.environ:
         globals()[_name] = env.str(_name)
 for _name in ("GAMES_SOCKETS_PER_SESSION", "GAMES_SOCKETS_PER_IP"):

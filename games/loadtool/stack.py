@@ -8,8 +8,9 @@ on PostgreSQL and Redis given by ``DATABASE_URL`` and ``REDIS_URL``, with ``DEBU
 Tasks go to a queue of their own (``CELERY_QUEUE``, default ``nardy-load``) so that other
 workers on the same Redis neither take them nor send theirs. Every scripted guest comes from
 127.0.0.1, so the limit of new games per address (``GAMES_CREATE_IP_LIMITS``, 120 a minute)
-and the cap of open sockets per address (``GAMES_SOCKETS_PER_IP``, 300 per process) are
-turned off unless those variables are set; the limits per session and per socket stay as in
+the cap of open sockets per address (``GAMES_SOCKETS_PER_IP``, 300 per process) and the
+limit of sockets opened per address (``GAMES_CONNECT_IP_LIMITS``) are turned off unless
+those variables are set; the limits per session and per socket stay as in
 production (each guest has its own session). Daphne gets ``DATABASE_POOL=10`` and the Celery
 processes ``CONN_MAX_AGE=60``, as in the Procfile. A description of the running
 stack (origins, process ids by role, log directory) is written as JSON to the stack file,
@@ -160,6 +161,7 @@ def start_stack(ports, database_url, redis_url, queue=DEFAULT_QUEUE, log_dir=RUN
     # one address for every guest: see above
     env.setdefault("GAMES_CREATE_IP_LIMITS", "")
     env.setdefault("GAMES_SOCKETS_PER_IP", "0")
+    env.setdefault("GAMES_CONNECT_IP_LIMITS", "")
     ensure_database(database_url)
     log(f"migrating {database_url}")
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "--verbosity", "0"],

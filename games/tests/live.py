@@ -153,6 +153,27 @@ class GameSocket:
     async def send(self, frame):
         await self.ws.send(json.dumps(frame))
 
+    async def act(self, frame, timeout=FRAME_TIMEOUT):
+        """Send the action ``frame`` (made at ``frame["version"]``) and wait for the snapshot
+        of the next version; a ``rate_limited`` answer makes it wait ``retry_after`` and send
+        the frame again, as the game page does. Returns the newest snapshot."""
+        version = frame["version"] + 1
+        deadline = time.monotonic() + timeout
+
+        def refused(since):
+            return next((f for f in self.frames[since:] if f.get("code") == "rate_limited"),
+                        None)
+
+        while True:
+            since = len(self.frames)
+            await self.send(frame)
+            await self.wait_for(
+                lambda: (self.latest["version"] >= version) or refused(since) is not None,
+                max(deadline - time.monotonic(), 0.1), what=f"snapshot of version {version}")
+            if self.latest["version"] >= version:
+                return self.latest
+            await asyncio.sleep(float(refused(since)["retry_after"]))
+
     async def close(self):
         await self.ws.close()
         await self._reader
@@ -236,8 +257,7 @@ async def take_step(players, watchers, rng, log):
     side = snap["awaiting"]
     frame = next_frame(snap, rng)
     sent = time.monotonic()
-    await players[side].send(frame)
-    mine = await players[side].wait_version(snap["version"] + 1)
+    mine = await players[side].act(frame)
     await in_step(list(players.values()) + list(watchers), mine["version"])
     log.append((side, frame, (time.monotonic() - sent) * 1000))
     return mine

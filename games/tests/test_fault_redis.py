@@ -82,9 +82,7 @@ def test_the_site_recovers_from_a_redis_restart_without_intervention(site_on_pri
 
         await socket.wait_for(mine, timeout=30, what="the guest's turn")
         while mine():  # the roll, then the play
-            snap = socket.latest
-            await socket.send(next_frame(snap, rng))
-            await socket.wait_version(snap["version"] + 1)
+            await socket.act(next_frame(socket.latest, rng))
         version = socket.latest["version"]
         await socket.wait_for(lambda: mine() and socket.latest["version"] > version,
                               timeout=30, what="the computer's answer")

@@ -234,3 +234,52 @@ def test_the_caps_can_be_given_in_the_environment_as_for_a_load_test_from_one_ad
                                     "GAMES_SOCKETS_PER_IP": "0",
                                     "GAMES_SOCKETS_PER_SESSION": "5"})
     assert values["GAMES_SOCKETS_PER_IP"] == 0 and values["GAMES_SOCKETS_PER_SESSION"] == 5
+
+
+def test_a_visitor_reconnecting_in_a_loop_is_refused_with_a_wait_and_others_are_not(game,
+                                                                                     settings):
+    settings.GAMES_CONNECT_SESSION_LIMITS = "3/minute"
+    mine, other = session_cookie(HUMAN), session_cookie("someone-else")
+
+    async def scenario():
+        for _ in range(3):  # open and close, as a page reloading in a loop
+            comm = socket(game_path(game), mine)
+            await connect(comm)
+            await comm.disconnect()
+        comm = socket(game_path(game, "ru"), mine)
+        connected, _ = await comm.connect(timeout=TIMEOUT)
+        assert connected  # accepted, so that the page can be told why
+        error = await receive(comm)
+        close = await comm.receive_output(timeout=TIMEOUT)
+        await comm.disconnect()
+        onlooker = socket(game_path(game), other)
+        assert (await connect(onlooker))["id"] == str(game.id)
+        await onlooker.disconnect()
+        return error, close
+
+    error, close = async_to_sync(scenario)()
+    assert error["code"] == "rate_limited" and 0 < error["retry_after"] <= 60
+    assert "слишком часто" in error["message"]
+    assert close == {"type": "websocket.close", "code": 1013}  # "try again later"
+
+
+def test_a_player_whose_socket_closes_while_redis_refuses_is_still_marked_away(game,
+                                                                              monkeypatch):
+    from redis.exceptions import MaxConnectionsError
+
+    async def refuse(*args, **kwargs):
+        raise MaxConnectionsError("Too many connections")
+
+    cookie = session_cookie(HUMAN)
+
+    async def scenario():
+        comm = socket(game_path(game), cookie)
+        await connect(comm)
+        from channels.layers import get_channel_layer
+
+        monkeypatch.setattr(get_channel_layer(), "group_discard", refuse)
+        await comm.disconnect()
+
+    async_to_sync(scenario)()
+    game.refresh_from_db()
+    assert game.away_since(game.side_of(services.Actor(guest_id=HUMAN))) is not None

@@ -53,7 +53,8 @@ def test_players_on_two_servers_play_to_the_end_and_onlookers_on_both_see_every_
     white_socket, black_socket, onlooker_a, onlooker_b = sockets
     assert (white_socket.latest["you"], black_socket.latest["you"]) == ("white", "black")
     for socket in sockets:
-        assert socket.errors() == [], socket.name
+        # a frame refused as too quick is sent again after its wait (live.GameSocket.act)
+        assert [e for e in socket.errors() if e["code"] != "rate_limited"] == [], socket.name
     # every socket, on either process, saw every version the game went through, in order
     assert versions_seen(onlooker_a) == versions_seen(onlooker_b) == versions_seen(
         white_socket) == versions_seen(black_socket)

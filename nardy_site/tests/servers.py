@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,6 +15,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+#: the rate-limit counters of every Daphne this test run starts (kept apart from other runs')
+RATELIMIT_KEY_PREFIX = f"nardy-limits-run-{uuid.uuid4().hex[:12]}"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -137,6 +140,8 @@ class DaphneServer(ServerProcess):
     name = "Daphne"
 
     def __init__(self, port, env, log_path, command=None, headers=None):
+        # this test run's own rate-limit counters (they count by address: 127.0.0.1 for all)
+        env = {"GAMES_RATELIMIT_KEY_PREFIX": RATELIMIT_KEY_PREFIX, **env}
         if str(env.get("DATABASE_URL", "")).startswith("postgres") and not command:
             # as the Procfile's web process: connections from a pool, none kept per thread
             env = {"DATABASE_POOL": "10", **env, "CONN_MAX_AGE": "0"}

@@ -24,12 +24,15 @@ setup_venv() {
     "$base" -m venv "$VENV" || die "could not create .venv (on Debian: apt-get install python3-venv)"
   fi
   local stamp="$VENV/.requirements.sha256" want have=""
-  want="$(sha256sum requirements.txt | cut -d' ' -f1)"
+  want="$(cat requirements.txt requirements.lock | sha256sum | cut -d' ' -f1)"
   [ -f "$stamp" ] && have="$(cat "$stamp")"
   if [ "$want" != "$have" ]; then
-    log "installing requirements.txt into .venv"
+    # requirements.txt names what the site uses; requirements.lock pins everything it
+    # brings in (scripts/lock), so every machine gets the versions the tests ran with
+    log "installing requirements.txt (versions of requirements.lock) into .venv"
     "$PY" -m pip install --quiet --upgrade pip || die "pip upgrade failed"
-    "$PY" -m pip install --quiet -r requirements.txt || die "pip install -r requirements.txt failed"
+    "$PY" -m pip install --quiet -r requirements.txt -c requirements.lock ||
+      die "pip install -r requirements.txt -c requirements.lock failed"
     echo "$want" > "$stamp"
   fi
   export PATH="$VENV/bin:$PATH"

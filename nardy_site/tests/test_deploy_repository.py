@@ -64,6 +64,34 @@ def test_the_installed_packages_are_the_pinned_versions():
     assert not wrong, "\n".join(wrong)
 
 
+def lock_pins():
+    """``{normalized name: version}`` of requirements.lock (asserting each line is a pin)."""
+    pins = {}
+    for line in (ROOT / "requirements.lock").read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        match = PINNED.match(line.strip())
+        assert match, f"requirements.lock: not name==version: {line!r}"
+        pins[normalized(match["name"])] = match["version"]
+    return pins
+
+
+def test_the_lock_pins_every_requirement_at_its_version():
+    pins = lock_pins()
+    for _, text in requirement_lines():
+        match = PINNED.match(text)
+        assert pins.get(normalized(match["name"])) == match["version"], text
+
+
+def test_every_locked_package_is_installed_at_its_version():
+    # transitive dependencies too: a fresh install gets the versions the tests ran with
+    installed = {normalized(dist.metadata["Name"]): dist.version
+                 for dist in importlib.metadata.distributions()}
+    wrong = {name: (version, installed.get(name)) for name, version in lock_pins().items()
+             if installed.get(name) != version}
+    assert not wrong, f"locked (version, installed): {wrong}"
+
+
 # --- secrets ------------------------------------------------------------------------------------
 
 #: what a leaked credential looks like: (name, pattern)

@@ -528,9 +528,15 @@ def claim(game_id, actor, version, at=None):
         spec = clock_spec(game)
         away = _ms(game.away_since(opponent))
         allowed_from = clocks.claim_from(spec, away) if spec else None
-        if allowed_from is None or opponent == game.bot_side:
+        if opponent == game.bot_side:
+            raise CannotClaim(_("The computer never leaves a game: there is no win to claim."),
+                              game.version)
+        if away is None:
             raise CannotClaim(_("Your opponent is here: there is no win to claim."),
                               game.version)
+        if allowed_from is None:
+            raise CannotClaim(_("This game's clock has no claim: a player who stays away "
+                                "loses by the clock."), game.version)
         if _now_ms() < allowed_from:
             raise CannotClaim(_("Your opponent may still come back: wait until the grace "
                                 "period is over."), game.version)

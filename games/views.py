@@ -310,14 +310,17 @@ def _with_retry_after(response, refusal):
     return response
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 def new_game(request):
     """POST: start a game against the computer for this session's guest; redirect to its page.
+    GET (a bookmarked or typed address): redirect to the new-game form of "my games".
 
     Fields: see ``NewGameForm``. Bad values, or an option the preset does not have, get 400
     with the reason and create nothing. Too many new games lately (``ratelimits``): the 429
     page (templates/429.html: the reason and the new-game form, ``Retry-After`` header).
     """
+    if request.method == "GET":
+        return redirect(reverse("games:my_games") + "#new")
     form = NewGameForm(request.POST)
     if not form.is_valid():
         return HttpResponseBadRequest(

@@ -393,6 +393,9 @@ def test_a_match_player_away_too_long_loses_the_match(clock):
     assert snap["presence"]["white"]["here"] is True
     assert services.deadline_of(fresh(game)) == away + 60_000
     assert "claim" not in snap["actions"]  # the match clock ends it by itself
+    with unchanged(game.pk), pytest.raises(services.CannotClaim) as refused:
+        services.claim(game.pk, services.Actor(guest_id=WHITE_GUEST), game.version)
+    assert "clock has no claim" in refused.value.message
     clock.wait(60_000 + GRACE - 1)
     assert services.apply_timeouts(game.pk) is None
     clock.wait(1)
@@ -464,7 +467,7 @@ def test_standard_claim_is_refused_before_the_grace_period_and_wins_after_it(clo
     white = services.Actor(guest_id=WHITE_GUEST)
     with pytest.raises(services.CannotClaim) as here:  # black has not gone anywhere
         services.claim(game.pk, white, game.version)
-    assert here.value.code == "cannot_claim"
+    assert here.value.code == "cannot_claim" and "opponent is here" in here.value.message
     leave(game, BLACK_GUEST, "black-1")
     away = clock.now()
     presence = services.snapshot(fresh(game), WHITE_GUEST)["game"]["presence"]["black"]
@@ -493,8 +496,9 @@ def test_standard_claim_is_refused_before_the_grace_period_and_wins_after_it(clo
 def test_no_claim_against_the_computer(clock, fixed):
     game = new_bot_game(fixed, opening=(6, 5), clock=True)
     with unchanged(game.pk):
-        with pytest.raises(services.CannotClaim):
+        with pytest.raises(services.CannotClaim) as refused:
             services.claim(game.pk, services.Actor(guest_id=HUMAN), game.version)
+    assert "computer never leaves" in refused.value.message
 
 
 # --- the snapshot -------------------------------------------------------------------------

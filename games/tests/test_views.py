@@ -40,8 +40,10 @@ def test_new_game_refuses_unknown_options(client, data):
     assert not Game.objects.exists()
 
 
-def test_new_game_needs_post(client):
-    assert client.get(reverse("games:new")).status_code == 405
+def test_new_game_by_get_leads_to_the_new_game_form_and_starts_nothing(client):
+    response = client.get(reverse("games:new"))
+    assert response.status_code == 302
+    assert response["Location"] == reverse("games:my_games") + "#new"
     assert not Game.objects.exists()
 
 

@@ -1,12 +1,44 @@
 """Fixtures shared by every app's tests (generic ones only; each app keeps its own)."""
 
 import os
+import sys
+import threading
+import time
 import uuid
 from urllib.parse import quote
 
 import pytest
 from django.conf import settings
 from django.utils import translation
+
+
+#: seconds the interpreter gets to end after the run before the watchdog ends it
+EXIT_GRACE_S = float(os.environ.get("PYTEST_EXIT_GRACE_S", "60"))
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Keep the run's status for the exit watchdog (``pytest_unconfigure``)."""
+    session.config._nardy_exitstatus = int(exitstatus)
+
+
+def pytest_unconfigure(config):
+    """An exit watchdog. A test that hung and was failed by pytest-timeout can leave a thread
+    that never ends (an event loop cancelling a task that waits on a thread gone), and the
+    interpreter waits for it at exit, so CI would stall until its limit with the result
+    already printed. If the process has not ended ``EXIT_GRACE_S`` after the run, it ends
+    with the run's own status."""
+    status = getattr(config, "_nardy_exitstatus", None)
+    if status is None:
+        return
+
+    def watchdog():
+        time.sleep(EXIT_GRACE_S)
+        sys.stderr.write(f"pytest: threads still running {EXIT_GRACE_S} s after the run: "
+                         f"{[t.name for t in threading.enumerate()]}; exiting with {status}\n")
+        sys.stderr.flush()
+        os._exit(status)
+
+    threading.Thread(target=watchdog, name="exit-watchdog", daemon=True).start()
 
 
 def pytest_configure(config):

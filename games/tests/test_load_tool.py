@@ -90,6 +90,7 @@ def test_echo_baseline_from_two_client_processes(load_server):
     assert result["actions_per_s"] > 10
 
 
+@pytest.mark.django_db
 def test_echo_socket_exists_only_when_load_echo_is_on():
     echo_routes = [p for p in websocket_urlpatterns if p.callback.consumer_class is EchoConsumer]
     assert echo_routes == []  # the tests run with LOAD_ECHO unset, like production

@@ -73,28 +73,29 @@ class SocketCap:
 
     async def websocket_connect(self, message):
         if self.socket_place is None:
-            await self._refuse(CLOSE_TOO_MANY_SOCKETS, "too_many_sockets", None)
+            await self._refuse(CLOSE_TOO_MANY_SOCKETS)
             return
         wait = await sync_to_async(ratelimits.connect_wait, thread_sensitive=False)(
             *self.visitor)
         if wait is not None:
-            await self._refuse(CLOSE_TRY_AGAIN_LATER, "rate_limited", wait)
+            await self._refuse(CLOSE_TRY_AGAIN_LATER, wait)
             return
         await super().websocket_connect(message)
 
-    async def _refuse(self, close_code, code, wait):
-        """Accept, send one ``error`` frame (``too_many_sockets``, or ``rate_limited`` with
-        ``retry_after``: too many sockets opened lately) and close with ``close_code``."""
+    async def _refuse(self, close_code, wait=None):
+        """Accept, send one ``error`` frame (``too_many_sockets`` when ``wait`` is None, else
+        ``rate_limited`` with ``retry_after``: too many sockets opened lately) and close with
+        ``close_code``."""
         await self.accept()
         with translation.override(_language_of(self.scope)):
             if wait is None:
-                frame = {"type": "error", "code": code,
+                frame = {"type": "error", "code": "too_many_sockets",
                          "message": _("Too many pages of this site are open at once. Please "
                                       "close some other tabs of the site.")}
             else:
-                frame = {"type": "error", "code": code, "retry_after": math.ceil(wait * 10) / 10,
-                         "message": _("This page connected too often in a short time. It "
-                                      "will try again in a moment.")}
+                frame = rate_limited_frame(wait, message=_(
+                    "This page connected too often in a short time. It will try again in a "
+                    "moment."))
             await self.send(text_data=json.dumps(frame))
         await self.close(code=close_code)
 
@@ -123,12 +124,13 @@ class FrameLimit:
         return wait
 
 
-def rate_limited_frame(wait, version=None):
+def rate_limited_frame(wait, version=None, message=None):
     """The ``rate_limited`` error frame for a wait of ``wait`` seconds (in the active
-    language): ``retry_after`` in seconds, rounded up to a tenth."""
+    language): ``retry_after`` in seconds, rounded up to a tenth; ``message`` replaces the
+    one for a frame sent too soon."""
     frame = {"type": "error", "code": "rate_limited",
-             "message": _("Too many messages in a short time: this one was not handled. "
-                          "Please wait a moment."),
+             "message": message or _("Too many messages in a short time: this one was not "
+                                     "handled. Please wait a moment."),
              "retry_after": math.ceil(wait * 10) / 10}
     if version is not None:
         frame["version"] = version

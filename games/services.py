@@ -1555,7 +1555,8 @@ def _record(game, kind, side="", dice=None, play="", roll_number=None, cube=None
                              dice=dice, play=play, roll_number=roll_number, cube=cube)
     # sent with the change notice, so no socket reads the new events back (_save)
     game.__dict__.setdefault("recorded", []).append(
-        [game.version, kind, side or "", list(dice) if dice is not None else None, play, cube])
+        EventRow(game.version, kind, side or "", list(dice) if dice is not None else None,
+                 play, cube))
 
 
 def _apply_roll(game, side):

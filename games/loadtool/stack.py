@@ -7,7 +7,7 @@ on PostgreSQL and Redis given by ``DATABASE_URL`` and ``REDIS_URL``, with ``DEBU
 
 Tasks go to a queue of their own (``CELERY_QUEUE``, default ``nardy-load``) so that other
 workers on the same Redis neither take them nor send theirs. Every scripted guest comes from
-127.0.0.1, so the limit of new games per address (``GAMES_CREATE_IP_LIMITS``, 120 a minute)
+127.0.0.1, so the limit of new games per address (``GAMES_CREATE_IP_LIMITS``, 120 a minute),
 the cap of open sockets per address (``GAMES_SOCKETS_PER_IP``, 300 per process) and the
 limit of sockets opened per address (``GAMES_CONNECT_IP_LIMITS``) are turned off unless
 those variables are set; the limits per session and per socket stay as in

@@ -16,7 +16,8 @@ analysed play (the error rate).
 
 The pure part (``analyse_record``) needs no database; the service part stores one
 ``GameAnalysis`` per game: ``request_analysis`` (on request, any finished game, one queued at a
-time), ``queue_after_commit`` (from ``services._finish`` for games against the computer) and
+time), ``queue_after_commit`` (the ``games.signals.game_finished`` receiver: games against the
+computer) and
 ``run_analysis`` (the Celery task ``games.analyse_game``). Docs: docs/protocol.md "Analysis".
 """
 from __future__ import annotations
@@ -26,13 +27,25 @@ import time
 from datetime import timedelta
 
 import numpy as np
+from celery import current_app
 from django.db import transaction
+from django.db.models import Q
+from django.dispatch import receiver
 from django.urls import reverse
 from django.utils import timezone
 
+from games.bots import neural
+from games.bots.features import encode
+from games.bots.network import equity
 from games.engine import get_ruleset, legal_plays, other
 from games.engine import record as rec
 from games.engine.scoring import game_value
+from games.models import AnalysisStatus, Game, GameAnalysis, Status
+from games.replays import game_record
+from games.signals import game_finished
+
+#: the Celery task of one analysis (games/tasks.py registers it under this name)
+ANALYSE_GAME = "games.analyse_game"
 
 #: bump when the method changes: a stored analysis of an older version may be requested again
 ANALYSIS_VERSION = 2  # 2: the network with the medium evaluation's blocking terms as inputs
@@ -77,9 +90,6 @@ def play_equities(position, plays, ruleset, played_index, candidates=CANDIDATES)
     (its legal plays of one roll). Returns ``{index: equity}`` for the plays scored one roll
     deeper: the ``candidates`` best by the 0-ply network and ``played_index``; a play that ends
     the game gets its exact value."""
-    from games.bots import neural
-    from games.bots.features import encode
-    from games.bots.network import equity
 
     net = neural.network()
     mover = position.turn
@@ -199,7 +209,6 @@ def request_analysis(game_id):
     queued while one is pending or running (unless stale, ``STALE_AFTER``) or when a done
     analysis of ``ANALYSIS_VERSION`` exists. Raises ``Game.DoesNotExist``, and
     ``AnalysisRefused`` (code ``not_finished``) for a game in play or aborted."""
-    from games.models import AnalysisStatus, Game, GameAnalysis, Status
 
     now = timezone.now()
     with transaction.atomic():
@@ -233,14 +242,16 @@ def analysis_queue(app) -> str:
 
 
 def _queue(game_id):
-    from games.tasks import analyse_game  # tasks imports this module
-
-    analyse_game.apply_async((game_id,), queue=analysis_queue(analyse_game.app))
+    current_app.send_task(ANALYSE_GAME, (game_id,), queue=analysis_queue(current_app))
 
 
-def queue_after_commit(game):
-    """Called inside the transaction that finishes ``game`` (services._finish): once it has
-    committed, request its analysis (``request_analysis``; errors are logged, never raised)."""
+@receiver(game_finished)
+def queue_after_commit(sender, game, **kwargs):
+    """``game_finished`` receiver, inside the transaction that finishes ``game``: a game
+    against the computer has its analysis requested once the transaction has committed
+    (``request_analysis``; errors are logged, never raised)."""
+    if not game.bot_side:
+        return
     game_id = game.pk
     transaction.on_commit(lambda: request_analysis(game_id), robust=True)
 
@@ -250,8 +261,6 @@ def run_analysis(game_id):
     stale) and store the result (status ``done``, or ``failed`` with the error). Returns the
     ``GameAnalysis``, or None when there was nothing to do (done already, or running
     elsewhere): running it twice gives one analysis."""
-    from games.models import AnalysisStatus, GameAnalysis
-    from games.replays import game_record
 
     now = timezone.now()
     claimable = GameAnalysis.objects.filter(game_id=game_id).filter(
@@ -285,9 +294,7 @@ def run_analysis(game_id):
 
 def _claimable(now):
     """The rows a task may claim: pending, or pending/running since before ``STALE_AFTER``."""
-    from django.db.models import Q
 
-    from games.models import AnalysisStatus
 
     return (Q(status=AnalysisStatus.PENDING)
             | Q(status=AnalysisStatus.RUNNING, started__lt=now - STALE_AFTER))

@@ -8,5 +8,6 @@ class GamesConfig(AppConfig):
     verbose_name = _("Games")
 
     def ready(self):
-        # connects the account signal receivers (profile on sign-up, guest games on sign-in)
-        from games import accounts  # noqa: F401
+        # connects the signal receivers: accounts (profile on sign-up, guest games on sign-in)
+        # and analysis (games against the computer are analysed once over)
+        from games import accounts, analysis  # noqa: F401

@@ -15,6 +15,7 @@ functions; the Celery timers and the beat sweep only ask it to apply what has ex
 """
 import time
 from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
 
 #: period names
 ROLL = "roll"
@@ -110,6 +111,18 @@ PRESET_CLOCK = {"sport": STANDARD, "classic": STANDARD, "match": MATCH}
 def now_ms():
     """The current instant in milliseconds since the epoch (wall clock, as stored)."""
     return time.time_ns() // 1_000_000
+
+
+def to_ms(when):
+    """An aware datetime as ms since the epoch (an int); None stays None."""
+    if when is None:
+        return None
+    return int(when.timestamp() * 1000)
+
+
+def from_ms(ms):
+    """ms since the epoch as an aware datetime in UTC (the form the database stores)."""
+    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
 
 
 def spent_from_reserve(spec, period, started_ms, now):

@@ -4,7 +4,6 @@ import asyncio
 import json
 import logging
 import math
-import threading
 import time
 import uuid
 from importlib import import_module
@@ -22,6 +21,8 @@ from redis.exceptions import RedisError
 
 from games import clocks, lobby, ratelimits, services
 from games.models import Game
+from games.services import dispatch
+from games.socket_watch import watch
 
 logger = logging.getLogger(__name__)
 
@@ -181,8 +182,10 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         self.group = services.group_name(self.game_id)
         self.language = self._language()
         self.sent_version = None
-        self.event_rows = []  # the game's record as read so far (services.event_rows)
-        self.event_rows_lock = threading.Lock()
+        # the shared fields of the game as this socket was last sent them (its events' base)
+        self.shown = {}
+        self.events = _wants_events(self.scope)
+        self.side = None
         self.actor, exists = await self._identify()
         self.frame_limit = FrameLimit(self.channel_name,
                                       ratelimits.scope_identity(self.scope, self.actor.user_id)[0])
@@ -191,11 +194,12 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
             await self.close(code=CLOSE_NOT_FOUND)
             return
         await self.channel_layer.group_add(self.group, self.channel_name)
-        self.side = await database_sync_to_async(services.player_here)(
-            self.game_id, self.actor, self.channel_name)
+        self.side = await self._call(services.player_here, self.game_id, self.actor,
+                                     self.channel_name)
         if self.side is not None:
             self.touch_task = asyncio.ensure_future(self._touch())
         await self.send_snapshot()
+        watch.add(self.game_id, self)
 
     async def __call__(self, scope, receive, send):
         try:
@@ -207,6 +211,8 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
             task = getattr(self, "touch_task", None)
             if task is not None:
                 task.cancel()
+            if getattr(self, "game_id", None) is not None:
+                watch.remove(self.game_id, self)
 
     async def disconnect(self, code):
         task = getattr(self, "touch_task", None)
@@ -215,28 +221,37 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         try:
             # the player first: their opponent must learn they left even if Redis fails below
             if getattr(self, "side", None) is not None:
-                await database_sync_to_async(services.player_left)(self.game_id,
-                                                                   self.channel_name)
+                await self._call(services.player_left, self.game_id, self.channel_name)
         finally:
             if getattr(self, "group", None):
                 await _leave_group(self.channel_layer, self.group, self.channel_name)
 
     async def _touch(self):
-        """Tell the server every PRESENCE_TOUCH_MS that this player's socket is still open
-        (until its session no longer says it is the player's)."""
+        """Read the socket's session again every PRESENCE_TOUCH_MS while it plays a side
+        (the process's ``socket_watch`` marks it present meanwhile), so a socket left open
+        after a logout stops playing within that time."""
         while True:
             await asyncio.sleep(services.PRESENCE_TOUCH_MS / 1000)
-            if await database_sync_to_async(self._touch_once)():
+            if await self._call(self._recheck_identity):
                 await self.send_snapshot(force=True)
             if self.side is None:
                 return
 
-    def _touch_once(self):
-        """One presence touch; returns True if the socket's identity dropped meanwhile."""
-        dropped = self._recheck_identity()
-        if self.side is not None:
-            services.player_still_here(self.channel_name)
-        return dropped
+    async def _call(self, function, *args):
+        """Run the service call ``function(*args)`` in this socket's thread and then send,
+        from this event loop, the group messages of what it committed (``dispatch.deferred``:
+        no thread hop per message), also when it raised. Returns what it returned."""
+        def run():
+            with dispatch.deferred() as outbox:
+                try:
+                    return function(*args), outbox, None
+                except Exception as error:  # noqa: BLE001 - raised again below
+                    return None, outbox, error
+        result, outbox, error = await database_sync_to_async(run)()
+        await outbox.send(self.channel_layer)
+        if error is not None:
+            raise error
+        return result
 
     async def receive(self, text_data=None, bytes_data=None):
         if getattr(self, "frame_limit", None) is None:
@@ -298,17 +313,53 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         except Game.DoesNotExist:
             await self.close(code=CLOSE_NOT_FOUND)
 
-    async def game_changed(self, event):
-        """Group event ``{"type": "game.changed", "version": v, "events": [...]}`` sent by the
-        services (``services._notify``). The events are kept when they continue the record
-        this socket has read; otherwise the snapshot reads the missing ones."""
-        self._keep_events(services.EventRow(*values) for values in event.get("events") or ())
-        await self.send_snapshot(recheck=False)
+    async def game_changed(self, message):
+        """Group message of a committed change (``dispatch.change_message``): sent on to this
+        socket as an ``event`` frame built from the shared part, with this viewer's actions and
+        legal plays (docs/protocol.md "Events"); a socket that does not continue from the
+        change's base version, a game that ended and a socket that asked for snapshots get a
+        snapshot instead. Old news is dropped."""
+        version, base = message["version"], message["from"]
+        if self.sent_version is None or version < self.sent_version or (
+                version == self.sent_version and base != version):
+            return
+        if not self.events or message["over"] or base != self.sent_version:
+            await self.send_snapshot(force=version == self.sent_version, recheck=False)
+            return
+        state = message["state"]
+        changes = {key: value for key, value in state.items()
+                   if key != "version" and self.shown.get(key) != value}
+        legal = None
+        if self.side is not None and self.side == state["awaiting"]:
+            with translation.override(self.language):
+                legal = services.worded_legal(message["legal"])
+        frame = {
+            "type": "event", "version": version, "from": base,
+            "events": [{"seq": seq, "kind": kind, "side": side}
+                       for seq, kind, side, *_rest in message["events"]],
+            "history": message["history"], "changes": changes,
+            "actions": message["actions"].get(self.side, []) if self.side else [],
+            "legal": legal,
+        }
+        self.shown.update(state)
+        self.sent_version = version
+        await self.send(text_data=json.dumps(frame))
 
-    async def game_presence(self, event):
-        """Group event ``{"type": "game.presence", "version": v}``: a player came or went; the
-        version is unchanged, so the snapshot is sent anyway."""
+    async def game_resync(self, message):
+        """Group message ``{"type": "game.resync", "version": v}``: every socket gets a full
+        snapshot (a player came back while an old socket of theirs was still listed)."""
         await self.send_snapshot(force=True, recheck=False)
+
+    async def send_touch(self, version):
+        """The socket watch's periodic ``{"type": "touch", "version": V}`` (V: the game's
+        version as last read), to a socket that speaks events."""
+        await self.send(text_data=json.dumps({"type": "touch", "version": version}))
+
+    async def catch_up(self):
+        """The process's socket watch found this socket behind its game: a snapshot, and the
+        game's group joined again (a Redis that lost its data lost the group too)."""
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.send_snapshot(recheck=False)
 
     # --- helpers ---
 
@@ -321,10 +372,12 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         if frame is None:
             await self.close(code=CLOSE_NOT_FOUND)
             return
-        version = frame["game"]["version"]
+        game = frame["game"]
+        version = game["version"]
         if not force and self.sent_version is not None and version <= self.sent_version:
             return
         self.sent_version = version
+        self.shown = {key: game[key] for key in SHARED_FIELDS}
         await self.send(text_data=json.dumps(frame))
 
     async def send_why(self, frame):
@@ -378,7 +431,7 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
             with translation.override(self.language):
                 ACTIONS[kind](self.game_id, self.actor, version, *args, at=received)
 
-        await database_sync_to_async(act)()
+        await self._call(act)
 
     def _recheck_identity(self):
         """Read the socket's session again from the store and keep only the identity it still
@@ -427,24 +480,21 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         game = services.current(game)
         if recheck:
             self._recheck_identity()
-        # the record only grows: read the events this socket has not seen yet (the version
-        # is the last event's seq)
-        seen = self._last_seq()
-        if game.version > seen:
-            self._keep_events(services.event_rows(game, seen))
         with translation.override(self.language):
-            return services.snapshot(game, self.actor, events=self.event_rows[:game.version])
+            return services.snapshot(game, self.actor)
 
-    def _last_seq(self):
-        return self.event_rows[-1].seq if self.event_rows else 0
 
-    def _keep_events(self, rows):
-        """Add the rows that continue ``event_rows`` (seq one more than the last kept); the
-        event loop (group events) and this socket's thread (snapshots) both add."""
-        with self.event_rows_lock:
-            for row in rows:
-                if row.seq == self._last_seq() + 1:
-                    self.event_rows.append(row)
+#: the snapshot fields an ``event`` frame may change (``services.reading.shared_state``, and
+#: ``last``)
+SHARED_FIELDS = ("status", "phase", "turn", "awaiting", "dice", "position", "position_id",
+                 "pips", "off", "cube", "last", "clock", "presence", "fairness")
+
+
+def _wants_events(scope):
+    """True when the socket asked for ``event`` frames (``?events=1``, docs/protocol.md
+    "Events"); without it every change sends a snapshot, as before the events."""
+    query = scope.get("query_string", b"").decode("latin-1")
+    return "events=1" in query.split("&")
 
 
 #: the session key of the visitor's guest id (games.views.GUEST_SESSION_KEY)

@@ -71,7 +71,7 @@ def join(user_id, preset, match_length=None, clock=None, ip=None):
             status=QueueStatus.LEFT)
         entry = QueueEntry.objects.create(
             user_id=user_id, preset=preset, match_length=length or 1, clock_kind=kind,
-            rating=ratings.rating_of(user_id, preset).rating, joined=services._dt(now))
+            rating=ratings.rating_of(user_id, preset).rating, joined=clocks.from_ms(now))
         touch(entry)  # before the commit: a pairing elsewhere never sees it untouched
     pair(now)
     entry.refresh_from_db()
@@ -108,7 +108,7 @@ def touch(entry):
 
 def _alive_key(entry):
     # the join time too: an entry id of another database (tests, a reset) never matches
-    return f"lobby:alive:{entry.pk}:{services._ms(entry.joined)}"
+    return f"lobby:alive:{entry.pk}:{clocks.to_ms(entry.joined)}"
 
 
 def state_of(entry, now=None):
@@ -118,7 +118,7 @@ def state_of(entry, now=None):
     rating gap it accepts now) and ``window_start``/``window_growth`` (points per second)/
     ``window_max``, so the page can show the window widening."""
     now = clocks.now_ms() if now is None else now
-    joined = services._ms(entry.joined)
+    joined = clocks.to_ms(entry.joined)
     current = ratings.rating_of(entry.user_id, entry.preset)
     return {"type": "queued", "preset": entry.preset, "match_length": entry.match_length,
             "clock": entry.clock_kind, "rating": round(entry.rating),
@@ -156,8 +156,8 @@ def pair(now=None):
                         entry.preset, entry.match_length, entry.clock_kind):
                     continue
                 gap = abs(other.rating - entry.rating)
-                allowed = max(window(now - services._ms(entry.joined)),
-                              window(now - services._ms(other.joined)))
+                allowed = max(window(now - clocks.to_ms(entry.joined)),
+                              window(now - clocks.to_ms(other.joined)))
                 if gap <= allowed and (best is None or gap < best[0]):
                     best = (gap, other)
             if best is None:
@@ -202,7 +202,7 @@ def _start(entry, other):
         seats[f"{side}_user_id"] = queued.user_id
     length = entry.match_length if entry.preset == "match" else None
     table, length = services.table_options(entry.preset, length)
-    return services._new_game(entry.preset, table, length, "random",
+    return services.new_game(entry.preset, table, length, "random",
                               clocks.CLOCKS[entry.clock_kind], {**seats, "rated": True})
 
 

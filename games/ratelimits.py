@@ -24,12 +24,13 @@ from limits.errors import StorageError
 from limits.storage import RedisStorage
 from limits.strategies import MovingWindowRateLimiter
 
-from games import app_settings, services
+from games import app_settings
+from games.services.errors import GameError
 
 logger = logging.getLogger(__name__)
 
 
-class RateLimited(services.GameError):
+class RateLimited(GameError):
     """Too many requests in a short time; nothing was done (protocol code ``rate_limited``).
     ``retry_after``: seconds (a float > 0) until one more request would be allowed."""
 

@@ -12,7 +12,8 @@ from games.engine import fairdice
 from games.engine import record as rec
 from games.engine.position_id import encode as encode_position
 from games.models import EventKind, Preset, Side, Status
-from games.services import clock_spec, opening_of, player_of
+from games.services.clockwork import clock_spec
+from games.services.reading import opening_of, player_of
 
 EVENT_NAME = "Long nardy game"
 

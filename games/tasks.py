@@ -7,6 +7,8 @@ from celery.signals import worker_init, worker_process_init, worker_ready
 from django.db import OperationalError
 
 from games import analysis, clocks, lobby, services
+from games.bots import bearoff, neural
+from games.services import dispatch
 
 #: one INFO line per bot move: "bot move game=<uuid> version=<v> ms=<float> played=<bool>"
 bot_logger = logging.getLogger("games.bot")
@@ -17,7 +19,7 @@ TIMER_EARLY_MS = 2_000
 
 
 # A database that is briefly locked or unreachable is retried: the move is idempotent.
-@shared_task(name="games.bot_move", ignore_result=True, autoretry_for=(OperationalError,),
+@shared_task(name=dispatch.BOT_MOVE, ignore_result=True, autoretry_for=(OperationalError,),
              retry_backoff=1, retry_backoff_max=8, max_retries=5)
 def bot_move(game_id, version):
     """Play the bot's turn of game ``game_id`` (a UUID string) if it is still due at ``version``.
@@ -34,7 +36,7 @@ def bot_move(game_id, version):
     return elapsed_ms
 
 
-@shared_task(name="games.clock_timeout", ignore_result=True,
+@shared_task(name=dispatch.CLOCK_TIMEOUT, ignore_result=True,
              autoretry_for=(OperationalError,), retry_backoff=1, retry_backoff_max=4,
              max_retries=5)
 def clock_timeout(game_id, version, deadline_ms):
@@ -49,7 +51,7 @@ def clock_timeout(game_id, version, deadline_ms):
     due_ms = deadline_ms + services.TIMER_GRACE_MS
     wait_ms = due_ms - clocks.now_ms()
     if wait_ms > TIMER_EARLY_MS:
-        clock_timeout.apply_async((game_id, version, deadline_ms), eta=services._dt(due_ms))
+        clock_timeout.apply_async((game_id, version, deadline_ms), eta=clocks.from_ms(due_ms))
         return None
     if wait_ms > 0:
         time.sleep(wait_ms / 1000)
@@ -71,7 +73,7 @@ def sweep_clocks():
     return ended, dropped
 
 
-@shared_task(name="games.presence_notice", ignore_result=True)
+@shared_task(name=dispatch.PRESENCE_NOTICE, ignore_result=True)
 def presence_notice(game_id):
     """Queued for the end of a grace period (``services.player_left``): the sockets of game
     ``game_id`` get a snapshot, whose ``actions`` now offer the claim of the win."""
@@ -85,7 +87,7 @@ def pair_lobby():
     return len(lobby.pair())
 
 
-@shared_task(name="games.analyse_game", ignore_result=True, autoretry_for=(OperationalError,),
+@shared_task(name=analysis.ANALYSE_GAME, ignore_result=True, autoretry_for=(OperationalError,),
              retry_backoff=1, retry_backoff_max=8, max_retries=5)
 def analyse_game(game_id):
     """The post-game analysis of finished game ``game_id`` (a UUID string), queued by
@@ -100,8 +102,6 @@ def analyse_game(game_id):
 def load_bot_tables(**kwargs):
     """Load the bots' tables and the hard bot's network when a worker (or pool process)
     starts, not on its first move."""
-    from games.bots import bearoff, neural
-
     bearoff.table()
     neural.preload()
 

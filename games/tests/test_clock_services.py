@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from games import clocks, services
 from games.clocks import CLOCKS, MATCH, STANDARD, ClockSpec
-from games.models import Game, Match, Phase, Presence, Status
+from games.models import Game, Match, Phase, Presence, Status, other_side
 from games.tests.factories import (BLACK_GUEST, HUMAN, ONLOOKER, WHITE_GUEST, FixedDice,
                                    guest_to_act, new_bot_game, new_people_game, play_turn,
                                    set_position, unchanged)
@@ -78,7 +78,7 @@ def kinds(game):
 
 def test_standard_reserve_is_spent_only_after_the_roll_and_move_free_times(clock):
     game = past_first_moves(new_people_game(True))
-    side, other = game.awaiting, services.other_side(game.awaiting)
+    side, other = game.awaiting, other_side(game.awaiting)
     actor = guest_to_act(game)
     snap = clock_snap(game)
     assert (snap["running"], snap["period"], snap["free_ms"]) == (side, "roll", 15_000)
@@ -113,12 +113,12 @@ def test_out_of_reserve_loses_the_standard_game_scored_by_r9(clock):
     clock.wait(1)
     game = services.apply_timeouts(game.pk)
     assert game.status == Status.FINISHED and game.end_reason == "timeout"
-    assert game.winner == services.other_side(loser) and game.reserve_of(loser) == 0
+    assert game.winner == other_side(loser) and game.reserve_of(loser) == 0
     assert game.deadline is None and game.clock_period == ""
     assert kinds(game)[-2:] == ["timeout", "end"]
     result = services.snapshot(fresh(game), WHITE_GUEST)["game"]["result"]
     # both sides still have all their checkers: a mars (R9), one game lost, not a match
-    assert result == {"winner": services.other_side(loser), "kind": "mars", "points": 2,
+    assert result == {"winner": other_side(loser), "kind": "mars", "points": 2,
                       "reason": "timeout", "cube": 1, "loser": loser, "match_lost": False, "rating": None}
 
 
@@ -154,7 +154,7 @@ def test_a_loss_on_time_is_scored_by_r9_on_the_losers_position(clock, fixed, pre
 def test_the_match_clock_caps_a_turn_at_60_s_and_losing_on_time_loses_the_match(clock):
     game = past_first_moves(new_people_game(True, preset="match", match_length=3))
     loser = game.awaiting
-    winner = services.other_side(loser)
+    winner = other_side(loser)
     # the side that runs out leads the match 2-0
     Match.objects.filter(pk=game.match_id).update(**{f"{loser}_score": 2})
     snap = clock_snap(game)
@@ -176,7 +176,7 @@ def test_the_match_clock_caps_a_turn_at_60_s_and_losing_on_time_loses_the_match(
 def test_answering_a_double_runs_the_answerers_clock(clock):
     game = past_first_moves(new_people_game(True, preset="classic", cube=True))
     doubler = game.awaiting
-    answerer = services.other_side(doubler)
+    answerer = other_side(doubler)
     clock.wait(5_000)
     game = services.double(game.pk, guest_to_act(game), game.version)
     snap = clock_snap(game)
@@ -204,7 +204,7 @@ def test_a_match_clock_rolls_by_itself(clock):
     assert "roll" not in snap["actions"] and "play" in snap["actions"]
     assert snap["clock"]["period"] == "move"
     game = play_turn(game.pk)
-    assert game.awaiting == services.other_side(side) and game.phase == Phase.PLAY
+    assert game.awaiting == other_side(side) and game.phase == Phase.PLAY
     assert kinds(game)[-2:] == ["play", "roll"]
 
 
@@ -249,7 +249,7 @@ def test_the_match_reserve_carries_into_the_next_game(clock, per_match):
     spec = CLOCKS[MATCH] if per_match else dataclasses.replace(CLOCKS[MATCH],
                                                                loses=clocks.LOSES_GAME)
     game = past_first_moves(new_people_game(spec, preset="match", match_length=5))
-    mover, other = game.awaiting, services.other_side(game.awaiting)
+    mover, other = game.awaiting, other_side(game.awaiting)
     clock.wait(12_000 + 20_000)  # 20 s of reserve
     game = play_turn(game.pk)
     assert game.reserve_of(mover) == 100_000
@@ -317,7 +317,7 @@ def test_a_move_received_at_the_deadline_is_too_late(clock):
         play_turn(game.pk, at=deadline)
     assert ran_out.value.code == "game_over"
     game = fresh(game)
-    assert game.end_reason == "timeout" and game.winner == services.other_side(side)
+    assert game.end_reason == "timeout" and game.winner == other_side(side)
     # every later message finds the game over; the timeout stays recorded once
     with pytest.raises(services.GameOver) as over:
         services.resign(game.pk, services.Actor(guest_id=WHITE_GUEST), game.version)
@@ -330,11 +330,11 @@ def test_the_opponents_message_after_the_deadline_applies_it(clock):
     game = past_first_moves(new_people_game(True))
     loser = game.awaiting
     clock.wait(15_000 + 120_000)
-    opponent = services.Actor(guest_id=game.guest_of(services.other_side(loser)))
+    opponent = services.Actor(guest_id=game.guest_of(other_side(loser)))
     with pytest.raises(services.TimeRanOut):
         services.resign(game.pk, opponent, game.version)
     game = fresh(game)
-    assert game.winner == services.other_side(loser) and game.end_reason == "timeout"
+    assert game.winner == other_side(loser) and game.end_reason == "timeout"
     assert "resign" not in kinds(game)
 
 
@@ -439,7 +439,7 @@ def test_a_second_socket_keeps_a_player_here(clock):
 
 def test_a_player_who_never_moved_and_left_is_a_no_show(clock):
     game = new_people_game(PRESENCE_ONLY, preset="match", match_length=3)
-    absent = services.other_side(game.awaiting)  # has not moved yet
+    absent = other_side(game.awaiting)  # has not moved yet
     leave(game, game.guest_of(absent), "absent-1")
     clock.wait(60_000 + GRACE)
     game = services.apply_timeouts(game.pk)
@@ -458,7 +458,7 @@ def test_a_dead_socket_is_dropped_by_the_sweep(clock):
     clock.wait(services.PRESENCE_STALE_MS // 2)
     assert services.sweep_clocks() == (0, 1)
     # away since the touch the dead socket missed, not since the sweep noticed
-    assert services._ms(fresh(game).black_away_since) == touched + services.PRESENCE_TOUCH_MS
+    assert clocks.to_ms(fresh(game).black_away_since) == touched + services.PRESENCE_TOUCH_MS
     assert not Presence.objects.filter(channel_name="black-1").exists()
 
 

@@ -91,7 +91,7 @@ def test_a_match_player_who_stays_away_loses_the_match(clock_lags):
     assert over["result"]["match_lost"] is True and over["match"]["status"] == "finished"
     assert over["history"][-1]["kind"] == "abandon" and over["history"][-1]["side"] == "black"
     assert Match.objects.get(pk=game.match_id).winner == "white"
-    lag = services._ms(GameEvent.objects.get(game_id=game.pk, kind=EventKind.ABANDON).created) \
+    lag = clocks.to_ms(GameEvent.objects.get(game_id=game.pk, kind=EventKind.ABANDON).created) \
         - loses_at
     clock_lags["timer"].append(lag)
     assert GRACE <= lag < 1_000
@@ -188,7 +188,7 @@ def test_a_game_whose_first_move_never_comes_is_aborted(clock_lags):
                                   "reason": "aborted", "cube": 1, "loser": starter,
                                   "match_lost": False, "rating": None}
         assert over["clock"]["running"] is None
-    lag = services._ms(GameEvent.objects.get(game_id=game.pk, kind=EventKind.ABORT).created) \
+    lag = clocks.to_ms(GameEvent.objects.get(game_id=game.pk, kind=EventKind.ABORT).created) \
         - deadline
     clock_lags["timer"].append(lag)
     assert GRACE <= lag < 1_000

@@ -11,7 +11,7 @@ import pytest
 
 from games import clocks, services
 from games.clocks import ClockSpec
-from games.models import EventKind, Game, GameEvent, Status
+from games.models import EventKind, Game, GameEvent, Status, other_side
 from games.tasks import clock_timeout
 from games.tests.conftest import TEST_SWEEP_SECONDS, _delete_queue
 from games.tests.factories import (guest_to_act, new_people_game, play_turn,
@@ -73,7 +73,7 @@ def endings(game_id):
 def lag_of(game_id, deadline_ms):
     """ms from ``deadline_ms`` to the recorded timeout of the game."""
     event = GameEvent.objects.get(game_id=game_id, kind__in=ENDINGS)
-    return services._ms(event.created) - deadline_ms
+    return clocks.to_ms(event.created) - deadline_ms
 
 
 @contextmanager
@@ -95,7 +95,7 @@ def test_a_player_who_stops_moving_loses_within_1_s_of_the_deadline(clock_lags):
     lags = []
     for game, deadline in games:
         game = Game.objects.get(pk=game.pk)
-        loser = services.other_side(game.winner)
+        loser = other_side(game.winner)
         assert game.status == Status.FINISHED and game.end_reason == "timeout"
         assert endings(game.pk) == [("timeout", loser), ("end", game.winner)]
         lags.append(lag_of(game.pk, deadline))
@@ -121,7 +121,7 @@ def test_a_move_just_before_the_deadline_beats_the_timer(clock_queue, clock_lags
     # the opponent's clock runs now; they stall in turn and lose
     next_deadline = services.deadline_of(Game.objects.get(pk=game.pk))
     wait_until(lambda: ended(game.pk), what="the opponent's timeout")
-    assert endings(game.pk) == [("timeout", services.other_side(mover)), ("end", mover)]
+    assert endings(game.pk) == [("timeout", other_side(mover)), ("end", mover)]
     clock_lags["timer"].append(lag_of(game.pk, next_deadline))
 
 
@@ -158,7 +158,7 @@ def test_a_worker_stopped_before_the_deadline_applies_it_once_when_started_again
     # the worker started) has run by now: the timeout stays applied once
     time.sleep(TEST_SWEEP_SECONDS + 0.5)
     game = Game.objects.get(pk=game.pk)
-    loser = services.other_side(game.winner)
+    loser = other_side(game.winner)
     assert endings(game.pk) == [("timeout", loser), ("end", game.winner)]
     assert game.version == version + 2
 
@@ -169,7 +169,7 @@ def test_the_same_timer_delivered_twice_changes_nothing_the_second_time(clock_qu
     version = game.version
     args = (str(game.pk), version, deadline)
     for _copy in range(2):  # two more copies of the timer of this version
-        clock_timeout.apply_async(args, eta=services._dt(deadline + GRACE))
+        clock_timeout.apply_async(args, eta=clocks.from_ms(deadline + GRACE))
     def timers():
         return [applied for v, _lag, applied in clock_queue.clock_timers(game.pk)
                 if v == version]

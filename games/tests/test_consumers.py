@@ -10,6 +10,7 @@ from django.conf import settings
 from django.contrib.sessions.backends.db import SessionStore
 
 from games import consumers, services
+from games.loadtool.gameview import GameView
 from games.models import Game, Presence
 from games.tests.conftest import queued_tasks
 from games.tests.factories import HUMAN, ONLOOKER, FixedDice, new_bot_game, state
@@ -131,36 +132,60 @@ def test_playing_over_the_socket_reaches_every_open_socket(fixed, unattended_que
     assert queued_tasks(unattended_queue) == tasks_before + 1
 
 
-def test_change_notices_carry_their_events_so_snapshots_keep_the_whole_history(fixed,
-                                                                                monkeypatch):
+def comparable(game):
+    """A game dict without what differs between two readings of one version: the clock's
+    server time, and the result boards an event's legal plays leave out."""
+    game = dict(game)
+    if game.get("clock"):
+        game["clock"] = {**game["clock"], "server_time": None}
+    if game.get("legal"):
+        game["legal"] = {**game["legal"],
+                         "plays": [{"play": p["play"]} for p in game["legal"]["plays"]]}
+    return game
+
+
+def test_an_events_socket_hears_each_change_as_an_event_that_rebuilds_the_snapshot(fixed):
     game = new_bot_game(fixed, opening=(6, 5))
-    reads = []
-    real_event_rows = services.event_rows
-    monkeypatch.setattr(services, "event_rows",
-                        lambda *args: reads.append(args[1:]) or real_event_rows(*args))
+    fixed.rolls.append([3, 1])
 
     async def scenario():
-        player, watcher = await communicator(game.id), await communicator(game.id, ONLOOKER)
-        await connect(player)
-        await connect(watcher)
-        assert len(reads) == 2  # each socket read the record once, on connect
+        path = f"/ws/game/{game.id}/?events=1"
+        player = await communicator(game.id, path=path)
+        watcher = await communicator(game.id, ONLOOKER, path=path)
+        views = {}
+        for name, comm in (("player", player), ("watcher", watcher)):
+            views[name] = GameView()
+            views[name].take({"type": "snapshot", "game": await connect(comm)})
         await player.send_json_to({"type": "play", "version": 1, "play": "24/18 18/13"})
-        for comm in (player, watcher):
-            assert (await receive(comm))["game"]["version"] == 2
-        # the bot rolls and plays in one change: two events in one notice
+        frames = {"player": [await receive(player)], "watcher": [await receive(watcher)]}
+        # the bot rolls and plays in one change: one event frame with both events
         await sync_to_async(services.bot_turn)(game.id, 2)
-        snaps = [(await receive(comm))["game"] for comm in (player, watcher)]
+        frames["player"].append(await receive(player))
+        frames["watcher"].append(await receive(watcher))
+        fresh = await sync_to_async(lambda: {
+            viewer: services.snapshot(Game.objects.get(pk=game.id), viewer)["game"]
+            for viewer in (HUMAN, ONLOOKER)})()
         await player.disconnect()
         await watcher.disconnect()
-        return snaps
+        return views, frames, fresh
 
-    snaps = run(scenario)
-    assert len(reads) == 2  # no socket read back an event that a notice had brought
-    fresh = Game.objects.get(pk=game.id)
-    for snap, viewer in zip(snaps, (HUMAN, ONLOOKER)):
-        assert snap["version"] == fresh.version >= 4
-        assert snap["history"] == services.snapshot(fresh, viewer)["game"]["history"]
-        assert [entry["side"] for entry in snap["history"]] == ["white", "black"]
+    views, frames, fresh = run(scenario)
+    for name, viewer in (("player", HUMAN), ("watcher", ONLOOKER)):
+        first, second = frames[name]
+        assert first["type"] == second["type"] == "event"
+        assert (first["from"], first["version"]) == (1, 2)
+        assert [e["kind"] for e in first["events"]] == ["play"]
+        assert first["history"] == [{"n": 1, "side": "white", "kind": "play", "dice": [6, 5],
+                                     "play": "24/18 18/13", "version": 2}]
+        assert (second["from"], second["version"]) == (2, 4)
+        assert [e["kind"] for e in second["events"]] == ["roll", "play"]
+        assert [h["n"] for h in second["history"]] == [2]
+        assert "history" not in second["changes"] and "players" not in second["changes"]
+        for frame in frames[name]:
+            assert views[name].take(frame) is True
+        assert comparable(views[name].game) == comparable(fresh[viewer])
+    assert frames["player"][1]["actions"] == ["roll", "resign"]
+    assert frames["watcher"][1]["actions"] == [] and frames["watcher"][1]["legal"] is None
 
 
 def test_roll_then_snapshot_request(fixed):

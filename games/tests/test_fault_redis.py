@@ -19,7 +19,7 @@ import uuid
 import pytest
 import requests
 
-from games import services
+from games import clocks, services
 from games.models import EventKind, Game
 from games.tests.conftest import BeatProcess, WorkerProcess, daphne_servers
 from games.tests.live import (GameSocket, Guest, bot_game, in_step, next_frame, people_game,
@@ -137,7 +137,7 @@ def test_the_site_recovers_from_a_redis_restart_without_intervention(site_on_pri
         # as if the outage had lasted BOT_MOVE_LOST_MS: the sweep queues the lost move again
         lost = late_games[-1]
         await asyncio.to_thread(lambda: Game.objects.filter(pk=lost).update(
-            updated=services._dt(services._now_ms() - services.BOT_MOVE_LOST_MS)))
+            updated=clocks.from_ms(clocks.now_ms() - services.BOT_MOVE_LOST_MS)))
         await until(lambda: Game.objects.get(pk=lost).version > 1)
         figures["lost_move_s"] = since_up()
         for socket in (w, k, on_a, on_b, s):

@@ -12,7 +12,7 @@ import pytest
 
 from games import clocks, services
 from games.clocks import ClockSpec
-from games.models import EventKind, Game, GameEvent
+from games.models import EventKind, Game, GameEvent, other_side
 from games.tasks import clock_timeout
 from games.tests.conftest import TEST_SWEEP_SECONDS
 from games.tests.factories import FixedDice, new_bot_game
@@ -79,7 +79,7 @@ def test_a_killed_worker_applies_every_pending_bot_move_and_timeout_once_after_r
         assert [played for _v, played in clock_queue.bot_moves(pk)].count(True) == 1
     for pk in deadlines:
         game = Game.objects.get(pk=pk)
-        loser = services.other_side(game.winner)
+        loser = other_side(game.winner)
         assert endings(pk) == [("timeout", loser), ("end", game.winner)]
         assert game.version == versions[pk] + 2
 
@@ -102,7 +102,7 @@ def test_a_bot_move_whose_task_was_lost_is_queued_again_by_the_beat_sweep(clock_
     assert Game.objects.get(pk=pk).version == 1 and clock_queue.bot_moves(pk) == []
     # as if the computer had had to move for longer than BOT_MOVE_LOST_MS
     Game.objects.filter(pk=pk).update(
-        updated=services._dt(clocks.now_ms() - services.BOT_MOVE_LOST_MS - 1_000))
+        updated=clocks.from_ms(clocks.now_ms() - services.BOT_MOVE_LOST_MS - 1_000))
     wait_until(lambda: Game.objects.get(pk=pk).version == 2,
                timeout=TEST_SWEEP_SECONDS * 3 + 5, what="the lost move, queued again")
     time.sleep(TEST_SWEEP_SECONDS + 0.5)

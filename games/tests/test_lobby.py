@@ -176,7 +176,7 @@ def test_an_entry_nobody_keeps_alive_leaves_the_queue_instead_of_being_paired():
 def test_the_queued_state_gives_the_rating_and_the_widening_window():
     alice = account("alice", 1612.4, preset="classic")
     entry = lobby.join(alice.pk, "classic")
-    joined = services._ms(entry.joined)
+    joined = clocks.to_ms(entry.joined)
     state = lobby.state_of(entry, now=joined + 12_000)
     assert state == {"type": "queued", "preset": "classic", "match_length": 1,
                      "clock": "standard", "rating": 1612, "provisional": True,

@@ -11,6 +11,7 @@ from asgiref.sync import sync_to_async
 
 from games import services
 from games.models import Game, Phase
+from games.services import dispatch
 from games.tests.conftest import queued_tasks
 from games.tests.factories import (BLACK_GUEST, HUMAN, WHITE_GUEST, FixedDice, new_bot_game,
                                    new_people_game, set_position, state)
@@ -116,7 +117,7 @@ def test_a_change_whose_notice_was_lost_reaches_the_opponent_when_the_player_is_
         await connect(white)
         await connect(black)
         with monkeypatch.context() as lost:
-            lost.setattr(services, "_notify", lambda *args, **kwargs: None)
+            lost.setattr(dispatch, "after_commit", lambda notice: None)
             await sync_to_async(services.play)(game.id, services.Actor(guest_id=WHITE_GUEST),
                                                1, "24/18 18/13")
         back = await communicator(game.id, WHITE_GUEST)
@@ -221,3 +222,32 @@ def test_the_seed_is_never_sent_while_the_game_is_on(fixed):
         await comm.disconnect()
 
     run(scenario)
+
+
+def test_a_change_whose_message_was_lost_reaches_every_socket_within_seconds(fixed,
+                                                                            monkeypatch):
+    # The play commits but its group message is never sent (a failed publish, a Redis that
+    # lost its data): the process's socket watch finds both sockets behind and catches them up.
+    game = new_people_game(True, fixed=fixed, opening=(6, 5))
+
+    async def scenario():
+        white = await communicator(game.id, WHITE_GUEST)
+        black = await communicator(game.id, BLACK_GUEST, path=f"/ws/game/{game.id}/?events=1")
+        await connect(white)
+        await connect(black)
+        with monkeypatch.context() as lost:
+            lost.setattr(dispatch, "after_commit", lambda notice: None)
+            await sync_to_async(services.play)(game.id, services.Actor(guest_id=WHITE_GUEST),
+                                               1, "24/18 18/13")
+        started = time.monotonic()
+        seen = [json.loads(await comm.receive_from(timeout=6)) for comm in (white, black)]
+        waited = time.monotonic() - started
+        for comm in (white, black):
+            await comm.disconnect()
+        return seen, waited
+
+    seen, waited = run(scenario)
+    for frame in seen:
+        assert frame["type"] == "snapshot" and frame["game"]["version"] == 2
+        assert frame["game"]["last"]["play"] == "24/18 18/13"
+    assert waited < 5

@@ -1,0 +1,199 @@
+"""Everything the service layer sends once a change of a game has committed: the change's
+message to the game's Channels group (docs/protocol.md "Events"), the computer's move, the
+clock's timer and the end of a claim's grace period (Celery tasks, sent by name).
+
+A unit of work (``games.services.unit``) hands one ``Notice`` per change to ``after_commit``.
+Sent from a socket's thread inside ``deferred()``, the group message is kept in the returned
+``Outbox`` for the consumer to send from its own event loop (no thread hop, no event loop
+per message); anywhere else (Celery, views) it is sent at once. A message that fails to go out
+is logged and not retried: every Daphne process compares the versions of its sockets' games
+every few seconds (``games.socket_watch``), so a lost message costs a snapshot, never a move.
+"""
+import copy
+import logging
+import threading
+from dataclasses import dataclass, field
+
+from asgiref.sync import async_to_sync
+from celery import current_app
+from channels.layers import get_channel_layer
+from django.db import transaction
+
+from games import clocks
+from games.models import EventKind, Side
+from games.services import reading
+
+logger = logging.getLogger(__name__)
+
+#: Celery task names (games/tasks.py registers them under these names)
+BOT_MOVE = "games.bot_move"
+CLOCK_TIMEOUT = "games.clock_timeout"
+PRESENCE_NOTICE = "games.presence_notice"
+
+#: the timers and the sweep apply a deadline only this long after it (ms): an action received
+#: before the deadline but still waiting for the game's lock is then applied first, so a timer
+#: never beats an earlier move
+TIMER_GRACE_MS = 250
+
+
+def group_name(game_id):
+    """The channel group of a game's open sockets: ``game_<uuid>``."""
+    return f"game_{game_id}"
+
+
+@dataclass
+class Notice:
+    """What one committed change of a game sends.
+
+    ``game`` is a copy of the game as saved; ``from_version`` the version before the change
+    (equal to the game's for a change of presence only); ``events`` the ``reading.EventRow``s
+    recorded; ``resync`` asks every socket for a full snapshot instead of an event;
+    ``presence_notice_at`` (ms) queues the end of a claim's grace period."""
+
+    game: object
+    from_version: int
+    events: list = field(default_factory=list)
+    presence: bool = False
+    resync: bool = False
+    presence_notice_at: int | None = None
+
+    @classmethod
+    def of(cls, game, from_version, events=(), **flags):
+        """A notice of ``game`` as it is now (copied: the caller may go on using its object)."""
+        return cls(copy.copy(game), from_version, list(events), **flags)
+
+
+_deferred = threading.local()
+
+
+class Outbox:
+    """The group messages of the changes committed inside ``deferred()``, in commit order."""
+
+    def __init__(self):
+        self.messages = []
+
+    async def send(self, layer=None):
+        """Send every kept message to its group (from an event loop); a failure is logged."""
+        layer = layer or get_channel_layer()
+        for group, message in self.messages:
+            await _group_send(layer, group, message)
+        self.messages = []
+
+
+class deferred:
+    """``with deferred() as outbox:`` in a socket's thread: the group messages of the changes
+    committed inside are kept in ``outbox`` instead of sent (Celery tasks still go at once)."""
+
+    def __enter__(self):
+        self.outer = getattr(_deferred, "outbox", None)
+        _deferred.outbox = Outbox()
+        return _deferred.outbox
+
+    def __exit__(self, *exc):
+        _deferred.outbox = self.outer
+        return False
+
+
+def after_commit(notice):
+    """Send ``notice`` once the current transaction commits (at once outside one)."""
+    transaction.on_commit(lambda: deliver(notice), robust=True)
+
+
+def deliver(notice):
+    """Queue the Celery tasks the change calls for, then send its group message (kept in the
+    active ``Outbox``, if any). Errors are logged, not raised: the change has committed."""
+    game = notice.game
+    game_id, version = game.pk, game.version
+    try:
+        if game.is_bot_turn and not notice.presence:
+            send_bot_move(game_id, version)
+        if game.deadline is not None:
+            deadline_ms = clocks.to_ms(game.deadline)
+            current_app.send_task(CLOCK_TIMEOUT, (str(game_id), version, deadline_ms),
+                                  eta=clocks.from_ms(deadline_ms + TIMER_GRACE_MS))
+        if notice.presence_notice_at is not None:
+            current_app.send_task(PRESENCE_NOTICE, (str(game_id),),
+                                  eta=clocks.from_ms(notice.presence_notice_at + TIMER_GRACE_MS))
+    except Exception:  # noqa: BLE001 - the sweep queues lost moves and applies lost deadlines
+        logger.exception("game %s v%s: a task was not queued", game_id, version)
+    _send_now(group_name(game_id), change_message(notice))
+
+
+def send_bot_move(game_id, version, expires_ms=None):
+    """Queue the computer's move of ``game_id`` at ``version`` (the task ``BOT_MOVE``);
+    ``expires_ms``: a copy not taken by a worker within that many ms is dropped."""
+    expires = expires_ms / 1000 if expires_ms is not None else None
+    current_app.send_task(BOT_MOVE, (str(game_id), version), expires=expires)
+
+
+def notify_resync(game_id, version):
+    """After the commit, every socket of the game gets a full snapshot (``game.resync``)."""
+    transaction.on_commit(lambda: _send_now(group_name(game_id),
+                                            {"type": "game.resync", "version": version}),
+                          robust=True)
+
+
+def send_presence(game):
+    """Send the sockets of ``game`` the presence and actions as they are now (an event of the
+    same version): what a viewer may do changed with time (a claim's grace period ended)."""
+    _send_now(group_name(game.pk), change_message(Notice.of(game, game.version, presence=True)))
+
+
+def change_message(notice):
+    """The group message of a change (docs/protocol.md "Events", built once for every socket):
+
+    ``{"type": "game.changed", "version": v, "from": u, "events": [[seq, kind, side, dice,
+    play, cube], ...], "history": [entries], "state": {field: value}, "actions": {side:
+    [...]}, "legal": {...} | None, "over": bool}``. ``state`` holds the shared fields of the
+    snapshot that a change may touch (``reading.shared_state``; ``last`` only when the change
+    recorded a play), ``actions`` each player's, ``legal`` the mover's without the result
+    boards and with the reasons of ``why_not`` but not their wording (each socket words them in
+    its language). ``over``: the game has ended, so sockets send snapshots instead.
+    """
+    game = notice.game
+    now = clocks.now_ms()
+    events = notice.events
+    message = {
+        "type": "game.changed", "version": game.version, "from": notice.from_version,
+        "events": [list(row) for row in events],
+        "over": game.is_over,
+    }
+    if game.is_over:
+        return message
+    state = reading.shared_state(game, now)
+    last_play = next((row for row in reversed(events) if row.kind == EventKind.PLAY), None)
+    if last_play is not None:
+        state["last"] = reading.last_of(last_play)
+    message["state"] = state
+    message["history"] = reading.history(events, first_n=_turn_number(game, events))
+    message["actions"] = {side: reading.actions_for(game, side, now) for side in Side.values
+                          if side != game.bot_side}
+    message["legal"] = reading.shared_legal(game)
+    return message
+
+
+def _turn_number(game, events):
+    """The turn number of the first of ``events`` (plays before it, plus one), or 1 when the
+    change recorded no history entry (nothing to number)."""
+    if not any(row.kind in reading.HISTORY_KINDS for row in events):
+        return 1
+    return game.events.filter(kind=EventKind.PLAY, seq__lt=events[0].seq).count() + 1
+
+
+def _send_now(group, message):
+    outbox = getattr(_deferred, "outbox", None)
+    if outbox is not None:
+        outbox.messages.append((group, message))
+        return
+    try:
+        async_to_sync(_group_send)(get_channel_layer(), group, message)
+    except Exception:  # noqa: BLE001 - the socket watch sends the sockets a snapshot instead
+        logger.exception("%s: a message was not sent", group)
+
+
+async def _group_send(layer, group, message):
+    try:
+        await layer.group_send(group, message)
+    except Exception:  # noqa: BLE001 - logged; the socket watch catches the sockets up
+        logger.warning("%s: the message %s was not sent", group, message.get("type"),
+                       exc_info=True)

@@ -1,0 +1,367 @@
+"""The read side of a game: snapshots and the parts of an event that every socket shares
+(docs/protocol.md), each player's actions and legal plays, the history, the players' names
+and ratings, the clock and presence as a page shows them. Nothing here changes a game."""
+from collections import namedtuple
+
+from django.urls import reverse
+from django.utils.translation import gettext as _
+
+from games import clocks, ratings
+from games.engine import EngineError, board_to_json, explain, legal_plays, step_graph
+from games.engine.position_id import encode as encode_position
+from games.models import EndReason, EventKind, Phase, Profile, Side, Status, other_side
+from games.services import clockwork, wording
+from games.services.errors import BadFrame, GameOver, IllegalPlayError, NotYourTurn, WrongPhase
+
+
+ACTION_ORDER = ("roll", "double", "play", "take", "drop", "resign", "claim")
+
+
+def actions_for(game, side, now=None):
+    """The frame types (docs/protocol.md) ``side`` may send now (``now``: ms, default the
+    current time), in ``ACTION_ORDER``; [] for an onlooker (``side`` None) or a game that is
+    over. ``claim`` appears once the opponent has been away for the clock's grace period."""
+    if side is None or game.is_over:
+        return []
+    allowed = {"resign"}
+    spec = clockwork.clock_spec(game)
+    opponent = other_side(side)
+    if spec is not None and opponent != game.bot_side:
+        allowed_from = clocks.claim_from(spec, clocks.to_ms(game.away_since(opponent)))
+        if allowed_from is not None and (now or clocks.now_ms()) >= allowed_from:
+            allowed.add("claim")
+    if game.awaiting == side:
+        if game.phase == Phase.ROLL:
+            allowed.add("roll")
+            if game.may_double(side):
+                allowed.add("double")
+        elif game.phase == Phase.PLAY:
+            allowed.add("play")
+        elif game.phase == Phase.CUBE:
+            allowed.update(("take", "drop"))
+    return [a for a in ACTION_ORDER if a in allowed]
+
+
+#: the GameEvent fields ``history`` and a snapshot's ``last`` read (rows, not model
+#: instances: a snapshot is built for every viewer after every change)
+HISTORY_FIELDS = ("seq", "kind", "side", "dice", "play", "cube")
+#: one event as ``history`` reads it (``event_rows``, and the ``events`` of a ``game.changed``)
+EventRow = namedtuple("EventRow", HISTORY_FIELDS)
+
+
+#: the event kinds that make a ``history`` entry
+HISTORY_KINDS = (EventKind.PLAY, EventKind.DOUBLE, EventKind.TAKE, EventKind.DROP,
+                 EventKind.RESIGN, EventKind.TIMEOUT, EventKind.ABANDON, EventKind.ABORT)
+
+
+def history(events, first_n=1):
+    """The docs/protocol.md ``history`` of a game from its events (in ``seq`` order; GameEvents
+    or rows with the ``HISTORY_FIELDS``): one entry per play (with its dice; ``""`` for a
+    pass), cube action, resignation, loss on time (``timeout``), loss by leaving (``abandon``)
+    and no-show (``abort``), each with the turn number ``n`` (the side of the last three is the
+    side that lost or did not show). ``first_n``: the turn number of the first event (an
+    event's entries continue a history that has ``first_n - 1`` plays)."""
+    out = []
+    n = first_n
+    for event in events:
+        if event.kind == EventKind.PLAY:
+            out.append({"n": n, "side": event.side, "kind": "play", "dice": event.dice,
+                        "play": event.play, "version": event.seq})
+            n += 1
+        elif event.kind in (EventKind.DOUBLE, EventKind.TAKE, EventKind.DROP):
+            out.append({"n": n, "side": event.side, "kind": event.kind, "cube": event.cube,
+                        "version": event.seq})
+        elif event.kind in HISTORY_KINDS:
+            out.append({"n": n, "side": event.side, "kind": event.kind, "version": event.seq})
+    return out
+
+
+def last_of(play_event):
+    """The snapshot's ``last`` from a play event (a GameEvent or an ``EventRow``)."""
+    return {"side": play_event.side, "dice": play_event.dice, "play": play_event.play,
+            "version": play_event.seq}
+
+
+def opening_of(game):
+    """The snapshot's ``opening``: each side's roll-off die, the ties before, the starter and
+    whether there was a roll-off (games made before these fields had only the two dice)."""
+    opening = dict(game.opening or {})
+    white, black = opening.get("white"), opening.get("black")
+    starter = opening.get("starter")
+    if starter is None and white is not None and black is not None:
+        starter = Side.WHITE.value if white > black else Side.BLACK.value
+    return {"white": white, "black": black, "ties": opening.get("ties", []),
+            "starter": starter, "roll_off": white is not None}
+
+
+def options_of(game):
+    """The snapshot's ``options``: the table options the game was created with."""
+    ruleset = game.ruleset
+    return {
+        "preset": game.preset,
+        "match_length": game.match.length if game.match_id else 1,
+        "koks": ruleset.koks,
+        "cube": ruleset.cube,
+        "bot_level": game.bot_level or None,
+        "colour": game.colour or game.side_of_guest(game.white_guest or game.black_guest),
+    }
+
+
+def result_of(game):
+    """The snapshot's ``result`` of a game that is over, else None. An aborted game (a no-show,
+    docs/protocol.md "Clocks") has ``winner`` null, ``points`` 0 and ``reason`` "aborted";
+    ``loser`` names the side that lost (or did not show up); ``match_lost`` is true when a
+    ``match`` clock ran out and the loser lost the whole match (R11)."""
+    if game.status == Status.ACTIVE:
+        return None
+    if game.status == Status.ABORTED:
+        last = game.events.filter(kind=EventKind.ABORT).order_by("-seq").first()
+        return {"winner": None, "kind": None, "points": 0, "reason": "aborted",
+                "cube": game.cube_value, "loser": last.side if last else None,
+                "match_lost": False, "rating": None}
+    spec = clockwork.clock_spec(game)
+    match_lost = (game.end_reason in (EndReason.TIMEOUT, EndReason.ABANDON) and spec is not None
+                  and spec.loses == clocks.LOSES_MATCH and bool(game.match_id))
+    return {"winner": game.winner, "kind": game.result_kind, "points": game.result_points,
+            "reason": game.end_reason, "cube": game.cube_value,
+            "loser": other_side(game.winner), "match_lost": match_lost,
+            "rating": ratings.changes_of(game) if game.rated else None}
+
+
+def match_of(game):
+    """The snapshot's ``match`` (docs/protocol.md "Matches"), or None outside a match."""
+    if not game.match_id:
+        return None
+    match = game.match
+    games = list(match.games.order_by("match_number").values_list("pk", "match_number"))
+    next_game = next((str(pk) for pk, number in games if number == game.match_number + 1), None)
+    return {
+        "id": str(match.pk),
+        "length": match.length,
+        "score": match.score(),
+        "game_number": game.match_number,
+        "games": [str(pk) for pk, _number in games],
+        "status": match.status,
+        "winner": match.winner or None,
+        "next_game": next_game,
+        "url": reverse("games:match", kwargs={"match_id": match.pk}),
+    }
+
+
+def event_rows(game, after_seq=0):
+    """The game's events after ``after_seq`` in ``seq`` order, as ``EventRow``s: events are
+    only ever added, so a reader that keeps the rows it has asks only for the new ones."""
+    return [EventRow(*row) for row in game.events.filter(seq__gt=after_seq).order_by("seq")
+            .values_list(*HISTORY_FIELDS)]
+
+
+def shared_state(game, now):
+    """The fields of a snapshot's ``game`` that every viewer shares and a change may touch
+    (docs/protocol.md "Events": ``version``, ``status``, ``phase``, ``turn``, ``awaiting``,
+    ``dice``, ``position``, ``position_id``, ``pips``, ``off``, ``cube``, ``clock``,
+    ``presence``, ``fairness``), read from the game row alone: no query, no translation.
+    ``now``: ms since the epoch (the clock's ``server_time``)."""
+    position = game.get_position()
+    finished = game.is_over
+    turn = None if finished else position.turn
+    spec = clockwork.clock_spec(game)
+    cube = None
+    if game.ruleset.cube:
+        cube = {"value": game.cube_value, "owner": game.cube_owner or None,
+                "offered_by": turn if game.phase == Phase.CUBE else None,
+                "turned": game.cube_value > 1}
+    fairness = None
+    if game.seed_hash:
+        fairness = {"seed_hash": game.seed_hash, "seed": game.seed if finished else None,
+                    "rolls": game.rolls}
+    return {
+        "version": game.version,
+        "status": game.status,
+        "phase": game.phase,
+        "turn": turn,
+        "awaiting": game.awaiting,
+        "dice": game.dice if game.phase == Phase.PLAY else None,
+        "position": game.position,
+        "position_id": encode_position(position),
+        "pips": {side: position.pip(side) for side in Side.values},
+        "off": {side: position.off(side) for side in Side.values},
+        "cube": cube,
+        "clock": clock_of(game, now),
+        "presence": {side: presence_of(game, side, spec) for side in Side.values},
+        "fairness": fairness,
+    }
+
+
+def legal_of(game, side, results=True):
+    """The snapshot's ``legal`` for ``side`` (plays, step graph, pass, why_not), or None
+    unless ``side`` is to move in phase "play". ``results`` False leaves out each play's
+    ``result`` board (an event's ``legal``)."""
+    if game.is_over or game.phase != Phase.PLAY or side is None or side != game.awaiting:
+        return None
+    position = game.get_position()
+    rolled = tuple(game.dice)
+    plays = legal_plays(position, rolled, game.ruleset)
+    if results:
+        listed = [{"play": p.notation, "result": board_to_json(p.result.board(side))}
+                  for p in plays]
+    else:
+        listed = [{"play": p.notation} for p in plays]
+    return {
+        "plays": listed,
+        "graph": step_graph(position, rolled, game.ruleset),
+        "pass": len(plays) == 1 and plays[0].notation == "",
+        "why_not": {str(point): wording.explanation_frame(found) for point, found in
+                    explain.immovable_points(position, rolled, game.ruleset).items()},
+    }
+
+
+def shared_legal(game):
+    """The mover's ``legal`` of an event as the group message carries it (built once for
+    every socket): no result boards, and ``why_not`` entries with their ``reasons`` only (each
+    socket adds the ``message`` in its language, ``worded_legal``). None when nobody is to
+    play."""
+    legal = legal_of(game, game.awaiting, results=False)
+    if legal is not None:
+        legal["why_not"] = {point: {"reasons": entry["reasons"]}
+                            for point, entry in legal["why_not"].items()}
+    return legal
+
+
+def worded_legal(legal):
+    """A ``shared_legal`` with each ``why_not`` entry's ``message`` in the active language."""
+    if legal is None:
+        return None
+    return {**legal, "why_not": {
+        point: wording.reasons_frame(int(point), entry["reasons"])
+        for point, entry in legal["why_not"].items()}}
+
+
+def snapshot(game, viewer=None, events=None):
+    """The docs/protocol.md ``snapshot`` frame of ``game`` as seen by ``viewer``.
+
+    ``viewer`` is an Actor, a guest id or None. ``you`` is the viewer's side or None for an
+    onlooker; ``legal`` (plays, step graph, pass, why_not) is given only to the side to move,
+    in phase "play"; ``actions`` lists what the viewer may send now. The seed is shown only
+    once the game is finished. ``events``: the game's ``event_rows`` if the caller has them
+    (else they are read). Reads the game as passed in and its record; changes nothing.
+    """
+    you = game.side_of(viewer)
+    now = clocks.now_ms()
+    if events is None:
+        events = event_rows(game)
+    last_play = next((e for e in reversed(events) if e.kind == EventKind.PLAY), None)
+    shared = shared_state(game, now)
+    position_id = shared["position_id"]
+    links = {
+        "game": reverse("games:game", kwargs={"game_id": game.pk}),
+        "replay": reverse("games:replay", kwargs={"game_id": game.pk}),
+        "record": reverse("games:record", kwargs={"game_id": game.pk}),
+        "share": reverse("games:position", kwargs={"position_id": position_id}),
+        "image": reverse("position_svg", kwargs={"position_id": position_id}),
+        "png": reverse("position_png", kwargs={"position_id": position_id}),
+    }
+    return {
+        "type": "snapshot",
+        "game": {
+            "id": str(game.id),
+            "preset": game.preset,
+            "options": options_of(game),
+            "rated": game.rated,  # ratings are shown only where the result changes them
+            **shared,
+            "you": you,
+            "players": {side: player_of(game, side) for side in Side.values},
+            "actions": actions_for(game, you, now),
+            "opening": opening_of(game),
+            "match": match_of(game),
+            "legal": legal_of(game, you),
+            "last": last_of(last_play) if last_play is not None else None,
+            "history": history(events),
+            "links": links,
+            "result": result_of(game),
+        },
+    }
+
+
+def explain_point(game, viewer, point, staged):
+    """The docs/protocol.md ``why`` answer: why the viewer's checker on ``point`` cannot move
+    after the ``staged`` steps (a play string). Only for the side to move in phase "play".
+    Raises BadFrame (ill-typed point or staged), NotYourTurn, WrongPhase, GameOver or
+    IllegalPlayError (staged steps that begin no legal play). Changes nothing."""
+    side = game.side_of(viewer)
+    if isinstance(point, bool) or not isinstance(point, int) or not 1 <= point <= 24:
+        raise BadFrame(_("The point must be a whole number from 1 to 24."), game.version)
+    if not isinstance(staged, str):
+        raise BadFrame(_("The staged steps must be a string such as \"24/18\"."), game.version)
+    if side is None:
+        raise NotYourTurn(_("You are not a player of this game."), game.version)
+    if game.is_over:
+        raise GameOver(_("The game is over."), game.version)
+    if game.awaiting != side:
+        raise NotYourTurn(_("It is not your turn."), game.version)
+    if game.phase != Phase.PLAY:
+        raise WrongPhase(_("Roll the dice first."), game.version)
+    try:
+        found = explain.explain_point(game.get_position(), tuple(game.dice), point, staged,
+                                      game.ruleset)
+    except EngineError as exc:
+        raise IllegalPlayError(wording.illegal_play_message(exc), game.version) from None
+    return {"type": "why", "point": point, "staged": staged, "version": game.version,
+            "movable": found.movable, **wording.explanation_frame(found)}
+
+
+def player_of(game, side):
+    """The snapshot's ``players[side]``: ``name``, the bot's level (``bot``, None for a
+    person), and for an account its ``rating`` in the game's preset (rounded points), whether
+    it is ``provisional`` and its public ``profile`` URL (all None for a guest or the bot)."""
+    if game.bot_side == side:
+        return {"name": _("Computer"), "bot": game.bot_level, "rating": None,
+                "provisional": None, "profile": None}
+    user_id = game.user_of(side)
+    if not user_id:
+        return {"name": _("Guest"), "bot": None, "rating": None, "provisional": None,
+                "profile": None}
+    rating = ratings.rating_of(user_id, game.preset)
+    return {"name": display_name(user_id), "bot": None, "rating": round(rating.rating),
+            "provisional": rating.provisional,
+            "profile": reverse("games:player", kwargs={"user_id": user_id})}
+
+
+def display_name(user_id):
+    """The name an account shows to others: its profile's display name, else "Player <id>"."""
+    name = Profile.objects.filter(user_id=user_id).values_list("display_name", flat=True).first()
+    return name or _("Player %(id)s") % {"id": user_id}
+
+
+def presence_of(game, side, spec):
+    """The snapshot's ``presence[side]``: whether the player is here, since when they are away
+    (ms), when they lose for it (``match`` clock) and from when the opponent may claim the win
+    (``standard``); None for the bot's side."""
+    if side == game.bot_side:
+        return None
+    away = clocks.to_ms(game.away_since(side))
+    return {"here": away is None, "away_since": away,
+            "loses_at": clocks.away_deadline(spec, away) if spec else None,
+            "claim_from": clocks.claim_from(spec, away) if spec else None}
+
+
+def clock_of(game, now):
+    """The snapshot's ``clock`` (docs/protocol.md "Clocks"), or None without a clock: the
+    spec, the server's time, the running side and period with when they began, each side's
+    reserve at the start of the running period, and the deadline (all ms)."""
+    spec = clockwork.clock_spec(game)
+    if spec is None:
+        return None
+    _spec, side = clockwork.running(game)
+    return {
+        "kind": spec.kind,
+        "spec": spec.to_json(),
+        "server_time": now,
+        "running": side,
+        "period": game.clock_period or None,
+        "period_started": clocks.to_ms(game.period_started) if side else None,
+        "turn_started": clocks.to_ms(game.turn_started) if side else None,
+        "first_move": bool(side) and clockwork.first_move(game),
+        "free_ms": spec.free_ms(game.clock_period) if side else None,
+        "deadline": clockwork.clock_deadline_ms(game),
+        "reserve": {s: game.reserve_of(s) for s in Side.values},
+    }

@@ -1,0 +1,67 @@
+"""Deadlines that pass (RULES.md R11; docs/protocol.md "Clocks"): the Celery timer's and the
+beat sweep's work, and reading a game as it stands now (a page never shows a clock past
+zero). What a passed deadline does to the game is ``turns.apply_expired``."""
+import logging
+
+from games import clocks
+from games.models import Game, Presence
+from games.services import moves, presence, turns, unit
+from games.services.dispatch import TIMER_GRACE_MS
+
+logger = logging.getLogger(__name__)
+
+
+def apply_timeouts(game_id, version=None):
+    """Apply whatever of game ``game_id``'s clock had expired ``TIMER_GRACE_MS`` ago (a Celery
+    timer, the beat sweep or a snapshot request calls this; a player's own action is judged by
+    when it arrived instead, see ``moves``). With ``version``, does nothing unless the game is
+    still at that version (a later one has its own timer). Safe to run twice, late or after a
+    restart: an expired deadline is applied once, since the game is then over. Returns the
+    game if it changed, else None."""
+    now = clocks.now_ms()
+    with unit.changing(game_id, missing_ok=True) as change:
+        game = change.game if change is not None else None
+        if game is None or game.is_over or (version is not None and game.version != version):
+            return None
+        due = clocks.to_ms(game.deadline)
+        if not turns.apply_expired(change, now - TIMER_GRACE_MS):
+            return None
+    logger.info("clock: game %s ended (%s) %s ms after its deadline", game_id,
+                game.end_reason or game.status, "?" if due is None else now - due)
+    return game
+
+
+def sweep_clocks():
+    """Apply every expired deadline and forget sockets that died unseen (the beat task); also
+    queue again computer moves whose task was lost (``moves.queue_lost_bot_moves``).
+    Returns ``(games ended, sockets dropped)``."""
+    requeued = moves.queue_lost_bot_moves()
+    if requeued:
+        logger.info("sweep: queued %d lost bot moves again", requeued)
+    now = clocks.now_ms()
+    dropped = 0
+    stale = list(Presence.objects.filter(seen__lt=clocks.from_ms(now - presence.PRESENCE_STALE_MS))
+                 .values_list("game_id", "channel_name"))
+    for game_id, channel_name in stale:
+        presence.player_left(game_id, channel_name, stale=True)
+        dropped += 1
+    ended = 0
+    for game_id in list(Game.objects.with_expired_deadline(clocks.from_ms(now - TIMER_GRACE_MS))
+                        .values_list("pk", flat=True)):
+        if apply_timeouts(game_id) is not None:
+            ended += 1
+    return ended, dropped
+
+
+def current(game):
+    """``game`` as it stands now: if its deadline has passed (by ``TIMER_GRACE_MS``, as for the
+    timers) before any timer applied it, the timeout is applied first (so a page or a snapshot never shows a clock past zero) and the
+    fresh game returned; otherwise ``game`` itself. For readers: pages and socket snapshots."""
+    if game.deadline is None or clocks.to_ms(game.deadline) > clocks.now_ms() - TIMER_GRACE_MS:
+        return game
+    return apply_timeouts(game.pk) or Game.objects.get(pk=game.pk)
+
+
+def deadline_of(game):
+    """The game's next clock deadline in ms since the epoch, or None."""
+    return clocks.to_ms(game.deadline)

@@ -1,0 +1,221 @@
+"""What a change does to a locked game, by the rules (RULES.md R3-R11): the dice, a play,
+the cube, the end of a game and its score, the next game of a match, the clock's own roll.
+Each function takes the ``unit.GameChange`` it records into; none saves."""
+from games import clocks, ratings
+from games import dice as dice_rolls
+from games.engine import OIN, EngineError, Position, check_play, fairdice, game_value
+from games.engine.rules import PLAY_OPENING_DICE
+from games.models import EndReason, EventKind, Game, Match, Phase, Side, Status, other_side
+from games.services import clockwork, unit, wording
+from games.services.errors import IllegalPlayError
+from games.signals import game_finished
+
+
+def apply_roll(change, side):
+    """The side to move rolls both dice from the game's seed (phase "play")."""
+    game = change.game
+    number = game.rolls
+    rolled = dice_rolls.roll(bytes.fromhex(game.seed) if game.seed else None, number)
+    game.rolls = number + 1
+    game.dice = rolled
+    game.phase = Phase.PLAY
+    change.record(EventKind.ROLL, side, dice=rolled, roll_number=number)
+
+
+def apply_play(change, side, notation):
+    """``side`` plays ``notation`` with the rolled dice; bearing off the 15th checker ends the
+    game (R9). Raises IllegalPlayError with the engine's reason, changing nothing."""
+    game = change.game
+    position = game.get_position()
+    rolled = list(game.dice)
+    try:
+        chosen = check_play(position, tuple(rolled), notation, game.ruleset)
+    except EngineError as exc:
+        raise IllegalPlayError(wording.illegal_play_message(exc), game.version) from None
+    after = chosen.result
+    game.position = after.to_json()
+    game.dice = None
+    change.record(EventKind.PLAY, side, dice=rolled, play=chosen.notation)
+    if after.winner:
+        finish(change, winner=after.winner, reason=EndReason.BORE_OFF)
+    else:
+        game.phase = Phase.ROLL
+
+
+def apply_double(change, side):
+    """``side`` offers to double (R10): phase "cube"."""
+    game = change.game
+    game.phase = Phase.CUBE
+    change.record(EventKind.DOUBLE, side, cube=game.cube_value * 2)
+
+
+def apply_take(change, side):
+    """``side`` takes the double: the cube doubles and ``side`` owns it (R10)."""
+    game = change.game
+    game.cube_value *= 2
+    game.cube_owner = side
+    game.phase = Phase.ROLL
+    change.record(EventKind.TAKE, side, cube=game.cube_value)
+
+
+def apply_drop(change, side):
+    """``side`` drops the double and loses the game at the stake before it (R10)."""
+    change.record(EventKind.DROP, side, cube=change.game.cube_value)
+    finish(change, winner=other_side(side), reason=EndReason.DROP)
+
+
+def finish(change, winner, reason, match_lost=False):
+    """End the game: R9 value from the loser's board of the current position, times the cube
+    (R10; a dropped double is oin at the stake before it). In a match, score it and start the
+    next game or end the match (R11); ``match_lost`` ends the match whatever the score (the
+    loser ran out of a ``match`` clock)."""
+    game = change.game
+    loser = other_side(winner)
+    if reason == EndReason.DROP:
+        kind, points = OIN, game.cube_value
+    else:
+        kind, points = game_value(game.get_position().board(loser), game.ruleset,
+                                  cube=game.cube_value, cube_turned=game.cube_value > 1)
+    game.status = Status.FINISHED
+    game.phase = Phase.OVER
+    game.dice = None
+    game.winner = winner
+    game.result_kind = kind
+    game.result_points = points
+    game.end_reason = reason
+    change.record(EventKind.END, winner)
+    clockwork.clock_over(game)
+    game_finished.send(sender=Game, game=game)
+    if game.match_id:
+        _score_match(game, winner, points, match_lost)
+    else:
+        ratings.rate_result(game, winner)
+
+
+def _score_match(game, winner, points, match_lost=False):
+    """Add a finished game to its match; start the next game (its winner starts, R11, with the
+    match clock's reserves carried over) or end the match once a side reaches the length (or
+    at once when ``match_lost``)."""
+    match = Match.objects.select_for_update().get(pk=game.match_id)
+    if winner == Side.WHITE:
+        match.white_score += points
+    else:
+        match.black_score += points
+    if match_lost or max(match.white_score, match.black_score) >= match.length:
+        match.status = Status.FINISHED
+        match.winner = winner
+        match.save()
+        if match.rated:  # a rated match changes the ratings once, when it is decided
+            ratings.rate_result(game, winner, match=match)
+    else:
+        match.save()
+        spec = clockwork.clock_spec(game)
+        reserves = None
+        if spec is not None:
+            per_match = spec.loses == clocks.LOSES_MATCH
+            reserves = {side: game.reserve_of(side) if per_match else spec.reserve_ms
+                        for side in Side.values}
+        start_game(preset=game.preset, table=game.table, colour=game.colour, match=match,
+                   match_number=game.match_number + 1, starter=winner, clock=spec,
+                   reserves=reserves, clock_from=clocks.now_ms() + BETWEEN_GAMES_MS,
+                   white_guest=game.white_guest, black_guest=game.black_guest,
+                   white_user_id=game.white_user_id, black_user_id=game.black_user_id,
+                   rated=game.rated, bot_side=game.bot_side, bot_level=game.bot_level)
+    game.match = match
+
+
+def lose_by(change, side, event_kind, reason):
+    """``side`` loses on time or by leaving: recorded, then scored by R9 on its position (a
+    ``match`` clock loses the whole match, R11)."""
+    game = change.game
+    change.record(event_kind, side)
+    spec = clockwork.clock_spec(game)
+    match_lost = spec is not None and spec.loses == clocks.LOSES_MATCH
+    finish(change, winner=other_side(side), reason=reason, match_lost=match_lost)
+
+
+def abort(change, side):
+    """``side`` did not make its first move in time: the game (and its match) ends with no
+    result and no winner."""
+    game = change.game
+    change.record(EventKind.ABORT, side)
+    game.status = Status.ABORTED
+    game.phase = Phase.OVER
+    game.dice = None
+    clockwork.clock_over(game)
+    if game.match_id:
+        Match.objects.filter(pk=game.match_id).update(status=Status.ABORTED)
+
+
+#: after a game of a match, the next game's clock starts this much later (ms), so the
+#: players can see the result and their pages move to the next game (room.js waits 5 s)
+BETWEEN_GAMES_MS = 6_000
+
+
+def start_game(*, preset, table, colour, match, match_number, starter, clock=None,
+               reserves=None, clock_from=None, **players):
+    """Create and save a game at version 1 with its opening (inside the caller's transaction).
+
+    ``starter`` None: the R3 roll-off from the game's seed; else that side starts and rolls
+    both dice (a match game after the first, R11). ``clock`` (a ClockSpec or None) with each
+    side's ``reserves`` (ms) starts the first turn's clock at ``clock_from`` (ms)."""
+    seed = dice_rolls.new_seed()
+    game = Game(preset=preset, table=table, colour=colour, match=match,
+                match_number=match_number, seed=seed.hex(), seed_hash=fairdice.seed_hash(seed),
+                version=0, clock=clock.to_json() if clock else {}, **players)
+    if clock is not None:
+        for side in Side.values:
+            game.set_reserve(side, reserves[side])
+    if starter is None:
+        white_die, black_die, ties, next_roll = dice_rolls.opening_roll(seed, 0)
+        starter = Side.WHITE.value if white_die > black_die else Side.BLACK.value
+        game.opening = {"white": white_die, "black": black_die, "ties": ties,
+                        "starter": starter}
+        game.rolls = next_roll
+        opening_dice = [white_die, black_die]
+    else:
+        game.opening = {"white": None, "black": None, "ties": [], "starter": starter}
+        game.rolls = 0
+        opening_dice = None
+    game.position = Position.initial(starter).to_json()
+    if opening_dice and game.ruleset.opening == PLAY_OPENING_DICE:
+        game.phase = Phase.PLAY
+        game.dice = sorted(opening_dice, reverse=True)
+    else:
+        game.phase = Phase.ROLL
+        game.dice = None
+    with unit.creating(game) as change:
+        change.record(EventKind.OPENING, starter, dice=opening_dice)
+        end_of_change(change, None, clock_from if clock_from is not None else clocks.now_ms())
+    return game
+
+
+def end_of_change(change, before, now):
+    """After a change of the locked game: the server rolls for the side to move if its clock
+    rolls by itself (the ``match`` clock), then the next clock period starts at ``now`` (ms;
+    ``before``: the side that had to act before the change)."""
+    game = change.game
+    spec = clockwork.clock_spec(game)
+    if (spec is not None and spec.auto_roll and not game.is_over
+            and game.phase == Phase.ROLL and game.awaiting != game.bot_side):
+        apply_roll(change, game.awaiting)
+    clockwork.start_period(game, before, now)
+
+
+def apply_expired(change, at):
+    """Apply what has run out at ``at`` (ms) to the locked game of ``change`` (not saved);
+    returns True if the game ended so."""
+    game = change.game
+    found = clockwork.expired(game, at)
+    if found is None:
+        return False
+    kind, side = found
+    if kind == "abort":
+        abort(change, side)
+    elif kind == "timeout":
+        clockwork.clock_stop(game, at)
+        lose_by(change, side, EventKind.TIMEOUT, EndReason.TIMEOUT)
+    else:
+        clockwork.clock_stop(game, at)
+        lose_by(change, side, EventKind.ABANDON, EndReason.ABANDON)
+    return True

@@ -1,0 +1,114 @@
+"""The watch each Daphne process keeps over its game sockets (docs/protocol.md "Events").
+
+Every ``WATCH_MS`` one query reads the version of every game this process has sockets for;
+a socket still behind its game a second after the change committed (its group message was
+lost: a failed publish, a Redis that lost its data or its subscriptions) is caught up with a
+snapshot and joins its group again. Every ``TOUCH_MS`` each socket that speaks events is sent
+``{"type": "touch", "version": V}`` (its game's version: a page that has less asks for a
+snapshot, and a page that hears nothing at all for long takes its socket for dead). Every
+``services.PRESENCE_TOUCH_MS`` one query marks all the players' sockets of the process as still
+here. A process with no game socket runs no watch.
+"""
+import asyncio
+import logging
+
+from channels.db import database_sync_to_async
+
+from games import clocks, services
+from games.models import Game
+
+logger = logging.getLogger(__name__)
+
+#: how often the versions are compared (ms)
+WATCH_MS = 2_000
+#: a socket behind its game for this long after the change committed is caught up (ms):
+#: shorter and it would race the change's own message
+BEHIND_MS = 1_000
+#: how often the sockets that speak events are sent the game's version (ms)
+TOUCH_MS = 15_000
+
+
+class SocketWatch:
+    """The game sockets of this process by game id, and the task watching them.
+
+    A socket registers with ``add`` once it has sent its first snapshot and leaves with
+    ``remove``; it must offer ``sent_version`` (int or None), ``side`` (None for an
+    onlooker), ``events`` (True when it speaks events), ``channel_name``, ``async catch_up()``
+    and ``async send_touch(version)``."""
+
+    def __init__(self):
+        self.games = {}
+        self.task = None
+
+    def add(self, game_id, socket):
+        """Watch ``socket`` of game ``game_id`` (from the event loop)."""
+        self.games.setdefault(game_id, set()).add(socket)
+        if self.task is None or self.task.done():
+            self.task = asyncio.ensure_future(self._run())
+
+    def remove(self, game_id, socket):
+        """Stop watching ``socket``."""
+        sockets = self.games.get(game_id)
+        if sockets is not None:
+            sockets.discard(socket)
+            if not sockets:
+                del self.games[game_id]
+
+    async def _run(self):
+        since_touch = since_presence = 0
+        while self.games:
+            await asyncio.sleep(WATCH_MS / 1000)
+            since_touch += WATCH_MS
+            since_presence += WATCH_MS
+            try:
+                touch = since_touch >= TOUCH_MS
+                if touch:
+                    since_touch = 0
+                await self.check(touch)
+                if since_presence >= services.PRESENCE_TOUCH_MS:
+                    since_presence = 0
+                    await self.touch()
+            except Exception:  # noqa: BLE001 - a database or Redis outage: try next round
+                logger.warning("socket watch: round failed", exc_info=True)
+
+    async def check(self, touch=False):
+        """Catch up every socket left behind its game for ``BEHIND_MS`` (and, with ``touch``,
+        send the event sockets their game's version); returns how many were behind."""
+        if not self.games:
+            return 0
+        rows = await database_sync_to_async(_versions)(list(self.games))
+        now = clocks.now_ms()
+        behind = []
+        if touch:
+            await asyncio.gather(*(socket.send_touch(rows[game_id][0])
+                                   for game_id, sockets in list(self.games.items())
+                                   if game_id in rows for socket in list(sockets)
+                                   if socket.events), return_exceptions=True)
+        for game_id, (version, updated) in rows.items():
+            if now - updated < BEHIND_MS:
+                continue
+            behind.extend(socket for socket in self.games.get(game_id, ())
+                          if socket.sent_version is not None and socket.sent_version < version)
+        if behind:
+            logger.warning("socket watch: %d sockets behind their games, sending snapshots",
+                           len(behind))
+            await asyncio.gather(*(socket.catch_up() for socket in behind),
+                                 return_exceptions=True)
+        return len(behind)
+
+    async def touch(self):
+        """Mark every player's socket of this process as still here (one query)."""
+        names = [socket.channel_name for sockets in self.games.values() for socket in sockets
+                 if socket.side is not None]
+        if names:
+            await database_sync_to_async(services.player_still_here)(names)
+
+
+def _versions(game_ids):
+    """``{game_id: (version, updated ms)}`` of the games that still exist."""
+    return {pk: (version, clocks.to_ms(updated)) for pk, version, updated in
+            Game.objects.filter(pk__in=game_ids).values_list("pk", "version", "updated")}
+
+
+#: the watch of this process
+watch = SocketWatch()

@@ -19,10 +19,9 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from redis.exceptions import RedisError
 
-from games import clocks, lobby, ratelimits, services
+from games import clocks, lobby, ratelimits, services, socket_watch
 from games.models import Game
 from games.services import dispatch
-from games.socket_watch import watch
 
 logger = logging.getLogger(__name__)
 
@@ -199,7 +198,8 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         if self.side is not None:
             self.touch_task = asyncio.ensure_future(self._touch())
         await self.send_snapshot()
-        watch.add(self.game_id, self)
+        self.watch = socket_watch.watch()
+        self.watch.add(self.game_id, self)
 
     async def __call__(self, scope, receive, send):
         try:
@@ -211,8 +211,8 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
             task = getattr(self, "touch_task", None)
             if task is not None:
                 task.cancel()
-            if getattr(self, "game_id", None) is not None:
-                watch.remove(self.game_id, self)
+            if getattr(self, "watch", None) is not None:
+                self.watch.remove(self.game_id, self)
 
     async def disconnect(self, code):
         task = getattr(self, "touch_task", None)

@@ -11,6 +11,7 @@ here. A process with no game socket runs no watch.
 """
 import asyncio
 import logging
+import weakref
 
 from channels.db import database_sync_to_async
 
@@ -41,10 +42,10 @@ class SocketWatch:
         self.task = None
 
     def add(self, game_id, socket):
-        """Watch ``socket`` of game ``game_id`` (from the event loop)."""
+        """Watch ``socket`` of game ``game_id`` (from the watch's event loop)."""
         self.games.setdefault(game_id, set()).add(socket)
         if self.task is None or self.task.done():
-            self.task = asyncio.ensure_future(self._run())
+            self.task = asyncio.get_running_loop().create_task(self._run())
 
     def remove(self, game_id, socket):
         """Stop watching ``socket``."""
@@ -110,5 +111,14 @@ def _versions(game_ids):
             Game.objects.filter(pk__in=game_ids).values_list("pk", "version", "updated")}
 
 
-#: the watch of this process
-watch = SocketWatch()
+_watches = weakref.WeakKeyDictionary()
+
+
+def watch():
+    """The watch of the running event loop: one per Daphne process (a test that runs several
+    loops gets one for each, so no watch outlives its loop's sockets)."""
+    loop = asyncio.get_running_loop()
+    found = _watches.get(loop)
+    if found is None:
+        found = _watches[loop] = SocketWatch()
+    return found

@@ -35,8 +35,9 @@ def opens(game_id, headers):
         comm = WebsocketCommunicator(application, f"/ws/game/{game_id}/", headers=[
             (name.lower().encode(), value.encode()) for name, value in headers])
         connected, _ = await comm.connect(timeout=TIMEOUT)
-        if connected:
-            await comm.disconnect()
+        # a refused socket's consumer (Channels' denier) still listens until told the socket
+        # is gone: end it here, not in the loop's shutdown
+        await comm.disconnect()
         return connected
 
     return async_to_sync(scenario)()

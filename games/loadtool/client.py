@@ -33,6 +33,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import WebSocketException
 
 from games.engine import Position, legal_plays
+from games.loadtool.gameview import GAP, GameView
 
 #: the page language the guests use (the snapshots' messages come in it)
 LANG = "en"
@@ -63,7 +64,8 @@ class Stats:
     ``time.monotonic()`` (one clock for every process of the machine); errors are
     ``(t, text)``. ``games_over`` counts finished games by end reason (``result.reason``);
     ``rate_limited`` the frames refused with ``rate_limited`` (not errors: the player waits
-    ``retry_after`` and sends again, as the game page does)."""
+    ``retry_after`` and sends again, as the game page does); ``gaps`` the events that did not
+    build on the game a player held (it asked for a snapshot, as the game page does)."""
 
     play: list = field(default_factory=list)
     roll: list = field(default_factory=list)
@@ -73,6 +75,7 @@ class Stats:
     games_over: dict = field(default_factory=dict)
     actions: list = field(default_factory=list)  # t of each action frame sent
     rate_limited: int = 0  # frames the server refused as too quick (sent again after the wait)
+    gaps: int = 0  # events that did not follow the version held (a snapshot was asked for)
 
     def error(self, text):
         self.errors.append((time.monotonic(), str(text)[:300]))
@@ -86,6 +89,7 @@ class Stats:
         self.actions += other.actions
         self.games_started += other.games_started
         self.rate_limited += other.rate_limited
+        self.gaps += other.gaps
         for reason, count in other.games_over.items():
             self.games_over[reason] = self.games_over.get(reason, 0) + count
 
@@ -148,7 +152,8 @@ def create_game(base_a, base_b, preset="sport"):
 
 def pick_play(game, rng):
     """A legal play (RULES.md notation, ``""`` for a pass) for the side to move in the
-    snapshot's ``game`` object, chosen at random among ``games.engine.legal_plays``."""
+    ``game`` object (a snapshot's, events applied), chosen at random among
+    ``games.engine.legal_plays``."""
     position = Position.from_json(game["position"])
     plays = legal_plays(position, game["dice"], game["preset"])
     return rng.choice(plays).notation
@@ -275,10 +280,11 @@ class Player:
         self.closing = False
         self.ws = None
         self.wake = asyncio.Event()
+        self.view = GameView()  # the game as the snapshot and the events since make it
 
     async def run(self):
         table, stats = self.table, self.table.stats
-        url = f"{ws_base(self.base)}/ws/game/{table.game_id}/?lang={LANG}"
+        url = f"{ws_base(self.base)}/ws/game/{table.game_id}/?lang={LANG}&events=1"
         try:
             async with connect(url, origin=self.base, additional_headers={"Cookie": self.cookie},
                                open_timeout=OPEN_TIMEOUT, ping_interval=None,
@@ -322,11 +328,18 @@ class Player:
                 table.stats.error(f"game {table.game_id} error frame: {frame.get('code')}: "
                                   f"{frame.get('message')}")
             return
-        if kind != "snapshot":
+        if kind == "touch":
+            if self.view.game is not None and frame["version"] > self.view.game["version"]:
+                self._ask_snapshot()  # behind: an event went missing
             return
-        game = frame["game"]
-        if game["version"] < self.version:
-            return  # old news (docs/protocol.md)
+        taken = self.view.take(frame)
+        if taken == GAP:
+            table.stats.gaps += 1
+            self._ask_snapshot()
+            return
+        if not taken:
+            return  # old news or another frame (docs/protocol.md)
+        game = self.view.game
         if game["you"] is None:
             table.stats.error(f"game {table.game_id}: the server does not see this guest "
                               "as a player")
@@ -335,6 +348,10 @@ class Player:
         self.latest = game
         table.seen(self, game, now)
         self.wake.set()
+
+    def _ask_snapshot(self):
+        if self.ws is not None:
+            asyncio.ensure_future(self.ws.send(json.dumps({"type": "snapshot"})))
 
     def _decide(self, game):
         """The frame to send for ``game`` (a snapshot's game object), or None."""

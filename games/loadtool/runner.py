@@ -258,7 +258,8 @@ def report(config, stats, sampler, timeline):
     ``roll``, or ``echo``: see ``percentiles``), ``errors`` (count), ``error_kinds`` (count
     by message with ids and numbers left out) and ``error_samples`` (the first 20),
     ``actions_per_s`` (frames sent per second in the window), ``rate_limited`` (frames the
-    server refused as too quick and the players sent again), ``games_started``,
+    server refused as too quick and the players sent again), ``gaps`` (events that missed a
+    version), ``games_started``,
     ``games_over`` (by end reason), ``ramp_s``, the CPU figures of ``CpuSampler.summary``
     over the window, ``cpu_ms_per_action`` (each sampled server role's mean CPU divided by
     the action rate, and their sum ``server``) and the machine's load average at the end."""
@@ -286,6 +287,7 @@ def report(config, stats, sampler, timeline):
         "error_kinds": dict(sorted(kinds.items(), key=lambda item: -item[1])),
         "error_samples": [text for _t, text in errors[:20]],
         "rate_limited": stats.rate_limited,
+        "gaps": stats.gaps,
         "games_started": stats.games_started,
         "games_over": stats.games_over,
         "load_average": [round(value, 2) for value in os.getloadavg()],
@@ -327,6 +329,9 @@ def summary_lines(result):
                      f"{load['max']}")
     if result["rate_limited"]:
         lines.append(f"  refused as too quick (sent again): {result['rate_limited']} frames")
+    if result["gaps"]:
+        lines.append(f"  events that missed a version (a snapshot was asked for): "
+                     f"{result['gaps']}")
     if result["games_over"]:
         lines.append(f"  games over: {result['games_over']} of {result['games_started']} started")
     for kind, count in list(result["error_kinds"].items())[:5]:

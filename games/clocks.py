@@ -11,7 +11,7 @@ game of a match) it has ``first_move_ms`` from the start of its turn and spends 
 that runs out the game is aborted with no result (a no-show).
 
 The service layer (``games.services``) stores the state with the game and calls these
-functions; the Celery timers and the beat sweep only ask it to apply what has expired.
+functions; the beat sweep only asks it to apply what has expired.
 """
 import time
 from dataclasses import asdict, dataclass

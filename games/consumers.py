@@ -475,7 +475,7 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
             game = Game.objects.get(pk=self.game_id)
         except Game.DoesNotExist:
             return None
-        # a deadline passed before its timer ran: apply it first, so every viewer sees the
+        # a deadline passed before the sweep applied it: apply it first, so every viewer sees the
         # same outcome whichever arrives first
         game = services.current(game)
         if recheck:

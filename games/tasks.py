@@ -43,9 +43,9 @@ def clock_timeout(game_id, version, deadline_ms):
     """The timer of game ``game_id`` (a UUID string) at ``version`` for the deadline
     ``deadline_ms`` (ms since the epoch): apply what has expired (``services.apply_timeouts``).
 
-    Queued after each commit that sets a deadline, with the ETA ``services.TIMER_GRACE_MS``
-    after it (a move received just before the deadline goes first). Harmless twice, late or
-    for a game that has moved on; never cancelled. Delivered a little early (clocks of
+    No longer queued per move (the beat sweep applies deadlines); kept so that the timers an
+    older release queued, with the ETA ``services.TIMER_GRACE_MS`` after their deadline, are
+    still handled. Harmless twice, late or for a game that has moved on; never cancelled. Delivered a little early (clocks of
     different machines), it waits for that moment first. Returns the lag in ms between the
     deadline and the check, or None if it was re-queued."""
     due_ms = deadline_ms + services.TIMER_GRACE_MS
@@ -65,8 +65,8 @@ def clock_timeout(game_id, version, deadline_ms):
 @shared_task(name="games.sweep_clocks", ignore_result=True)
 def sweep_clocks():
     """The beat task (every ``CLOCK_SWEEP_SECONDS``): apply every deadline that has passed
-    without its timer (a timer lost with a stopped worker) and drop sockets that died unseen.
-    Returns ``(games ended, sockets dropped)``."""
+    (``TIMER_GRACE_MS`` ago), drop sockets that died unseen and queue again lost computer
+    moves. Returns ``(games ended, sockets dropped)``."""
     ended, dropped = services.sweep_clocks()
     if ended or dropped:
         clock_logger.info("clock sweep: ended=%d dropped_sockets=%d", ended, dropped)

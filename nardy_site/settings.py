@@ -14,8 +14,8 @@ Everything that differs between machines comes from the environment (django-envi
   be an ``https://`` origin with no path when it is set.
 - ``PAGE_CACHE_SECONDS``: how long a rendered rules page stays in the Redis page cache
   (default 600; 0 turns the cache off).
-- ``CLOCK_SWEEP_SECONDS``: how often Celery beat sweeps for game clocks whose deadline passed
-  without their timer (default 2).
+- ``CLOCK_SWEEP_SECONDS``: how often Celery beat sweeps for game clocks whose deadline has
+  passed, and applies them (default 0.5).
 - Sign-in providers (django-allauth; a provider whose values are missing is not offered):
   ``GOOGLE_CLIENT_ID`` and ``GOOGLE_CLIENT_SECRET`` (an OAuth client of Google Cloud);
   ``TELEGRAM_BOT_ID`` (the bot's numeric id, the part of its token before the colon) and
@@ -306,9 +306,10 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_TIMEZONE = "UTC"
-# Celery beat: the clock sweep (games.tasks.sweep_clocks) applies deadlines whose timer was lost
-# (a worker stopped while holding it) and forgets sockets of a Daphne that died. Seconds.
-CLOCK_SWEEP_SECONDS = env.float("CLOCK_SWEEP_SECONDS", default=2.0)
+# Celery beat: the clock sweep (games.tasks.sweep_clocks) applies every deadline that has
+# passed (found by the games' deadline index: no task per move), forgets sockets of a Daphne
+# that died and queues again computer moves whose task was lost. Seconds.
+CLOCK_SWEEP_SECONDS = env.float("CLOCK_SWEEP_SECONDS", default=0.5)
 CELERY_BEAT_SCHEDULE = {
     "sweep-clocks": {
         "task": "games.sweep_clocks",

@@ -1,6 +1,7 @@
 """Everything the service layer sends once a change of a game has committed: the change's
-message to the game's Channels group (docs/protocol.md "Events"), the computer's move, the
-clock's timer and the end of a claim's grace period (Celery tasks, sent by name).
+message to the game's Channels group (docs/protocol.md "Events"), the computer's move and the
+end of a claim's grace period (Celery tasks, sent by name). A clock's deadline needs no
+message: Celery beat's sweep finds it by the games' deadline index (``timeouts``).
 
 A unit of work (``games.services.unit``) hands one ``Notice`` per change to ``after_commit``.
 Sent from a socket's thread inside ``deferred()``, the group message is kept in the returned
@@ -25,14 +26,15 @@ from games.services import reading
 
 logger = logging.getLogger(__name__)
 
-#: Celery task names (games/tasks.py registers them under these names)
+#: Celery task names (games/tasks.py registers them under these names); CLOCK_TIMEOUT is no
+#: longer sent (the sweep applies deadlines), its task stays for messages an older release queued
 BOT_MOVE = "games.bot_move"
 CLOCK_TIMEOUT = "games.clock_timeout"
 PRESENCE_NOTICE = "games.presence_notice"
 
-#: the timers and the sweep apply a deadline only this long after it (ms): an action received
-#: before the deadline but still waiting for the game's lock is then applied first, so a timer
-#: never beats an earlier move
+#: the sweep applies a deadline only this long after it (ms): an action received before the
+#: deadline but still waiting for the game's lock is then applied first, so the clock never
+#: beats an earlier move
 TIMER_GRACE_MS = 250
 
 
@@ -107,10 +109,6 @@ def deliver(notice):
     try:
         if game.is_bot_turn and not notice.presence:
             send_bot_move(game_id, version)
-        if game.deadline is not None:
-            deadline_ms = clocks.to_ms(game.deadline)
-            current_app.send_task(CLOCK_TIMEOUT, (str(game_id), version, deadline_ms),
-                                  eta=clocks.from_ms(deadline_ms + TIMER_GRACE_MS))
         if notice.presence_notice_at is not None:
             current_app.send_task(PRESENCE_NOTICE, (str(game_id),),
                                   eta=clocks.from_ms(notice.presence_notice_at + TIMER_GRACE_MS))

@@ -1,5 +1,5 @@
-"""Deadlines that pass (RULES.md R11; docs/protocol.md "Clocks"): the Celery timer's and the
-beat sweep's work, and reading a game as it stands now (a page never shows a clock past
+"""Deadlines that pass (RULES.md R11; docs/protocol.md "Clocks"): the beat sweep's work (and
+the Celery timer task an older release queued), and reading a game as it stands now (a page never shows a clock past
 zero). What a passed deadline does to the game is ``turns.apply_expired``."""
 import logging
 

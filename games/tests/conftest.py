@@ -245,7 +245,7 @@ class ClockWorker:
 
 
 #: how often the clock tests' beat sweeps (seconds); production's default is 2
-TEST_SWEEP_SECONDS = 1.0
+TEST_SWEEP_SECONDS = 0.25
 
 
 @pytest.fixture(scope="session")

@@ -1,8 +1,9 @@
 """The clocks enforced by a real Celery worker and beat against real Redis and the test
-database (issue #5): a stalled player loses within 1 s of the deadline, a move just before the
-deadline beats the timer, a timeout is applied exactly once across a worker restart or a timer
-delivered twice, and beat alone ends a game whose timer was lost. Each run's lag (deadline to
-the recorded timeout) goes to artifacts/clock/lag.json (see ``clock_lags``)."""
+database (issues #5, #14): beat's sweep ends a stalled player's game within 1 s of the
+deadline with no task queued per move, a move just before the deadline beats the sweep, a
+timeout is applied exactly once across a worker restart or a timer (of an older release)
+delivered several times. Each run's lag (deadline to the recorded timeout) goes to
+artifacts/clock/lag.json (see ``clock_lags``)."""
 import random
 import time
 from contextlib import contextmanager
@@ -104,7 +105,7 @@ def test_a_player_who_stops_moving_loses_within_1_s_of_the_deadline(clock_lags):
     assert all(GRACE <= lag < 1_000 for lag in lags), lags
 
 
-def test_a_move_just_before_the_deadline_beats_the_timer(clock_queue, clock_lags):
+def test_a_move_just_before_the_deadline_beats_the_sweep(clock_lags):
     game, _deadline = started_game()
     mover = game.awaiting
     game, play = rolled(game)
@@ -113,11 +114,6 @@ def test_a_move_just_before_the_deadline_beats_the_timer(clock_queue, clock_lags
     received = clocks.now_ms()  # as the consumer times a frame on arrival
     game = services.play(game.pk, guest_to_act(game), version, play, at=received)
     assert game.status == Status.ACTIVE and game.awaiting != mover
-    # the timer of the rolled version ran after the deadline and found the game moved on
-    wait_until(lambda: any(v == version for v, _lag, _a in clock_queue.clock_timers(game.pk)),
-               what="the timer of the rolled version")
-    assert [(v, applied) for v, _lag, applied in clock_queue.clock_timers(game.pk)
-            if v == version] == [(version, False)]
     # the opponent's clock runs now; they stall in turn and lose
     next_deadline = services.deadline_of(Game.objects.get(pk=game.pk))
     wait_until(lambda: ended(game.pk), what="the opponent's timeout")
@@ -125,21 +121,19 @@ def test_a_move_just_before_the_deadline_beats_the_timer(clock_queue, clock_lags
     clock_lags["timer"].append(lag_of(game.pk, next_deadline))
 
 
-def test_a_move_received_before_the_deadline_but_handled_after_it_beats_the_timer(clock_queue):
+def test_a_move_received_before_the_deadline_but_handled_after_it_beats_the_sweep():
     game, _deadline = started_game()
     mover = game.awaiting
     game, play = rolled(game)
     deadline, version = services.deadline_of(game), game.version
     # the server received the move 50 ms before the deadline; it gets to the game 20 ms after
-    # it, while the timer is due
+    # it, while the sweep may be due
     sleep_until(deadline + 20)
     game = services.play(game.pk, guest_to_act(game), version, play, at=deadline - 50)
     assert game.status == Status.ACTIVE and game.reserve_of(mover) == 50
-    wait_until(lambda: any(v == version for v, _lag, _a in clock_queue.clock_timers(game.pk)),
-               what="the timer of the rolled version")
-    assert not any(applied for v, _lag, applied in clock_queue.clock_timers(game.pk)
-                   if v == version)
-    assert not GameEvent.objects.filter(game_id=game.pk, kind__in=ENDINGS).exists()
+    # the mover's deadline is gone: it is the opponent who runs out, later
+    wait_until(lambda: ended(game.pk), what="the opponent's timeout")
+    assert endings(game.pk) == [("timeout", other_side(mover)), ("end", mover)]
 
 
 def test_a_worker_stopped_before_the_deadline_applies_it_once_when_started_again(clock_queue):
@@ -163,13 +157,14 @@ def test_a_worker_stopped_before_the_deadline_applies_it_once_when_started_again
     assert game.version == version + 2
 
 
-def test_the_same_timer_delivered_twice_changes_nothing_the_second_time(clock_queue,
-                                                                        clock_lags):
+def test_a_timer_of_an_older_release_delivered_several_times_changes_nothing_more(
+        clock_queue, clock_lags):
     game, deadline = started_game()
     version = game.version
     args = (str(game.pk), version, deadline)
-    for _copy in range(2):  # two more copies of the timer of this version
+    for _copy in range(3):  # timers an older release would have queued for this version
         clock_timeout.apply_async(args, eta=clocks.from_ms(deadline + GRACE))
+
     def timers():
         return [applied for v, _lag, applied in clock_queue.clock_timers(game.pk)
                 if v == version]
@@ -185,12 +180,12 @@ def test_the_same_timer_delivered_twice_changes_nothing_the_second_time(clock_qu
     assert endings(game.pk)[0][0] == "timeout" and len(endings(game.pk)) == 2
 
 
-def test_beat_alone_ends_a_game_whose_timer_was_lost(clock_queue, clock_lags):
-    with timers_lost(clock_queue):
-        game, deadline = started_game()
+def test_beat_alone_ends_a_stalled_game_and_no_task_is_queued_for_its_deadline(clock_queue,
+                                                                              clock_lags):
+    game, deadline = started_game()
     wait_until(lambda: ended(game.pk), timeout=TEST_SWEEP_SECONDS * 3 + 2,
                what="the sweep's timeout")
-    assert clock_queue.clock_timers(game.pk) == []  # no timer ever reached the worker
+    assert clock_queue.clock_timers(game.pk) == []  # no timer task exists for it
     assert endings(game.pk)[0][0] == "timeout"
     lag = lag_of(game.pk, deadline)
     clock_lags["sweep"].append(lag)

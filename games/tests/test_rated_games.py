@@ -20,6 +20,7 @@ from games import clocks, lobby, services
 from games.clocks import ClockSpec
 from games.models import (Challenge, ChallengeStatus, EventKind, Game, Phase, PlayerRating,
                           Profile, RatingChange, Status)
+from games.tests.conftest import TEST_SWEEP_SECONDS
 from games.tests.factories import FixedDice, random_legal_play, set_position
 from games.tests.test_consumers import origin
 from games.tests.test_lobby import signed_in_cookie
@@ -194,8 +195,8 @@ ONE_SECOND = ClockSpec(kind=clocks.STANDARD, roll_ms=LONG, move_ms=1_000, reserv
 def test_a_last_move_racing_the_timeout_rates_the_game_exactly_once(clock_queue, monkeypatch,
                                                                      received, offset_ms):
     """White's bearing off of its last checker, received ``received`` ms from its deadline,
-    is handled at the moment the worker's timer applies that deadline (``offset_ms`` from it)
-    while another thread applies it too: whichever wins, the game ends once and both
+    is handled at the moment the sweep applies that deadline (``offset_ms`` from it) while
+    another thread applies it too: whichever wins, the game ends once and both
     ratings move once."""
     fixed = FixedDice(monkeypatch)
     alice, bob = account("alice"), account("bob")
@@ -209,7 +210,7 @@ def test_a_last_move_racing_the_timeout_rates_the_game_exactly_once(clock_queue,
     game = services.roll(game.pk, mover(game), Game.objects.get(pk=game.pk).version)
     deadline = services.deadline_of(game)
     version = game.version
-    fires = deadline + GRACE + offset_ms  # when the worker's timer applies the deadline
+    fires = deadline + GRACE + offset_ms  # when the sweep applies the deadline
     barrier = threading.Barrier(2)
     outcomes = {}
 
@@ -238,9 +239,8 @@ def test_a_last_move_racing_the_timeout_rates_the_game_exactly_once(clock_queue,
         thread.start()
     for thread in threads:
         thread.join()
-    # and the worker's timer has had its go too
-    assert wait_for(lambda: any(timer[0] == version
-                                for timer in clock_queue.clock_timers(game.pk)), 5)
+    # and beat's sweep has had its go too
+    time.sleep(TEST_SWEEP_SECONDS * 2 + 0.2)
     game = Game.objects.get(pk=game.pk)
     assert game.status == Status.FINISHED
     if received < 0 and outcomes["move"] == "played":
@@ -256,15 +256,6 @@ def test_a_last_move_racing_the_timeout_rates_the_game_exactly_once(clock_queue,
     assert services.result_of(game)["rating"][game.winner]["delta"] > 0
     print(f"race: received {received:+d} ms, handled {offset_ms:+d} ms: {outcomes} -> "
           f"{game.winner} by {game.end_reason}")
-
-
-def wait_for(condition, seconds):
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
 
 
 # --- results that rate nothing -------------------------------------------------------------

@@ -9,6 +9,7 @@ import uuid
 from importlib import import_module
 
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -45,11 +46,22 @@ class ThreadPerSocket:
     asgiref's ``ThreadSensitiveContext``, instead of the one thread that every socket of the
     process would otherwise share: a slow call no longer holds up every game of the process,
     and one socket's calls still run one at a time, in order. With ``DATABASE_POOL`` the
-    threads borrow connections from the pool."""
+    threads borrow connections from the pool.
+
+    Messages are dispatched without the hop into that thread that Channels makes before each
+    one to close old database connections: every database call here goes through
+    ``database_sync_to_async``, which does it in the thread itself, and most messages (the
+    group's events) touch no database."""
 
     async def __call__(self, scope, receive, send):
         async with ThreadSensitiveContext():
             await super().__call__(scope, receive, send)
+
+    async def dispatch(self, message):
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
 
 class SocketCap:

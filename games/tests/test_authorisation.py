@@ -79,7 +79,9 @@ def test_a_guessed_game_id_is_closed_with_4404(path):
         comm = await communicator(None, INTRUDER, path=path)
         connected, _ = await comm.connect(timeout=5)
         assert connected
-        return await comm.receive_output(timeout=5)
+        closed = await comm.receive_output(timeout=5)
+        await comm.disconnect()  # ends the consumer, which still listens to the layer
+        return closed
 
     assert async_to_sync(scenario)() == {"type": "websocket.close", "code": 4404}
 

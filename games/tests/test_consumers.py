@@ -91,6 +91,7 @@ def test_unknown_game_is_closed_with_4404():
         assert connected
         assert await comm.receive_output(timeout=TIMEOUT) == {"type": "websocket.close",
                                                               "code": 4404}
+        await comm.disconnect()  # ends the consumer, which still listens to the layer
 
     run(scenario)
 
@@ -237,6 +238,7 @@ def test_socket_paths_that_name_no_game_are_closed_with_4404(fixed):
             assert connected, path
             assert await comm.receive_output(timeout=TIMEOUT) == {
                 "type": "websocket.close", "code": 4404}, path
+            await comm.disconnect()  # ends the consumer, which still listens to the layer
         # The same game named in capitals is the same game.
         comm = await communicator(game.id, path=f"/ws/game/{str(game.id).upper()}/")
         assert (await connect(comm))["id"] == str(game.id)

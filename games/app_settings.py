@@ -95,6 +95,24 @@ class AppSettings:
         address."""
         return self._count("SOCKETS_PER_IP", 300)
 
+    @property
+    def MAX_ACTIVE(self):
+        """Games in progress past which the site refuses new ones (int >= 0; 0: no cap; see
+        ``games.admission``): the games already running keep their speed instead of every
+        game slowing down. docs/deploy.md gives what a core serves."""
+        return self._count("MAX_ACTIVE", 0)
+
+    @property
+    def ACTIVE_WINDOW_SECONDS(self):
+        """A game in progress counts for admission while something happened in it this
+        recently (int > 0 seconds): a game both players left costs the server nothing."""
+        return self._count("ACTIVE_WINDOW_SECONDS", 600) or 600
+
+    @property
+    def FULL_RETRY_SECONDS(self):
+        """The ``Retry-After`` of a new game refused because the site is full (int >= 1)."""
+        return self._count("FULL_RETRY_SECONDS", 30) or 30
+
     def _count(self, name, default):
         value = self._setting(name, default)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:

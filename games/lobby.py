@@ -23,7 +23,7 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from games import clocks, ratelimits, ratings, services
+from games import admission, clocks, ratelimits, ratings, services
 from games.models import QueueEntry, QueueStatus, Side, other_side
 
 logger = logging.getLogger(__name__)
@@ -55,12 +55,14 @@ def join(user_id, preset, match_length=None, clock=None, ip=None):
     ``games.clocks.CLOCKS``, None: the preset's), replacing any entry it had, then pair.
     Raises services.BadFrame for a wrong option or no account, and
     ``games.ratelimits.RateLimited`` when the account, or the client address ``ip``, has
-    started too many games lately (a join counts as one). Returns the QueueEntry (its
+    started too many games lately (a join counts as one), ``games.admission.SiteFull`` when
+    the site runs as many games as it can serve. Returns the QueueEntry (its
     ``game`` set if it was paired at once)."""
     if not user_id:
         raise services.BadFrame(_("Sign in to play rated games."))
     _table, length = services.table_options(preset, match_length)
     kind = services.clock_kind_for(preset, clock)
+    admission.check()
     ratelimits.check_create(ratelimits.session_identity(user_id), ip)
     now = clocks.now_ms()
     with transaction.atomic():

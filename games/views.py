@@ -22,8 +22,8 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from games import (
-    accounts, analysis, app_settings, board_svg, clocks, profiles, ratelimits, ratings, replays,
-    services,
+    accounts, admission, analysis, app_settings, board_svg, clocks, profiles, ratelimits,
+    ratings, replays, services,
 )
 from games.board_svg import VIEW_H, VIEW_W, render_board
 from games.engine import PositionError
@@ -291,9 +291,17 @@ def _form_errors(form):
     return " ".join(str(message) for messages in form.errors.values() for message in messages)
 
 
-def _creation_refused(request):
-    """The ``ratelimits.RateLimited`` refusal if this visitor (session or account, and
-    address) has started too many games lately, else None; a game allowed is counted."""
+def _creation_refused(request, starts_game=True):
+    """Why this visitor may not start a game now, else None: ``admission.SiteFull`` when the
+    site runs as many games as it can serve (``starts_game``: the request starts one now; a
+    challenge link made starts none until it is accepted), ``ratelimits.RateLimited`` when
+    the visitor (session or account, and address) has started too many games lately. A game
+    allowed is counted."""
+    if starts_game:
+        try:
+            admission.check()
+        except admission.SiteFull as refusal:
+            return refusal
     if not request.session.session_key:
         # a first visit: the game will give it a session anyway; count it under that one
         request.session.save()
@@ -310,6 +318,11 @@ def _with_retry_after(response, refusal):
     return response
 
 
+def _refusal_status(refusal):
+    """The HTTP status of a ``_creation_refused`` refusal: 503 for a full site, else 429."""
+    return 503 if isinstance(refusal, admission.SiteFull) else 429
+
+
 @require_http_methods(["GET", "POST"])
 def new_game(request):
     """POST: start a game against the computer for this session's guest; redirect to its page.
@@ -317,7 +330,8 @@ def new_game(request):
 
     Fields: see ``NewGameForm``. Bad values, or an option the preset does not have, get 400
     with the reason and create nothing. Too many new games lately (``ratelimits``): the 429
-    page (templates/429.html: the reason and the new-game form, ``Retry-After`` header).
+    page (templates/429.html: the reason and the new-game form, ``Retry-After`` header); the
+    site full (``admission``): the 503 page (templates/503.html, the same with its reason).
     """
     if request.method == "GET":
         return redirect(reverse("games:my_games") + "#new")
@@ -328,8 +342,10 @@ def new_game(request):
             content_type="text/plain; charset=utf-8")
     refusal = _creation_refused(request)
     if refusal is not None:
-        return _with_retry_after(render(request, "429.html", {
-            "message": refusal.message, "new_game_form": NewGameForm()}, status=429), refusal)
+        status = _refusal_status(refusal)
+        return _with_retry_after(render(request, f"{status}.html", {
+            "message": refusal.message, "new_game_form": NewGameForm()}, status=status),
+            refusal)
     viewer = viewer_of(request)
     try:
         # a signed-in player's game is the account's too (theirs on any device)
@@ -530,7 +546,7 @@ def challenge_new(request):
         form = ChallengeForm(request.POST)
         if not form.is_valid():
             error = _form_errors(form)
-        elif (refusal := _creation_refused(request)) is not None:
+        elif (refusal := _creation_refused(request, starts_game=False)) is not None:
             error = refusal.message
         else:
             try:
@@ -587,13 +603,15 @@ def challenge_accept(request, challenge_id):
     """POST: accept the challenge for this visitor (``services.accept_challenge``): the game
     starts with the challenge's clock and the visitor is sent to it. A challenge that is
     taken, withdrawn or one's own, or rated while the visitor is not signed in, gets its page
-    again with the reason (409); too many new games lately (``ratelimits``): the page with
-    the reason (429, ``Retry-After`` header); 404 for an unknown id."""
+    again with the reason (409); too many new games lately (``ratelimits``) or the site full
+    (``admission``): the page with the reason (429 or 503, ``Retry-After`` header); 404 for an
+    unknown id."""
     refusal = _creation_refused(request)
     if refusal is not None:
         challenge = get_object_or_404(Challenge, pk=challenge_id)
-        return _with_retry_after(
-            _render_challenge(request, challenge, error=refusal.message, status=429), refusal)
+        return _with_retry_after(_render_challenge(
+            request, challenge, error=refusal.message, status=_refusal_status(refusal)),
+            refusal)
     try:
         game = services.accept_challenge(challenge_id, viewer_of(request))
     except Challenge.DoesNotExist:

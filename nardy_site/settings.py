@@ -4,8 +4,12 @@ Everything that differs between machines comes from the environment (django-envi
 
 - ``DATABASE_URL``: default ``sqlite:///<project>/db.sqlite3`` (WAL mode); PostgreSQL in CI and
   production, e.g. ``postgres://postgres@127.0.0.1:5432/test``.
-- ``REDIS_URL``: required; the Channels layer and the Celery broker. ``scripts/run`` and
-  ``scripts/test`` start an embedded Redis and set it when it is not given.
+- ``REDIS_URL``: required; the Channels layer, the Celery broker, the cache and the rate
+  limits unless the next two say otherwise. ``scripts/run`` and ``scripts/test`` start an
+  embedded Redis and set it when it is not given.
+- ``CHANNEL_REDIS_URLS``: the Redis servers of the Channels layer, comma-separated (default
+  ``REDIS_URL``); with several, channels_redis shards the channels and groups over them.
+- ``CELERY_BROKER_URL``: the Redis of the Celery tasks (default ``REDIS_URL``).
 - ``SECRET_KEY``: default a random key kept in ``<project>/.secret_key`` (created once).
 - ``DEBUG`` (default false), ``ALLOWED_HOSTS`` (default ``127.0.0.1,localhost``),
   ``CSRF_TRUSTED_ORIGINS`` (default none), ``LOG_LEVEL`` (default ``INFO``).
@@ -277,6 +281,9 @@ if not REDIS_URL:
         "otherwise export REDIS_URL=redis://127.0.0.1:6379/0 (or your Redis)."
     )
 
+# the Channels layer may be sharded over several Redis servers (channels_redis hashes each
+# channel and group to one of them)
+CHANNEL_REDIS_URLS = env.list("CHANNEL_REDIS_URLS", default=[REDIS_URL])
 CHANNEL_LAYERS = {
     "default": {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
@@ -285,13 +292,14 @@ CHANNEL_LAYERS = {
         # wait longer than that receive; a dead Redis is still noticed.
         # max_connections: redis-py 8's pool refuses a 101st connection at once (no wait),
         # and a few hundred sockets closing together each ask for one (group_discard).
-        "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30,
-                              "max_connections": 2000}]},
+        "CONFIG": {"hosts": [{"address": url, "socket_timeout": 30, "max_connections": 2000}
+                             for url in CHANNEL_REDIS_URLS]},
     },
 }
 
-CELERY_BROKER_URL = REDIS_URL
-CELERY_RESULT_BACKEND = REDIS_URL
+# the tasks may have a Redis of their own (a busy channel layer then never delays a move)
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=REDIS_URL)
+CELERY_RESULT_BACKEND = CELERY_BROKER_URL
 CELERY_TASK_ALWAYS_EAGER = False
 # A task is acknowledged after it ran, and given back if its worker dies: bot moves are
 # idempotent (keyed by game version), so running one twice is harmless, losing one is not.
@@ -374,7 +382,8 @@ for _name in ("GAMES_SOCKET_FRAME_LIMITS", "GAMES_SESSION_FRAME_LIMITS",
               "GAMES_RATELIMIT_KEY_PREFIX"):
     if _name in os.environ:
         globals()[_name] = env.str(_name)
-for _name in ("GAMES_SOCKETS_PER_SESSION", "GAMES_SOCKETS_PER_IP"):
+for _name in ("GAMES_SOCKETS_PER_SESSION", "GAMES_SOCKETS_PER_IP", "GAMES_MAX_ACTIVE",
+              "GAMES_ACTIVE_WINDOW_SECONDS", "GAMES_FULL_RETRY_SECONDS"):
     if _name in os.environ:
         globals()[_name] = env.int(_name)
 if "GAMES_RATELIMIT_ENABLED" in os.environ:

@@ -58,6 +58,15 @@ class SetupError(Exception):
     """An HTTP step of a game's set-up failed (its message says which and why)."""
 
 
+class SiteFull(Exception):
+    """The site refused the new game because it is full (HTTP 503 with ``Retry-After`` and
+    the reason on the page, games.admission): not an error. ``retry_after`` in seconds."""
+
+    def __init__(self, retry_after):
+        super().__init__(f"site full, retry after {retry_after} s")
+        self.retry_after = retry_after
+
+
 @dataclass
 class Stats:
     """What one client process measured. Samples are ``(t_sent, ms)``, ``t_sent`` from
@@ -76,6 +85,7 @@ class Stats:
     actions: list = field(default_factory=list)  # t of each action frame sent
     rate_limited: int = 0  # frames the server refused as too quick (sent again after the wait)
     gaps: int = 0  # events that did not follow the version held (a snapshot was asked for)
+    refused: int = 0  # new games the site refused as full (503 with its reason; not errors)
 
     def error(self, text):
         self.errors.append((time.monotonic(), str(text)[:300]))
@@ -90,6 +100,7 @@ class Stats:
         self.games_started += other.games_started
         self.rate_limited += other.rate_limited
         self.gaps += other.gaps
+        self.refused += other.refused
         for reason, count in other.games_over.items():
             self.games_over[reason] = self.games_over.get(reason, 0) + count
 
@@ -129,7 +140,8 @@ def create_game(base_a, base_b, preset="sport"):
     """Two new guests get a casual game of ``preset`` between them through a challenge link:
     A makes it on ``base_a`` (colour random, the preset's clock), B accepts it on ``base_b``.
     Returns ``(game_id, cookie_a, cookie_b)``, the cookies as Cookie header values.
-    Raises SetupError (an unexpected answer) or ``requests.RequestException``."""
+    Raises SiteFull (the site refused the game, with its reason and Retry-After), SetupError
+    (an unexpected answer) or ``requests.RequestException``."""
     a, b = requests.Session(), requests.Session()
     try:
         form = f"{base_a}/{LANG}/friend/"
@@ -141,6 +153,11 @@ def create_game(base_a, base_b, preset="sport"):
         token = _form_token(b, f"{base_b}{link}")
         response = b.post(f"{base_b}{link}accept/", data={"csrfmiddlewaretoken": token},
                           allow_redirects=False, timeout=HTTP_TIMEOUT)
+        if response.status_code == 503:
+            retry = response.headers.get("Retry-After", "")
+            if not retry.isdigit() or 'id="challenge-error"' not in response.text:
+                raise SetupError("game accept POST: HTTP 503 without Retry-After or reason")
+            raise SiteFull(int(retry))
         _page, game_id = _redirect_id(response, _GAME, "game accept POST")
         return game_id, cookie_header(a), cookie_header(b)
     finally:
@@ -517,6 +534,12 @@ async def run_client(plan, ready, should_stop):
             try:
                 game_id, cookie_a, cookie_b = await loop.run_in_executor(
                     pool, create_game, bases[0], bases[1], config.preset)
+            except SiteFull as full:
+                stats.refused += 1
+                if config.to_end:
+                    break
+                await _sleep_unless(stop, min(full.retry_after, config.retry_pause))
+                continue
             except (SetupError, requests.RequestException) as exc:
                 stats.error(f"set-up failed: {exc!r}")
                 if config.to_end:

@@ -259,7 +259,8 @@ def report(config, stats, sampler, timeline):
     by message with ids and numbers left out) and ``error_samples`` (the first 20),
     ``actions_per_s`` (frames sent per second in the window), ``rate_limited`` (frames the
     server refused as too quick and the players sent again), ``gaps`` (events that missed a
-    version), ``games_started``,
+    version), ``refused`` (new games the site refused as full, each with its reason and
+    Retry-After), ``games_started``,
     ``games_over`` (by end reason), ``ramp_s``, the CPU figures of ``CpuSampler.summary``
     over the window, ``cpu_ms_per_action`` (each sampled server role's mean CPU divided by
     the action rate, and their sum ``server``) and the machine's load average at the end."""
@@ -288,6 +289,7 @@ def report(config, stats, sampler, timeline):
         "error_samples": [text for _t, text in errors[:20]],
         "rate_limited": stats.rate_limited,
         "gaps": stats.gaps,
+        "refused": stats.refused,
         "games_started": stats.games_started,
         "games_over": stats.games_over,
         "load_average": [round(value, 2) for value in os.getloadavg()],
@@ -329,6 +331,9 @@ def summary_lines(result):
                      f"{load['max']}")
     if result["rate_limited"]:
         lines.append(f"  refused as too quick (sent again): {result['rate_limited']} frames")
+    if result["refused"]:
+        lines.append(f"  new games refused as the site was full (503, with the reason): "
+                     f"{result['refused']}")
     if result["gaps"]:
         lines.append(f"  events that missed a version (a snapshot was asked for): "
                      f"{result['gaps']}")

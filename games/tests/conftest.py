@@ -95,7 +95,8 @@ class WorkerProcess(ServerProcess):
 
     def start(self, timeout=None):
         # pinged through the worker's own broker (a fault test may give it a private Redis)
-        self._pinger = Celery("ping", broker=self.env["REDIS_URL"], set_as_current=False)
+        broker = self.env.get("CELERY_BROKER_URL") or self.env["REDIS_URL"]
+        self._pinger = Celery("ping", broker=broker, set_as_current=False)
         try:
             super().start(timeout)
         finally:

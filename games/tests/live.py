@@ -14,6 +14,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from games.engine import Position, legal_plays
 from games.engine.rules import get_ruleset
+from games.loadtool.gameview import GAP, GameView
 
 CHALLENGE_PATH = re.compile(r"/challenge/([0-9a-f-]{36})/$")
 GAME_PATH = re.compile(r"/game/([0-9a-f-]{36})/$")
@@ -71,14 +72,17 @@ def bot_game(base, guest, level="easy", side="white"):
 
 
 class GameSocket:
-    """One open game socket (``ws/game/<id>/``) of a viewer on one server. A background task
-    reads every frame into ``frames``; ``snapshots`` holds the ``game`` of each snapshot in
-    order. ``closed_at`` (time.monotonic) is set once the connection ends."""
+    """One open game socket (``ws/game/<id>/?events=1``) of a viewer on one server, keeping
+    the game as the page does (docs/protocol.md "Events": the snapshot, then each event
+    applied; a gap or a touch above the version held asks for a snapshot). A background task
+    reads every frame into ``frames``; ``snapshots`` holds each state of the game the socket
+    held, in order. ``closed_at`` (time.monotonic) is set once the connection ends."""
 
     def __init__(self, name, server, ws):
         self.name = name
         self.server = server
         self.ws = ws
+        self.view = GameView()
         self.frames = []
         self.closed_at = None
         self._changed = asyncio.Condition()
@@ -91,7 +95,7 @@ class GameSocket:
         snapshot (at most ``timeout`` seconds; else the socket is closed and AssertionError
         raised). Returns the GameSocket."""
         headers = {"Cookie": guest.cookie_header()} if guest is not None else {}
-        uri = f"ws://127.0.0.1:{server.port}/ws/game/{game_id}/?lang=en"
+        uri = f"ws://127.0.0.1:{server.port}/ws/game/{game_id}/?lang=en&events=1"
         ws = await connect(uri, origin=server.base, additional_headers=headers,
                            open_timeout=timeout, max_size=2**22)
         socket = cls(name or (guest.name if guest else "onlooker"), server, ws)
@@ -106,7 +110,12 @@ class GameSocket:
         try:
             async for message in self.ws:
                 async with self._changed:
-                    self.frames.append(json.loads(message))
+                    frame = json.loads(message)
+                    self.frames.append(frame)
+                    behind = frame.get("type") == "touch" and self.view.game is not None and (
+                        frame["version"] > self.view.game["version"])
+                    if self.view.take(frame) == GAP or behind:
+                        await self.send({"type": "snapshot"})
                     self._changed.notify_all()
         except ConnectionClosed:
             pass
@@ -117,7 +126,8 @@ class GameSocket:
 
     @property
     def snapshots(self):
-        return [frame["game"] for frame in self.frames if frame["type"] == "snapshot"]
+        """Every state of the game this socket held (from a snapshot or an event), in order."""
+        return self.view.games
 
     @property
     def latest(self):

@@ -17,6 +17,7 @@ import time
 import uuid
 
 import pytest
+import redis
 import requests
 
 from games import clocks, services
@@ -163,3 +164,45 @@ def test_the_site_recovers_from_a_redis_restart_without_intervention(site_on_pri
           f"(failed first attempts: {figures['attempts']}), plays across the two processes after "
           f"{figures['layer_s']} s, the computer answered after {figures['worker_s']} s, the "
           f"move lost in the outage was made after {figures['lost_move_s']} s")
+
+
+def test_moves_reach_both_players_within_seconds_after_redis_lost_its_data(
+        site_on_private_redis):
+    # Redis forgets everything (FLUSHALL: the games' groups go) and its subscribers' and
+    # other connections are cut, while the sockets stay open: each Daphne process's socket
+    # watch finds its sockets behind and catches them up, and they join their group again.
+    (server_a, server_b), _worker, redis_server = site_on_private_redis
+    white, black = Guest("white"), Guest("black")
+    game_id = people_game(server_a.base, white, black, colour="white")
+    rng = random.Random(9)
+
+    async def scenario():
+        w = await GameSocket.open(server_a, game_id, white)
+        k = await GameSocket.open(server_b, game_id, black)
+        players = {"white": w, "black": k}
+        await in_step([w, k], w.latest["version"])
+        await take_step(players, [], rng, [])
+        client = redis.Redis.from_url(redis_server.url)
+        try:
+            client.flushall()
+            client.execute_command("CLIENT", "KILL", "TYPE", "pubsub")
+        finally:
+            client.close()
+        seen_within = []
+        for _step in range(4):  # the first finds no group; later ones travel as events again
+            mover = players[w.latest["awaiting"]]
+            version = mover.latest["version"]
+            frame = next_frame(mover.latest, rng)
+            started = time.monotonic()
+            await mover.send(frame)
+            await in_step([w, k], version + 1, timeout=5)
+            seen_within.append(round(time.monotonic() - started, 2))
+        for socket in (w, k):
+            await socket.close()
+        return seen_within, [f for s in (w, k) for f in s.frames if f["type"] == "error"]
+
+    seen_within, errors = asyncio.run(scenario())
+    assert errors == []
+    assert all(seconds < 5 for seconds in seen_within), seen_within
+    print(f"\nafter FLUSHALL and CLIENT KILL: each move seen by both players within "
+          f"{seen_within} s")

@@ -1,0 +1,112 @@
+"""Admission control (games/admission.py): past GAMES_MAX_ACTIVE games in progress the site
+refuses new games with its reason (HTTP 503 and Retry-After, the lobby's site_full error),
+while the games in progress go on and a challenge link may still be made."""
+import pytest
+from asgiref.sync import async_to_sync
+from django.core.cache import cache
+from django.test import Client
+from django.urls import reverse
+
+from games import admission, app_settings, services
+from games.models import Challenge, Game, QueueEntry
+from games.tests.factories import FixedDice, new_bot_game
+from games.tests.test_consumers import receive
+from games.tests.test_lobby import account, join_frame, lobby_socket
+
+pytestmark = [pytest.mark.django_db(transaction=True),
+              pytest.mark.usefixtures("unattended_queue")]
+
+MESSAGES = {
+    "en": "Every table is taken just now",
+    "ru": "Сейчас все столы заняты",
+    "bg": "В момента всички маси са заети",
+}
+
+
+@pytest.fixture
+def full_site(settings, monkeypatch):
+    """Two games in progress and a cap of two; returns the games."""
+    settings.GAMES_MAX_ACTIVE = 2
+    settings.GAMES_FULL_RETRY_SECONDS = 40
+    fixed = FixedDice(monkeypatch)
+    games = [new_bot_game(fixed, opening=(6, 5), guest=f"guest-{n}") for n in range(2)]
+    cache.delete(admission.CACHE_KEY)
+    return games
+
+
+@pytest.mark.parametrize("lang", ["en", "ru", "bg"])
+def test_a_new_game_past_the_cap_gets_the_503_page_with_the_reason(full_site, lang):
+    before = Game.objects.count()
+    response = Client().post(f"/{lang}/new/", {"level": "easy", "side": "white"})
+    assert response.status_code == 503 and response["Retry-After"] == "40"
+    page = response.content.decode()
+    assert MESSAGES[lang] in page and 'id="site-full"' in page and "40" in page
+    assert 'name="level"' in page  # the form to try again
+    assert Game.objects.count() == before
+
+
+def test_the_games_in_progress_go_on_and_a_challenge_may_be_made_but_not_accepted(full_site):
+    game = full_site[0]
+    moved = services.play(game.pk, services.Actor(guest_id="guest-0"), game.version,
+                          "24/18 18/13")
+    assert moved.version == game.version + 1
+    creator, friend = Client(), Client()
+    response = creator.post("/en/friend/", {"preset": "sport", "colour": "random"})
+    assert response.status_code == 302
+    challenge = Challenge.objects.get()
+    response = friend.post(reverse("games:challenge_accept",
+                                   kwargs={"challenge_id": challenge.pk}))
+    assert response.status_code == 503 and response["Retry-After"] == "40"
+    assert MESSAGES["en"] in response.content.decode()
+    assert Challenge.objects.get().game_id is None
+
+
+def test_a_place_freed_by_a_game_that_ended_lets_a_new_game_in(full_site):
+    game = full_site[0]
+    services.resign(game.pk, services.Actor(guest_id="guest-0"), game.version)
+    cache.delete(admission.CACHE_KEY)  # as after COUNT_SECONDS
+    response = Client().post("/en/new/", {"level": "easy", "side": "white"})
+    assert response.status_code == 302
+
+
+def test_games_nobody_touched_for_the_window_do_not_count(full_site, settings):
+    Game.objects.update(updated="2020-01-01T00:00:00Z")
+    cache.delete(admission.CACHE_KEY)
+    assert admission.active_games() == 0
+    assert Client().post("/en/new/", {"level": "easy", "side": "white"}).status_code == 302
+
+
+def test_no_cap_by_default(monkeypatch):
+    fixed = FixedDice(monkeypatch)
+    for n in range(3):
+        new_bot_game(fixed, opening=(6, 5), guest=f"guest-{n}")
+    cache.delete(admission.CACHE_KEY)
+    assert app_settings.MAX_ACTIVE == 0 and admission.active_games() == 3
+    admission.check()  # no refusal
+
+
+def test_the_lobby_refuses_a_join_past_the_cap_with_site_full(full_site):
+    user = account("carol")
+
+    async def scenario():
+        comm = await lobby_socket(user, lang="ru")
+        await comm.send_json_to(join_frame())
+        answer = await receive(comm)
+        await comm.disconnect()
+        return answer
+
+    answer = async_to_sync(scenario)()
+    assert answer["type"] == "error" and answer["code"] == "site_full"
+    assert answer["retry_after"] == 40 and MESSAGES["ru"] in answer["message"]
+    assert not QueueEntry.objects.filter(user=user).exists()
+
+
+def test_a_cache_that_fails_costs_a_count_not_a_refusal(full_site, monkeypatch):
+    def broken(*args, **kwargs):
+        raise ConnectionError("cache down")
+
+    monkeypatch.setattr(cache, "get", broken)
+    monkeypatch.setattr(cache, "set", broken)
+    assert admission.active_games() == 2
+    with pytest.raises(admission.SiteFull):
+        admission.check()

@@ -39,6 +39,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 
 from games import lobby, services
+from games.services import dispatch
 from games.models import Profile
 from rules_pages.cache import csrf_input
 
@@ -170,9 +171,13 @@ def adopt_guest(sender, request, user, **kwargs):
 @receiver(user_logged_out, dispatch_uid="games.accounts.leave_lobby")
 def leave_lobby(sender, request, user, **kwargs):
     """Django's ``user_logged_out``: a signed-out account waits for no rated game (its open
-    lobby sockets hear ``left``)."""
+    lobby sockets hear ``left``), and the game sockets opened with this session read it again
+    at once (they stop playing for the account; ``session.changed``)."""
     if user is not None:
         lobby.leave_and_tell(user.pk)
+    key = getattr(getattr(request, "session", None), "session_key", None)
+    if key:
+        dispatch.notify_session_changed(key)
 
 
 # --- Telegram: check the sign-in data before allauth -------------------------------------

@@ -162,11 +162,13 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
 
     On connect: looks the game up (unknown: accepted then closed with 4404), identifies the
     viewer as a ``services.Actor`` (the signed-in account of the socket's session, and the
-    session's ``guest_id``), joins the group ``game_<id>`` and sends a snapshot. Before each
-    frame is answered, and at each presence touch, the session is read again from the store:
-    once it is gone (a logout flushes it) or holds another account or guest, the socket keeps
-    only what the fresh session still confirms (usually nothing: an onlooker), so a socket
-    left open after a logout can no longer move. Client frames: ``roll``, ``play``,
+    session's ``guest_id``), joins the group ``game_<id>`` and its session's group, and sends
+    a snapshot. When a sign-out of its session is announced (``session.changed``), before a
+    ``why`` or snapshot request is answered, and at each presence touch, the session is read
+    again from the store: once it is gone (a logout flushes it) or holds another account or
+    guest, the socket keeps only what the fresh session still confirms (usually nothing: an
+    onlooker, told so by a snapshot), so a socket left open after a logout can no longer
+    move. Client frames: ``roll``, ``play``,
     ``double``, ``take``, ``drop``, ``resign`` (each with ``version``), ``claim`` (the win
     against an absent opponent), ``snapshot`` and ``why`` (read only). Errors are sent as
     ``error`` frames (a ``stale_version`` is followed by a snapshot); a ``game.changed`` group
@@ -205,6 +207,11 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
             await self.close(code=CLOSE_NOT_FOUND)
             return
         await self.channel_layer.group_add(self.group, self.channel_name)
+        key = getattr(self.scope.get("session"), "session_key", None)
+        if key:
+            # told at a sign-out, so no action needs to read the session again first
+            self.session_group = dispatch.session_group(key)
+            await self.channel_layer.group_add(self.session_group, self.channel_name)
         self.side = await self._call(services.player_here, self.game_id, self.actor,
                                      self.channel_name)
         if self.side is not None:
@@ -235,8 +242,9 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
             if getattr(self, "side", None) is not None:
                 await self._call(services.player_left, self.game_id, self.channel_name)
         finally:
-            if getattr(self, "group", None):
-                await _leave_group(self.channel_layer, self.group, self.channel_name)
+            for group in (getattr(self, "group", None), getattr(self, "session_group", None)):
+                if group:
+                    await _leave_group(self.channel_layer, group, self.channel_name)
 
     async def _touch(self):
         """Read the socket's session again every PRESENCE_TOUCH_MS while it plays a side
@@ -311,7 +319,6 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         if frame["type"] == "snapshot":
             await self.send_snapshot(force=True)
             return
-        self.identity_dropped = False
         try:
             if frame["type"] == "why":
                 await self.send_why(frame)
@@ -319,8 +326,7 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
             await self._act(frame)
         except services.GameError as error:
             await self.send_error(error.code, error.message, error.version)
-            if isinstance(error, services.StaleVersion) or self.identity_dropped:
-                # the page learns it is an onlooker now (no "you", no actions)
+            if isinstance(error, services.StaleVersion):
                 await self.send_snapshot(force=True)
         except Game.DoesNotExist:
             await self.close(code=CLOSE_NOT_FOUND)
@@ -356,6 +362,13 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         self.shown.update(state)
         self.sent_version = version
         await self.send(text_data=json.dumps(frame))
+
+    async def session_changed(self, message):
+        """Group message ``{"type": "session.changed"}`` (``dispatch.notify_session_changed``:
+        the session signed out): read it again; a socket that lost its player is sent a
+        snapshot, so the page learns it only watches now (no "you", no actions)."""
+        if await self._call(self._recheck_identity):
+            await self.send_snapshot(force=True, recheck=False)
 
     async def game_resync(self, message):
         """Group message ``{"type": "game.resync", "version": v}``: every socket gets a full
@@ -439,7 +452,6 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         args = (frame["play"],) if kind == "play" else ()
 
         def act():
-            self.identity_dropped = self._recheck_identity()
             with translation.override(self.language):
                 ACTIONS[kind](self.game_id, self.actor, version, *args, at=received)
 

@@ -11,6 +11,7 @@ is logged and not retried: every Daphne process compares the versions of its soc
 every few seconds (``games.socket_watch``), so a lost message costs a snapshot, never a move.
 """
 import copy
+import hashlib
 import logging
 import threading
 from dataclasses import dataclass, field
@@ -129,6 +130,18 @@ def notify_resync(game_id, version):
     transaction.on_commit(lambda: _send_now(group_name(game_id),
                                             {"type": "game.resync", "version": version}),
                           robust=True)
+
+
+def session_group(session_key):
+    """The channel group of the sockets opened with the session ``session_key``:
+    ``session_<hash>`` (a hash: the key itself is a credential, kept out of Redis)."""
+    return "session_" + hashlib.sha256(session_key.encode()).hexdigest()[:32]
+
+
+def notify_session_changed(session_key):
+    """Tell the sockets opened with ``session_key`` to read their session again
+    (``{"type": "session.changed"}``; sent at a sign-out, before the session is flushed)."""
+    _send_now(session_group(session_key), {"type": "session.changed"})
 
 
 def send_presence(game):

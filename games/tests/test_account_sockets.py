@@ -88,13 +88,13 @@ def test_a_signed_in_player_plays_by_account_and_after_logout_the_open_socket_ca
         # sign out over HTTP with the same session; the socket stays open
         response = await sync_to_async(client.post)("/en/accounts/logout/")
         assert response.status_code == 302
+        onlooker = await receive(comm)  # the sign-out is announced: it only watches now
+        assert onlooker["type"] == "snapshot"
+        assert onlooker["game"]["you"] is None and onlooker["game"]["actions"] == []
 
         await comm.send_json_to({"type": "roll", "version": frame["game"]["version"]})
         refused = await receive(comm)
         assert refused["type"] == "error" and refused["code"] == "not_your_turn"
-        onlooker = await receive(comm)  # the page learns it only watches now
-        assert onlooker["type"] == "snapshot"
-        assert onlooker["game"]["you"] is None and onlooker["game"]["actions"] == []
         assert await sync_to_async(state)(game.id) == before
         # the closed-off socket no longer keeps its player present
         assert await sync_to_async(Presence.objects.filter(game_id=game.pk).count)() == 0

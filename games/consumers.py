@@ -345,12 +345,11 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
             await self.send_snapshot(force=version == self.sent_version, recheck=False)
             return
         state = message["state"]
-        changes = {key: value for key, value in state.items()
+        changes = {key: _change(key, self.shown.get(key), value) for key, value in state.items()
                    if key != "version" and self.shown.get(key) != value}
         legal = None
         if self.side is not None and self.side == state["awaiting"]:
-            with translation.override(self.language):
-                legal = services.worded_legal(message["legal"])
+            legal = message["legal"]
         frame = {
             "type": "event", "version": version, "from": base,
             "events": [{"seq": seq, "kind": kind, "side": side}
@@ -512,6 +511,20 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
 #: ``last``)
 SHARED_FIELDS = ("status", "phase", "turn", "awaiting", "dice", "position", "position_id",
                  "pips", "off", "cube", "last", "clock", "presence", "fairness")
+
+
+#: the object fields, each with a fixed set of keys, that an ``event`` gives as their changed
+#: keys only, for the page to merge into the object it holds (docs/protocol.md "Events")
+MERGED_FIELDS = ("position", "pips", "off", "cube", "last", "clock", "presence", "fairness")
+
+
+def _change(field, held, value):
+    """What an event says of ``field``, held by the socket as ``held`` and now ``value``: for
+    an object of MERGED_FIELDS held as an object, its keys whose value changed; else the
+    whole value."""
+    if field in MERGED_FIELDS and isinstance(held, dict) and isinstance(value, dict):
+        return {key: item for key, item in value.items() if held.get(key) != item}
+    return value
 
 
 def _wants_events(scope):

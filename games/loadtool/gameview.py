@@ -8,6 +8,8 @@ GAP = "gap"
 
 #: links whose path holds the position ID (replaced when ``position_id`` changes)
 POSITION_LINKS = ("share", "image", "png")
+#: object fields an event gives as their changed keys, merged into the held object
+MERGED_FIELDS = ("position", "pips", "off", "cube", "last", "clock", "presence", "fairness")
 
 
 def apply_event(game, frame):
@@ -18,7 +20,11 @@ def apply_event(game, frame):
     is newer but does not build on it (the client must ask for a snapshot)."""
     if frame["from"] != game["version"]:
         return OLD_NEWS if frame["version"] <= game["version"] else GAP
-    changes = frame.get("changes") or {}
+    changes = dict(frame.get("changes") or {})
+    for field in MERGED_FIELDS:
+        held, change = game.get(field), changes.get(field)
+        if isinstance(held, dict) and isinstance(change, dict):
+            changes[field] = {**held, **change}
     new = {**game, **changes, "version": frame["version"], "actions": frame.get("actions", []),
            "legal": frame.get("legal")}
     if frame.get("history"):

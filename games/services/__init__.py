@@ -45,7 +45,7 @@ from games.services.presence import (
 from games.services.reading import (
     ACTION_ORDER, HISTORY_FIELDS, EventRow, actions_for, clock_of, display_name, event_rows,
     explain_point, history, match_of, opening_of, options_of, player_of, presence_of,
-    result_of, snapshot, worded_legal,
+    result_of, snapshot,
 )
 from games.services.records import import_record
 from games.services.starting import (
@@ -73,5 +73,5 @@ __all__ = [
     "player_here", "player_left", "player_of", "player_still_here", "presence_of",
     "queue_due_bot_moves", "queue_lost_bot_moves", "record_error_message",
     "record_error_reason", "resign", "result_of", "roll", "snapshot", "sweep_clocks",
-    "table_options", "take", "why_not_message", "worded_legal",
+    "table_options", "take", "why_not_message",
 ]

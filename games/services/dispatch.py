@@ -158,8 +158,8 @@ def change_message(notice):
     [...]}, "legal": {...} | None, "over": bool}``. ``state`` holds the shared fields of the
     snapshot that a change may touch (``reading.shared_state``; ``last`` only when the change
     recorded a play), ``actions`` each player's, ``legal`` the mover's without the result
-    boards and with the reasons of ``why_not`` but not their wording (each socket words them in
-    its language). ``over``: the game has ended, so sockets send snapshots instead.
+    boards and ``why_not`` (``reading.shared_legal``). ``over``: the game has ended, so
+    sockets send snapshots instead.
     """
     game = notice.game
     now = clocks.now_ms()

@@ -216,24 +216,13 @@ def legal_of(game, side, results=True):
 
 
 def shared_legal(game):
-    """The mover's ``legal`` of an event as the group message carries it (built once for
-    every socket): no result boards, and ``why_not`` entries with their ``reasons`` only (each
-    socket adds the ``message`` in its language, ``worded_legal``). None when nobody is to
-    play."""
+    """The mover's ``legal`` of an event (built once for every socket): the plays without
+    their result boards, the step graph and the pass, but no ``why_not`` (a page asks with a
+    ``why`` frame for the checker tapped). None when nobody is to play."""
     legal = legal_of(game, game.awaiting, results=False)
     if legal is not None:
-        legal["why_not"] = {point: {"reasons": entry["reasons"]}
-                            for point, entry in legal["why_not"].items()}
+        del legal["why_not"]
     return legal
-
-
-def worded_legal(legal):
-    """A ``shared_legal`` with each ``why_not`` entry's ``message`` in the active language."""
-    if legal is None:
-        return None
-    return {**legal, "why_not": {
-        point: wording.reasons_frame(int(point), entry["reasons"])
-        for point, entry in legal["why_not"].items()}}
 
 
 def snapshot(game, viewer=None, events=None):

@@ -135,13 +135,13 @@ def test_playing_over_the_socket_reaches_every_open_socket(fixed, unattended_que
 
 def comparable(game):
     """A game dict without what differs between two readings of one version: the clock's
-    server time, and the result boards an event's legal plays leave out."""
+    server time, and the result boards and why-nots an event's legal plays leave out."""
     game = dict(game)
     if game.get("clock"):
         game["clock"] = {**game["clock"], "server_time": None}
     if game.get("legal"):
-        game["legal"] = {**game["legal"],
-                         "plays": [{"play": p["play"]} for p in game["legal"]["plays"]]}
+        game["legal"] = {"plays": [{"play": p["play"]} for p in game["legal"]["plays"]],
+                         "graph": game["legal"]["graph"], "pass": game["legal"]["pass"]}
     return game
 
 

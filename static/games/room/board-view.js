@@ -54,7 +54,7 @@ export function lastPlayPoints(game) {
  * @returns {Object} {boards, off, steps, dests, stagedTo, dice, cube, viewer, mover,
  *   interactive, selected, lastPoints, lastSide, openingDice}
  */
-export function boardView(state) {
+function boardView(state) {
   const game = state.game;
   const { boards, off } = shownPosition(state);
   const steps = nextSteps(state);

@@ -19,7 +19,7 @@ const CLOCK_LOW_MS = 10000; // the last seconds before a side loses are marked
  * @param {RoomState} state
  * @returns {number}
  */
-export function serverNow(state) {
+function serverNow(state) {
   return Date.now() + state.clockOffset;
 }
 

@@ -100,7 +100,7 @@ function start(rootEl) {
   });
 
   const say = createAnnouncer(els, state);
-  const boardView = createBoardView(els, state, { render, tone: say.tone });
+  const board = createBoardView(els, state, { render, tone: say.tone });
   const panels = createPanels(els, state);
   const clocks = createClocks(els, state, say.announce);
   const scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
@@ -112,11 +112,11 @@ function start(rootEl) {
     onChange: render,
   });
   const controls = createControls(els, state, {
-    connection, say, render, stopAnimation: boardView.stopAnimation, storage,
+    connection, say, render, stopAnimation: board.stopAnimation, storage,
   });
 
   function render() {
-    const { pips, off } = boardView.draw();
+    const { pips, off } = board.draw();
     panels.drawPlayers(pips, off);
     clocks.draw();
     panels.drawPage();
@@ -170,7 +170,7 @@ function start(rootEl) {
     // An event that leaves the clock alone keeps the old block: its server_time is old news.
     if (!sameGame || game.clock !== previous.clock) noteClockOffset(state, game);
     state.pending = false;
-    if (state.anim) boardView.stopAnimation();
+    if (state.anim) board.stopAnimation();
     const theirs = freshPlay && last.side !== you(state);
     const said = [];
     if (theirs) {
@@ -186,7 +186,7 @@ function start(rootEl) {
     }
     say.announce(said.join(" "));
     if (theirs && last.play && state.settings.animate && !NB.prefersReducedMotion()) {
-      boardView.animateLast(game, afterGame);
+      board.animateLast(game, afterGame);
       return;
     }
     render();

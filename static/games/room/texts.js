@@ -50,7 +50,7 @@ export function hasAccount(game, side) {
  * @param {string} side
  * @returns {string}
  */
-export function nameOf(game, side) {
+function nameOf(game, side) {
   const me = viewer(game);
   if (hasAccount(game, side)) return game.players[side].name;
   if (betweenPeople(game)) {
@@ -67,7 +67,7 @@ export function nameOf(game, side) {
  * @param {string} side
  * @returns {string}
  */
-export function subject(game, side) {
+function subject(game, side) {
   return isBot(game, side) ? gettext("The computer") : nameOf(game, side);
 }
 

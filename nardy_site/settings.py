@@ -470,8 +470,9 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     # Development: compressed but not hashed, so pages render without a manifest (tests, a
     # fresh checkout). Production: file names carry a hash of the content, so browsers may
-    # keep them forever (WhiteNoise says so); needs collectstatic, the Procfile's release.
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    # keep them forever (WhiteNoise says so), and JavaScript modules import each other by the
+    # hashed names (nardy_site/storage.py); needs collectstatic, the Procfile's release.
+    "staticfiles": {"BACKEND": "nardy_site.storage.ModuleManifestStaticFilesStorage"
                     if PRODUCTION else "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 # Development serves straight from the apps' static folders as well, so a server started

@@ -4,6 +4,8 @@ Content-Security-Policy, the processes started by the Procfile's own command lin
 
 import json
 import os
+import posixpath
+import re
 import subprocess
 import sys
 import uuid
@@ -124,6 +126,33 @@ def test_production_serves_no_admin_at_admin_but_at_admin_url(production_answers
     assert out["old_admin"] == 404
     assert out["admin_index"] == [302, f"{admin}login/?next={admin}"]
     assert out["admin_login"] == [200, True]
+
+
+#: a static import or re-export of a module by relative name (the game page's own style)
+MODULE_IMPORT = re.compile(r"""^(?:import|export)\b[^;]*?\bfrom\s*["'](\.{1,2}/[^"']+)["']\s*;""",
+                           re.MULTILINE)
+
+
+def test_production_game_modules_import_one_another_by_their_hashed_names(production_answers):
+    env, _ = production_answers
+    static_root = Path(env["STATIC_ROOT"])
+    names = json.loads((static_root / "staticfiles.json").read_text())["paths"]
+    hashed = set(names.values())
+    modules = sorted(path.name for path in (ROOT / "static" / "games" / "room").glob("*.js"))
+    assert "main.js" in modules
+    reached, todo = set(), [names["games/room/main.js"]]
+    while todo:
+        name = todo.pop()
+        if name in reached:
+            continue
+        reached.add(name)
+        imports = MODULE_IMPORT.findall((static_root / name).read_text())
+        for target in imports:
+            found = posixpath.normpath(posixpath.join(posixpath.dirname(name), target))
+            assert found in hashed and (static_root / found).is_file(), f"{name} imports {target}"
+            todo.append(found)
+    # main.js reaches every module of the page, each by its hashed name only
+    assert reached == {names[f"games/room/{module}"] for module in modules}
 
 
 # --- Chromium against the Procfile's processes ------------------------------------------------

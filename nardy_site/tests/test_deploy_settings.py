@@ -125,7 +125,7 @@ def test_production_settings_turn_on_https_hsts_secure_cookies_and_hashed_static
     assert values["SECURE_REFERRER_POLICY"] == "same-origin"
     assert values["X_FRAME_OPTIONS"] == "DENY"
     assert values["STORAGES"]["staticfiles"]["BACKEND"] == \
-        "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        "nardy_site.storage.ModuleManifestStaticFilesStorage"
     assert values["WHITENOISE_USE_FINDERS"] is False
     database = values["DATABASES"]["default"]
     assert database["ENGINE"] == "django.db.backends.postgresql"

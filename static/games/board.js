@@ -1,5 +1,5 @@
 /*
- * The long-nardy board drawing, shared by the live game room (room.js) and the replay page
+ * The long-nardy board drawing, shared by the live game room (room/) and the replay page
  * (replay.js): `window.NardyBoard`.
  *
  * Draws a position as an SVG in the standard layout of RULES.md R1 (white's head top right,

@@ -1,0 +1,227 @@
+/*
+ * The live game room (templates/games/game.html): follows the game of docs/protocol.md, draws
+ * it with NardyBoard (board.js, loaded before as a classic script), lets the player stage a
+ * turn by walking the server's `legal.graph` and sends the frames. No rule is computed here:
+ * what may move and where comes only from the graph; the server judges.
+ *
+ * This module wires the others: state.js (the one state), protocol.js (events and snapshots as
+ * data), socket.js, staging.js, texts.js, board-view.js, panels.js, clocks.js, controls.js and
+ * announce.js. A snapshot and an applied event take the same path, onGame, so the page does
+ * the same whichever way a change arrived. Interface text goes through Django's JavaScript
+ * catalogue (gettext, ngettext, interpolate).
+ */
+import { createAnnouncer } from "./announce.js";
+import { createBoardView } from "./board-view.js";
+import { CLOCK_TICK_MS, createClocks, noteClockOffset } from "./clocks.js";
+import { createControls } from "./controls.js";
+import { createPanels, gameUrl } from "./panels.js";
+import { createConnection } from "./socket.js";
+import { can, createState, cubeOffer, loadSettings, myTurn, you } from "./state.js";
+import { playText, ratingLines, resultReason, resultTitle, statusText } from "./texts.js";
+
+const NB = globalThis.NardyBoard;
+const NEXT_GAME_S = 6; // seconds before a match moves on to its next game
+
+const root = document.getElementById("game");
+if (root) start(root);
+
+function elements() {
+  const $ = (id) => document.getElementById(id);
+  return {
+    root: $("game"),
+    board: $("board"),
+    players: $("players"),
+    match: $("match-score"),
+    connection: $("connection"),
+    presence: $("presence"),
+    presenceText: $("presence-text"),
+    claim: $("claim-btn"),
+    opening: $("opening"),
+    status: $("status"),
+    message: $("message"),
+    announce: $("announce"),
+    roll: $("roll-btn"),
+    double: $("double-btn"),
+    take: $("take-btn"),
+    drop: $("drop-btn"),
+    undo: $("undo-btn"),
+    confirm: $("confirm-btn"),
+    pass: $("pass-btn"),
+    resign: $("resign-btn"),
+    moveForm: $("move-form"),
+    moveText: $("move-text"),
+    result: $("result"),
+    resultTitle: $("result-title"),
+    resultExplain: $("result-explain"),
+    resultReason: $("result-reason"),
+    resultMatch: $("result-match"),
+    resultRating: $("result-rating"),
+    watching: $("watching"),
+    next: $("next-game"),
+    nextLink: $("next-game-link"),
+    nextNote: $("next-game-note"),
+    again: $("again-form"),
+    lastPlay: $("last-play"),
+    legend: $("numbering-legend"),
+    history: $("history-list"),
+    historyBox: $("history"),
+    share: $("share-btn"),
+    shareNote: $("share-note"),
+    replay: $("replay-link"),
+    record: $("record-link"),
+    seedHash: $("seed-hash"),
+    settings: {
+      animate: $("set-animate"),
+      sound: $("set-sound"),
+      autoConfirm: $("set-auto-confirm"),
+      autoPlay: $("set-auto-play"),
+      reader: $("set-reader"),
+    },
+  };
+}
+
+function browserStorage() {
+  try {
+    return window.localStorage;
+  } catch (err) {
+    return null; // refused (e.g. blocked cookies): the settings last for this page only
+  }
+}
+
+function start(rootEl) {
+  const els = elements();
+  const storage = browserStorage();
+  const data = JSON.parse(document.getElementById("initial-snapshot").textContent);
+  const state = createState({
+    game: data && data.type === "snapshot" && data.game ? data.game : data,
+    isPlayer: rootEl.dataset.isPlayer === "true",
+    wsPath: rootEl.dataset.wsPath,
+    settings: loadSettings(storage, NB.prefersReducedMotion()),
+  });
+
+  const say = createAnnouncer(els, state);
+  const board = createBoardView(els, state, { render, tone: say.tone });
+  const panels = createPanels(els, state);
+  const clocks = createClocks(els, state, say.announce);
+  const scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
+  const connection = createConnection({
+    url: scheme + window.location.host + state.wsPath,
+    state,
+    onGame,
+    onFrame,
+    onChange: render,
+  });
+  const controls = createControls(els, state, {
+    connection, say, render, stopAnimation: board.stopAnimation, storage,
+  });
+
+  function render() {
+    const { pips, off } = board.draw();
+    panels.drawPlayers(pips, off);
+    clocks.draw();
+    panels.drawPage();
+    controls.draw();
+    rootEl.dataset.phase = state.game.phase || "";
+    rootEl.dataset.version = String(state.game.version);
+    rootEl.dataset.gameId = String(state.game.id);
+    // Lets tests and styles know whether the page may act now (connected, nothing in flight).
+    rootEl.dataset.ready = String(state.connected && !state.pending && !state.anim);
+    rootEl.classList.toggle("my-turn", myTurn(state));
+  }
+
+  /** After a change is shown: the automatic play, and a match's move to its next game. */
+  function afterGame() {
+    controls.maybeAutoPlay();
+    const m = state.game.match;
+    if (state.game.status === "finished" && m && m.next_game && !state.nextTimer) {
+      // The match goes on in its next game: move there after a short look at the result.
+      let left = NEXT_GAME_S;
+      const tick = () => {
+        if (els.nextNote) els.nextNote.textContent = NB.fmt(gettext("The next game starts in %(s)s s."), { s: left });
+        if (left <= 0) {
+          window.location.assign(gameUrl(state.game, m.next_game));
+          return;
+        }
+        left -= 1;
+        state.nextTimer = window.setTimeout(tick, 1000);
+      };
+      tick();
+    }
+  }
+
+  /**
+   * A newer (or same-version) game: a snapshot's, or the one an event made. Says the
+   * opponent's play and the result, slides the checkers, then redraws.
+   */
+  function onGame(game) {
+    const previous = state.game;
+    const sameGame = previous && previous.id === game.id;
+    const newer = !sameGame || game.version !== previous.version;
+    const last = game.last;
+    const freshPlay = Boolean(sameGame && last && last.version > previous.version
+      && (!previous.last || previous.last.version !== last.version));
+    if (newer) {
+      state.staged = [];
+      state.selected = null;
+      say.showError(""); // an error about an older version no longer applies
+    }
+    controls.noteGame(game, sameGame);
+    state.game = game;
+    // An event that leaves the clock alone keeps the old block: its server_time is old news.
+    if (!sameGame || game.clock !== previous.clock) noteClockOffset(state, game);
+    state.pending = false;
+    if (state.anim) board.stopAnimation();
+    const theirs = freshPlay && last.side !== you(state);
+    const said = [];
+    if (theirs) {
+      said.push(playText(game, last.side, last.dice || [], last.play));
+      if (state.settings.reader) said.push(NB.describePosition(NB.positionBoards(game.position).boards, you(state)));
+    }
+    if (newer && game.status !== "active" && game.result && previous && previous.status === "active") {
+      say.tone("end");
+      said.push(resultTitle(game, game.result), resultReason(game, game.result));
+      ratingLines(game, game.result).forEach(([, text]) => said.push(text + "."));
+    } else if (newer && (cubeOffer(game) || (can(state, "play") && game.legal && game.legal.pass))) {
+      said.push(statusText(state));
+    }
+    say.announce(said.join(" "));
+    if (theirs && last.play && state.settings.animate && !NB.prefersReducedMotion()) {
+      board.animateLast(game, afterGame);
+      return;
+    }
+    render();
+    afterGame();
+  }
+
+  function onFrame(frame) {
+    if (frame.type === "why") controls.onWhy(frame);
+    else if (frame.type === "error") controls.onError(frame);
+  }
+
+  // A page back from the background may have missed frames: ask for the game as it is.
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") connection.requestSnapshot();
+  });
+
+  noteClockOffset(state, state.game);
+  render();
+  afterGame();
+  // The clocks and the away countdowns move on between changes.
+  window.setInterval(() => {
+    if (state.game.clock || state.game.presence || state.lostAt !== null) {
+      clocks.draw();
+      if (!state.connected && state.everConnected && !state.closedForGood) panels.drawConnection();
+    }
+  }, CLOCK_TICK_MS);
+  // On a phone the site header would push the controls below the fold: start at the game.
+  if (window.innerWidth < 600 && window.scrollY === 0 && !window.location.hash) {
+    rootEl.scrollIntoView({ block: "start" });
+  }
+  if (state.wsPath) {
+    connection.connect();
+    window.setTimeout(() => {
+      state.slowStart = true;
+      if (!state.connected) render();
+    }, 1000);
+  }
+}

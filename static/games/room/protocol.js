@@ -1,0 +1,85 @@
+/*
+ * The game frames of docs/protocol.md as data: an `event` applied to the game held, and when a
+ * snapshot or a `touch` says that the page is ahead of it or behind. Pure functions, no DOM, so
+ * that the unit tests (games/tests/js/) run them under Node.
+ */
+
+/** applyEvent's answer to an event that does not follow the version held: ask for a snapshot. */
+export const NEED_SNAPSHOT = Symbol("need snapshot");
+
+/** applyEvent's answer to an event about a version already held or passed: ignore it. */
+export const OLD_NEWS = Symbol("old news");
+
+/** The links that carry the position ID (docs/protocol.md "Events"). */
+const POSITION_LINKS = ["share", "image", "png"];
+
+/**
+ * The game after an `event` frame (docs/protocol.md "Events"): `changes` replace the game's
+ * top-level fields they name, `history` entries are appended, `actions` and `legal` replace the
+ * game's, and a new `position_id` takes the old one's place in `links`. An event whose `version`
+ * equals its `from` (a player came or went) applies the same way. Neither argument is changed.
+ *
+ * @param {Object} game  the game held: a snapshot's `game` ({version, history, position_id,
+ *   links, ...}), with every event applied since
+ * @param {{version: number, from: number, events?: Object[], history?: Object[],
+ *   changes?: Object, actions?: string[], legal?: ?Object}} frame
+ * @returns {Object|symbol} the new game, or NEED_SNAPSHOT (a gap: `from` is not the version
+ *   held and `version` is above it), or OLD_NEWS (`from` is not the version held and `version`
+ *   is not above it; also an event whose `version` is below its `from`)
+ */
+export function applyEvent(game, frame) {
+  if (frame.from !== game.version) {
+    return frame.version > game.version ? NEED_SNAPSHOT : OLD_NEWS;
+  }
+  if (!(frame.version >= frame.from)) return OLD_NEWS;
+  const changes = frame.changes || {};
+  const next = Object.assign({}, game, changes, { version: frame.version });
+  if (Array.isArray(frame.history) && frame.history.length) {
+    next.history = (game.history || []).concat(frame.history);
+  }
+  // Absent (not null): left as they are, like a field `changes` does not name.
+  if ("actions" in frame) next.actions = frame.actions;
+  if ("legal" in frame) next.legal = frame.legal;
+  if ("position_id" in changes && changes.position_id !== game.position_id && game.links) {
+    next.links = withPositionId(game.links, game.position_id, changes.position_id);
+  }
+  return next;
+}
+
+/**
+ * `links` with `newId` in place of `oldId` in the links that show the position.
+ * @param {Object<string, string>} links
+ * @param {string} oldId
+ * @param {string} newId
+ * @returns {Object<string, string>} a new object
+ */
+function withPositionId(links, oldId, newId) {
+  const next = Object.assign({}, links);
+  if (!oldId || typeof newId !== "string") return next;
+  for (const name of POSITION_LINKS) {
+    if (typeof next[name] === "string") next[name] = next[name].split(oldId).join(newId);
+  }
+  return next;
+}
+
+/**
+ * A snapshot of the game held whose version is lower than the one held is old news. One of
+ * the same version is not: a player coming or going sends it (docs/protocol.md "Presence").
+ * @param {?Object} held  the game held
+ * @param {Object} game  the snapshot's `game`
+ * @returns {boolean}
+ */
+export function isOldSnapshot(held, game) {
+  return Boolean(held && held.id === game.id && typeof game.version === "number" && game.version < held.version);
+}
+
+/**
+ * A `touch` frame ({"type": "touch", "version": V}) with a version above the one held: the
+ * page missed a change and asks for a snapshot.
+ * @param {Object} game  the game held
+ * @param {{version: number}} frame
+ * @returns {boolean}
+ */
+export function touchNeedsSnapshot(game, frame) {
+  return typeof frame.version === "number" && frame.version > game.version;
+}

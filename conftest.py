@@ -11,7 +11,6 @@ import pytest
 from django.conf import settings
 from django.utils import translation
 
-
 #: seconds the interpreter gets to end after the run before the watchdog ends it
 EXIT_GRACE_S = float(os.environ.get("PYTEST_EXIT_GRACE_S", "60"))
 
@@ -33,8 +32,10 @@ def pytest_unconfigure(config):
 
     def watchdog():
         time.sleep(EXIT_GRACE_S)
-        sys.stderr.write(f"pytest: threads still running {EXIT_GRACE_S} s after the run: "
-                         f"{[t.name for t in threading.enumerate()]}; exiting with {status}\n")
+        sys.stderr.write(
+            f"pytest: threads still running {EXIT_GRACE_S} s after the run: "
+            f"{[t.name for t in threading.enumerate()]}; exiting with {status}\n"
+        )
         sys.stderr.flush()
         os._exit(status)
 

@@ -10,6 +10,7 @@ local passwords, no sign-up form, no e-mail needed).
 - ``account_menu`` / ``AccountMenuMiddleware``: the header's "Sign in" or name and "Sign out".
 - ``sign_in_services``: the configured providers' names, for pages that say how to sign in.
 """
+
 import base64
 import binascii
 import hashlib
@@ -25,8 +26,8 @@ from allauth.socialaccount.adapter import get_adapter as get_social_adapter
 from allauth.socialaccount.models import SocialApp
 from allauth.socialaccount.providers.telegram import views as telegram_views
 from django.conf import settings
-from django.core.cache import cache
 from django.contrib.auth.signals import user_logged_in, user_logged_out
+from django.core.cache import cache
 from django.db import DatabaseError
 from django.dispatch import receiver
 from django.http import Http404
@@ -39,8 +40,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 
 from games import lobby, services
-from games.services import dispatch
 from games.models import Profile
+from games.services import dispatch
 from rules_pages.cache import csrf_input
 
 logger = logging.getLogger(__name__)
@@ -84,10 +85,13 @@ class SocialAccountAdapter(DefaultSocialAccountAdapter):
         apps = []
         for provider_id, config in settings.SOCIALACCOUNT_PROVIDERS.items():
             for app_config in config.get("APPS", []):
-                app = SocialApp(provider=provider_id, client_id=app_config["client_id"],
-                                secret=app_config.get("secret", ""),
-                                key=app_config.get("key", ""),
-                                settings=dict(app_config.get("settings", {})))
+                app = SocialApp(
+                    provider=provider_id,
+                    client_id=app_config["client_id"],
+                    secret=app_config.get("secret", ""),
+                    key=app_config.get("key", ""),
+                    settings=dict(app_config.get("settings", {})),
+                )
                 if provider and provider not in (app.provider, app.provider_id):
                     continue
                 if client_id and app.client_id != client_id:
@@ -113,11 +117,11 @@ def sign_in_services(request):
     names = [provider.name for provider in get_social_adapter().list_providers(request)]
     if len(names) <= 1:
         return "".join(names)
-    return _("%(services)s or %(last)s") % {"services": ", ".join(names[:-1]),
-                                              "last": names[-1]}
+    return _("%(services)s or %(last)s") % {"services": ", ".join(names[:-1]), "last": names[-1]}
 
 
 # --- the profile and the guest's games ---------------------------------------------------
+
 
 def profile_from_provider(provider, data):
     """``(display_name, avatar_url)`` from a provider's account data.
@@ -129,8 +133,9 @@ def profile_from_provider(provider, data):
     is too long is left out."""
     data = data or {}
     if provider == "telegram":
-        name = " ".join(str(part).strip() for part in (data.get("first_name"),
-                                                        data.get("last_name")) if part)
+        name = " ".join(
+            str(part).strip() for part in (data.get("first_name"), data.get("last_name")) if part
+        )
         name = name or str(data.get("username") or "")
         avatar = data.get("photo_url")
     else:
@@ -149,12 +154,16 @@ def make_profile(sender, request, user, sociallogin=None, **kwargs):
     ``profile_from_provider``; without a name from the provider it is "Player <id>")."""
     name, avatar = "", ""
     if sociallogin is not None:
-        name, avatar = profile_from_provider(sociallogin.account.provider,
-                                             sociallogin.account.extra_data)
+        name, avatar = profile_from_provider(
+            sociallogin.account.provider, sociallogin.account.extra_data
+        )
     Profile.objects.get_or_create(
         user=user,
-        defaults={"display_name": name or _("Player %(id)s") % {"id": user.pk},
-                  "avatar_url": avatar})
+        defaults={
+            "display_name": name or _("Player %(id)s") % {"id": user.pk},
+            "avatar_url": avatar,
+        },
+    )
 
 
 @receiver(user_logged_in, dispatch_uid="games.accounts.adopt_guest")
@@ -182,6 +191,7 @@ def leave_lobby(sender, request, user, **kwargs):
 
 # --- Telegram: check the sign-in data before allauth -------------------------------------
 
+
 class TelegramRefused(Exception):
     """Telegram sign-in data that is refused; ``message`` says why, in the active language."""
 
@@ -197,11 +207,13 @@ def decode_telegram_result(encoded):
     try:
         data = json.loads(base64.b64decode(encoded + padding))
     except (binascii.Error, ValueError, RecursionError):
-        raise TelegramRefused(_("Telegram's answer could not be read. Please try signing in "
-                                "again.")) from None
+        raise TelegramRefused(
+            _("Telegram's answer could not be read. Please try signing in again.")
+        ) from None
     if not isinstance(data, dict):
-        raise TelegramRefused(_("Telegram's answer could not be read. Please try signing in "
-                                "again."))
+        raise TelegramRefused(
+            _("Telegram's answer could not be read. Please try signing in again.")
+        )
     return data
 
 
@@ -227,25 +239,35 @@ def check_telegram_data(data, bot_token, now=None, max_age=None):
     max_age = settings.TELEGRAM_AUTH_MAX_AGE if max_age is None else max_age
     missing = [field for field in TELEGRAM_REQUIRED if data.get(field) in (None, "")]
     if missing:
-        raise TelegramRefused(_("Telegram's answer is incomplete (missing: %(fields)s). Please "
-                                "try signing in again.") % {"fields": ", ".join(missing)})
+        raise TelegramRefused(
+            _("Telegram's answer is incomplete (missing: %(fields)s). Please try signing in again.")
+            % {"fields": ", ".join(missing)}
+        )
     for value in data.values():
         if isinstance(value, bool) or not isinstance(value, (str, int)):
-            raise TelegramRefused(_("Telegram's answer could not be read. Please try signing "
-                                    "in again."))
+            raise TelegramRefused(
+                _("Telegram's answer could not be read. Please try signing in again.")
+            )
     if not _whole_number(data["id"]):
-        raise TelegramRefused(_("Telegram's answer could not be read. Please try signing in "
-                                "again."))
+        raise TelegramRefused(
+            _("Telegram's answer could not be read. Please try signing in again.")
+        )
     if not _whole_number(data["auth_date"]):
-        raise TelegramRefused(_("Telegram's answer has no valid sign-in time. Please try "
-                                "signing in again."))
+        raise TelegramRefused(
+            _("Telegram's answer has no valid sign-in time. Please try signing in again.")
+        )
     auth_date = int(data["auth_date"])
     if now - auth_date > max_age or auth_date - now > TELEGRAM_CLOCK_SKEW:
         raise TelegramRefused(_("This Telegram sign-in has expired. Please sign in again."))
     if not isinstance(data["hash"], str) or not hmac.compare_digest(
-            data["hash"].encode(), telegram_hash(data, bot_token).encode()):
-        raise TelegramRefused(_("Telegram's answer does not carry a valid signature, so it "
-                                "was refused. Please sign in again."))
+        data["hash"].encode(), telegram_hash(data, bot_token).encode()
+    ):
+        raise TelegramRefused(
+            _(
+                "Telegram's answer does not carry a valid signature, so it "
+                "was refused. Please sign in again."
+            )
+        )
 
 
 def _whole_number(value):
@@ -272,17 +294,26 @@ def telegram_callback(request):
             check_telegram_data(data, provider.app.secret)
             # signed data is not tied to a session: each answer signs in once, so a copied
             # one cannot be replayed while it is still fresh
-            if not cache.add(f"telegram:used:{data['hash']}", 1,
-                             settings.TELEGRAM_AUTH_MAX_AGE + TELEGRAM_CLOCK_SKEW):
-                raise TelegramRefused(_("This Telegram sign-in was already used. Please sign "
-                                        "in again."))
+            if not cache.add(
+                f"telegram:used:{data['hash']}",
+                1,
+                settings.TELEGRAM_AUTH_MAX_AGE + TELEGRAM_CLOCK_SKEW,
+            ):
+                raise TelegramRefused(
+                    _("This Telegram sign-in was already used. Please sign in again.")
+                )
         except TelegramRefused as refused:
-            return render(request, "socialaccount/telegram_refused.html",
-                          {"reason": refused.message}, status=400)
+            return render(
+                request,
+                "socialaccount/telegram_refused.html",
+                {"reason": refused.message},
+                status=400,
+            )
     return telegram_views.callback(request)
 
 
 # --- the header's account menu -----------------------------------------------------------
+
 
 def render_account_menu(request):
     """The header's account part for ``request``'s visitor (HTML): "Sign in" linking to the
@@ -296,16 +327,24 @@ def render_account_menu(request):
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         url = reverse("account_login") + (f"?{urlencode({'next': back})}" if back else "")
-        return format_html('<div class="account-menu"><a class="account-menu__in" '
-                           'href="{}">{}</a></div>', url, _("Sign in"))
-    next_field = (format_html('<input type="hidden" name="next" value="{}">', back)
-                  if back else "")
+        return format_html(
+            '<div class="account-menu"><a class="account-menu__in" href="{}">{}</a></div>',
+            url,
+            _("Sign in"),
+        )
+    next_field = format_html('<input type="hidden" name="next" value="{}">', back) if back else ""
     return format_html(
         '<div class="account-menu"><a class="account-menu__name" href="{}" title="{}">{}</a>'
         '<form class="inline-form" method="post" action="{}">{}{}'
         '<button type="submit" class="link-button account-menu__out">{}</button></form></div>',
-        reverse("games:profile"), _("Your profile"), services.display_name(user.pk),
-        reverse("account_logout"), mark_safe(csrf_input(request)), next_field, _("Sign out"))
+        reverse("games:profile"),
+        _("Your profile"),
+        services.display_name(user.pk),
+        reverse("account_logout"),
+        mark_safe(csrf_input(request)),
+        next_field,
+        _("Sign out"),
+    )
 
 
 def account_menu(request):
@@ -334,12 +373,14 @@ class AccountMenuMiddleware:
 
     def __call__(self, request):
         response = self.get_response(request)
-        if (getattr(request, "csrf_marker", False) and not response.streaming
-                and response.get("Content-Type", "").startswith("text/html")
-                and _ACCOUNT_MENU_MARKER_BYTES in response.content):
+        if (
+            getattr(request, "csrf_marker", False)
+            and not response.streaming
+            and response.get("Content-Type", "").startswith("text/html")
+            and _ACCOUNT_MENU_MARKER_BYTES in response.content
+        ):
             menu = str(render_account_menu(request)).encode()
             response.content = response.content.replace(_ACCOUNT_MENU_MARKER_BYTES, menu)
             if response.has_header("Content-Length"):
                 response["Content-Length"] = str(len(response.content))
         return response
-

@@ -1,4 +1,5 @@
 """Read-only admin for games: games change only through ``games.services``."""
+
 from django.contrib import admin
 
 from games.models import Game, GameEvent, ImportedRecord, Match
@@ -17,8 +18,17 @@ class GameEventInline(admin.TabularInline):
 
 @admin.register(Game)
 class GameAdmin(admin.ModelAdmin):
-    list_display = ("id", "preset", "status", "phase", "version", "winner", "result_kind",
-                    "result_points", "created")
+    list_display = (
+        "id",
+        "preset",
+        "status",
+        "phase",
+        "version",
+        "winner",
+        "result_kind",
+        "result_points",
+        "created",
+    )
     list_filter = ("status", "preset", "bot_level")
     search_fields = ("id", "white_guest", "black_guest")
     inlines = [GameEventInline]

@@ -8,6 +8,7 @@ cache (Redis); a cache that fails costs a query, never a refusal. A refused new 
 ``SiteFull``: HTTP 503 with ``Retry-After`` on the pages, an ``error`` frame with
 ``retry_after`` in the lobby.
 """
+
 import logging
 
 from django.core.cache import cache
@@ -31,11 +32,16 @@ class SiteFull(GameError):
     code = "site_full"
 
     def __init__(self, retry_after):
-        super().__init__(ngettext(
-            "Every table is taken just now: the games in progress keep their speed. Please "
-            "try again in %(seconds)s second.",
-            "Every table is taken just now: the games in progress keep their speed. Please "
-            "try again in %(seconds)s seconds.", retry_after) % {"seconds": retry_after})
+        super().__init__(
+            ngettext(
+                "Every table is taken just now: the games in progress keep their speed. Please "
+                "try again in %(seconds)s second.",
+                "Every table is taken just now: the games in progress keep their speed. Please "
+                "try again in %(seconds)s seconds.",
+                retry_after,
+            )
+            % {"seconds": retry_after}
+        )
         self.retry_after = retry_after
 
 

@@ -20,6 +20,7 @@ time), ``queue_after_commit`` (the ``games.signals.game_finished`` receiver: gam
 computer) and
 ``run_analysis`` (the Celery task ``games.analyse_game``). Docs: docs/protocol.md "Analysis".
 """
+
 from __future__ import annotations
 
 import logging
@@ -50,8 +51,9 @@ ANALYSE_GAME = "games.analyse_game"
 #: bump when the method changes: a stored analysis of an older version may be requested again
 ANALYSIS_VERSION = 2  # 2: the network with the medium evaluation's blocking terms as inputs
 #: the method, stored with every analysis
-METHOD = ("hard network: 0-ply for every legal play, 1-ply for the best 8 and the play made;"
-          " cubeless")
+METHOD = (
+    "hard network: 0-ply for every legal play, 1-ply for the best 8 and the play made; cubeless"
+)
 #: equity lost (points per game) from which a play is a mistake / a blunder
 MISTAKE = 0.05
 BLUNDER = 0.12
@@ -94,8 +96,9 @@ def play_equities(position, plays, ruleset, played_index, candidates=CANDIDATES)
     net = neural.network()
     mover = position.turn
     results = [p.result for p in plays]
-    zero = equity(net.evaluate(encode([r.board(mover) for r in results],
-                                      position.board(other(mover)))))
+    zero = equity(
+        net.evaluate(encode([r.board(mover) for r in results], position.board(other(mover))))
+    )
     for i, r in enumerate(results):
         if r.winner:
             zero[i] = _final_value(r, mover, ruleset)
@@ -105,8 +108,9 @@ def play_equities(position, plays, ruleset, played_index, candidates=CANDIDATES)
     deep = {}
     for i in chosen:
         r = results[i]
-        deep[i] = (_final_value(r, mover, ruleset) if r.winner
-                   else float(neural.one_ply(net, r, mover)))
+        deep[i] = (
+            _final_value(r, mover, ruleset) if r.winner else float(neural.one_ply(net, r, mover))
+        )
     return deep
 
 
@@ -141,8 +145,15 @@ def analyse_play(position, dice, played_result, ruleset, candidates=CANDIDATES) 
 
 def empty_summary() -> dict:
     """One side's summary before any play: every count 0, ``error_rate`` None."""
-    return {"analysed": 0, "forced": 0, "best": 0, "mistakes": 0, "blunders": 0,
-            "lost": 0.0, "error_rate": None}
+    return {
+        "analysed": 0,
+        "forced": 0,
+        "best": 0,
+        "mistakes": 0,
+        "blunders": 0,
+        "lost": 0.0,
+        "error_rate": None,
+    }
 
 
 def summarise(rows) -> dict:
@@ -181,14 +192,14 @@ def analyse_record(record, candidates=CANDIDATES):
         if frame.kind == "roll":
             before = frame.position
         elif frame.kind == rec.PLAY:
-            row = {"n": frame.n, "side": frame.side, "dice": list(frame.dice),
-                   "played": frame.play}
+            row = {"n": frame.n, "side": frame.side, "dice": list(frame.dice), "played": frame.play}
             row.update(analyse_play(before, frame.dice, frame.position, ruleset, candidates))
             rows.append(row)
     return rows, summarise(rows)
 
 
 # --- the stored analysis of a game -----------------------------------------------------------
+
 
 class AnalysisRefused(Exception):
     """The analysis of this game cannot be requested; ``code``: ``not_finished``."""
@@ -216,12 +227,16 @@ def request_analysis(game_id):
         if game.status != Status.FINISHED:
             raise AnalysisRefused("only a finished game can be analysed", "not_finished")
         analysis, created = GameAnalysis.objects.select_for_update().get_or_create(
-            game=game, defaults={"status": AnalysisStatus.PENDING, "requested": now})
+            game=game, defaults={"status": AnalysisStatus.PENDING, "requested": now}
+        )
         if not created:
-            busy = (analysis.status in (AnalysisStatus.PENDING, AnalysisStatus.RUNNING)
-                    and not _stale(analysis, now))
-            current = (analysis.status == AnalysisStatus.DONE
-                       and analysis.version == ANALYSIS_VERSION)
+            busy = analysis.status in (
+                AnalysisStatus.PENDING,
+                AnalysisStatus.RUNNING,
+            ) and not _stale(analysis, now)
+            current = (
+                analysis.status == AnalysisStatus.DONE and analysis.version == ANALYSIS_VERSION
+            )
             if busy or current:
                 return analysis, False
             analysis.status = AnalysisStatus.PENDING
@@ -263,8 +278,7 @@ def run_analysis(game_id):
     elsewhere): running it twice gives one analysis."""
 
     now = timezone.now()
-    claimable = GameAnalysis.objects.filter(game_id=game_id).filter(
-        _claimable(now))
+    claimable = GameAnalysis.objects.filter(game_id=game_id).filter(_claimable(now))
     if not claimable.update(status=AnalysisStatus.RUNNING, started=now):
         return None
     analysis = GameAnalysis.objects.select_related("game").get(game_id=game_id)
@@ -295,12 +309,13 @@ def run_analysis(game_id):
 def _claimable(now):
     """The rows a task may claim: pending, or pending/running since before ``STALE_AFTER``."""
 
-
-    return (Q(status=AnalysisStatus.PENDING)
-            | Q(status=AnalysisStatus.RUNNING, started__lt=now - STALE_AFTER))
+    return Q(status=AnalysisStatus.PENDING) | Q(
+        status=AnalysisStatus.RUNNING, started__lt=now - STALE_AFTER
+    )
 
 
 # --- what the replay page and the status view show --------------------------------------------
+
 
 def state_of(game) -> dict:
     """The analysis of ``game`` as the replay page and the status view give it
@@ -315,21 +330,26 @@ def state_of(game) -> dict:
     now = timezone.now()
     state = {
         "status": status,
-        "can_request": game.status == Status.FINISHED and (
-            analysis is None or analysis.status == AnalysisStatus.FAILED
+        "can_request": game.status == Status.FINISHED
+        and (
+            analysis is None
+            or analysis.status == AnalysisStatus.FAILED
             or (analysis.status == AnalysisStatus.DONE and analysis.version != ANALYSIS_VERSION)
-            or (analysis.status != AnalysisStatus.DONE and _stale(analysis, now))),
+            or (analysis.status != AnalysisStatus.DONE and _stale(analysis, now))
+        ),
         "request_url": reverse("games:analysis_request", kwargs={"game_id": game.id}),
         "status_url": reverse("games:analysis_status", kwargs={"game_id": game.id}),
         "thresholds": {"mistake": MISTAKE, "blunder": BLUNDER},
     }
     if analysis and analysis.status == AnalysisStatus.DONE:
-        state.update({
-            "plays": {str(row["n"]): row for row in analysis.plays},
-            "summary": analysis.summary,
-            "method": analysis.method,
-            "duration_ms": analysis.duration_ms,
-        })
+        state.update(
+            {
+                "plays": {str(row["n"]): row for row in analysis.plays},
+                "summary": analysis.summary,
+                "method": analysis.method,
+                "duration_ms": analysis.duration_ms,
+            }
+        )
     return state
 
 

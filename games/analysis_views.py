@@ -1,6 +1,7 @@
 """HTTP views of the post-game analysis (docs/protocol.md "Analysis"): the request button of
 the replay page and the small status the page polls. Thin: ``games.analysis`` does the work;
 access is that of the replay (``views._viewable_game``)."""
+
 from django.http import JsonResponse
 from django.shortcuts import redirect
 from django.urls import reverse
@@ -26,8 +27,9 @@ def analysis_request(request, game_id):
     try:
         queued = analysis.request_analysis(game.pk)[1]
     except analysis.AnalysisRefused as exc:
-        return JsonResponse({"error": exc.code,
-                             "message": _("Only a finished game can be analysed.")}, status=409)
+        return JsonResponse(
+            {"error": exc.code, "message": _("Only a finished game can be analysed.")}, status=409
+        )
     if _wants_json(request):
         return JsonResponse(dict(analysis.state_of(game), queued=queued))
     response = redirect(reverse("games:replay", kwargs={"game_id": game.pk}) + "#analysis")

@@ -120,7 +120,8 @@ class AppSettings:
 
             raise ImproperlyConfigured(
                 f"{self.prefix}{name} must be a whole number of sockets, 0 or more (0: no "
-                f"cap), not {value!r}")
+                f"cap), not {value!r}"
+            )
         return value
 
     @property

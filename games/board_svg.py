@@ -162,8 +162,18 @@ def _checker(side: str, cx: float, cy: float, ghost: bool = False) -> str:
     fill, edge, rim = CHECKER[side]
     if ghost:
         # Where the example play puts a checker: an outline of the mover's colour.
-        return _el("circle", cx=cx, cy=cy, r=CD / 2 - 4, fill=fill, fill_opacity="0.9",
-                   stroke=edge, stroke_width=3, stroke_dasharray="7 5", class_="ghost")
+        return _el(
+            "circle",
+            cx=cx,
+            cy=cy,
+            r=CD / 2 - 4,
+            fill=fill,
+            fill_opacity="0.9",
+            stroke=edge,
+            stroke_width=3,
+            stroke_dasharray="7 5",
+            class_="ghost",
+        )
     # Colours come from the side's group (see render_board): only the geometry here.
     return _el("circle", cx=cx, cy=cy, r=CD / 2 - 2)
 
@@ -178,11 +188,29 @@ def _die(value: int, x: float, y: float, size: float) -> str:
         6: [(0, 0), (2, 0), (0, 1), (2, 1), (0, 2), (2, 2)],
     }[value]
     step = size * 0.28
-    out = [_el("rect", x=x, y=y, width=size, height=size, rx=size * 0.18, fill="#fffdf7",
-               stroke="#333", stroke_width=2.5)]
+    out = [
+        _el(
+            "rect",
+            x=x,
+            y=y,
+            width=size,
+            height=size,
+            rx=size * 0.18,
+            fill="#fffdf7",
+            stroke="#333",
+            stroke_width=2.5,
+        )
+    ]
     for i, j in pips:
-        out.append(_el("circle", cx=x + size / 2 + (i - 1) * step, cy=y + size / 2 + (j - 1) * step,
-                       r=size * 0.09, fill="#1b1b1b"))
+        out.append(
+            _el(
+                "circle",
+                cx=x + size / 2 + (i - 1) * step,
+                cy=y + size / 2 + (j - 1) * step,
+                r=size * 0.09,
+                fill="#1b1b1b",
+            )
+        )
     return f'<g class="die" data-value="{value}">' + "".join(out) + "</g>"
 
 
@@ -214,33 +242,86 @@ def _arrow(start, end, legal: bool | None, cross_rows: bool) -> str:
     bx, by = ex - ux * head_len, ey - uy * head_len
     head = " ".join(
         f"{_num(px)},{_num(py)}"
-        for px, py in ((ex, ey), (bx - uy * head_w, by + ux * head_w), (bx + uy * head_w, by - ux * head_w))
+        for px, py in (
+            (ex, ey),
+            (bx - uy * head_w, by + ux * head_w),
+            (bx + uy * head_w, by - ux * head_w),
+        )
     )
     dash = "18 12" if legal is False else None
     width = 6 if legal is None else 9
     parts = [
-        _el("path", d=d, fill="none", stroke="#fff", stroke_opacity="0.85", stroke_width=width + 7,
-            stroke_linecap="round"),
-        _el("path", d=d, fill="none", stroke=colour, stroke_width=width, stroke_linecap="round",
-            stroke_dasharray=dash),
+        _el(
+            "path",
+            d=d,
+            fill="none",
+            stroke="#fff",
+            stroke_opacity="0.85",
+            stroke_width=width + 7,
+            stroke_linecap="round",
+        ),
+        _el(
+            "path",
+            d=d,
+            fill="none",
+            stroke=colour,
+            stroke_width=width,
+            stroke_linecap="round",
+            stroke_dasharray=dash,
+        ),
         _el("polygon", points=head, fill=colour, stroke="#fff", stroke_width=2),
     ]
     if legal is False:
         # A cross where the refused step would land.
         s = 18
         for dx in (-s, s):
-            parts.append(_el("line", x1=x2 - s, y1=y2 - dx, x2=x2 + s, y2=y2 + dx, stroke="#fff",
-                             stroke_width=16, stroke_linecap="round"))
+            parts.append(
+                _el(
+                    "line",
+                    x1=x2 - s,
+                    y1=y2 - dx,
+                    x2=x2 + s,
+                    y2=y2 + dx,
+                    stroke="#fff",
+                    stroke_width=16,
+                    stroke_linecap="round",
+                )
+            )
         for dx in (-s, s):
-            parts.append(_el("line", x1=x2 - s, y1=y2 - dx, x2=x2 + s, y2=y2 + dx, stroke=ILLEGAL,
-                             stroke_width=9, stroke_linecap="round"))
-    cls = ("arrow arrow-legal" if legal else "arrow arrow-unjudged" if legal is None
-           else "arrow arrow-illegal")
+            parts.append(
+                _el(
+                    "line",
+                    x1=x2 - s,
+                    y1=y2 - dx,
+                    x2=x2 + s,
+                    y2=y2 + dx,
+                    stroke=ILLEGAL,
+                    stroke_width=9,
+                    stroke_linecap="round",
+                )
+            )
+    cls = (
+        "arrow arrow-legal"
+        if legal
+        else "arrow arrow-unjudged"
+        if legal is None
+        else "arrow arrow-illegal"
+    )
     return f'<g class="{cls}">' + "".join(parts) + "</g>"
 
 
-def render_board(position, *, arrows=(), marks=(), dice=None, title: str = "", desc: str = "",
-                 labels_for: str = "white", size: int | None = None, id_prefix: str = "board") -> str:
+def render_board(
+    position,
+    *,
+    arrows=(),
+    marks=(),
+    dice=None,
+    title: str = "",
+    desc: str = "",
+    labels_for: str = "white",
+    size: int | None = None,
+    id_prefix: str = "board",
+) -> str:
     """Draw ``position`` as an ``<svg>`` string (RULES.md R1 standard layout).
 
     - ``position``: a RULES.md JSON position dict or an engine ``Position``; checkers missing
@@ -267,23 +348,45 @@ def render_board(position, *, arrows=(), marks=(), dice=None, title: str = "", d
     sizing = {"width": size, "height": round(size * VIEW_H / VIEW_W)} if size else {}
     out = [
         "<svg "
-        + _attrs(xmlns="http://www.w3.org/2000/svg", viewBox=f"0 0 {VIEW_W} {VIEW_H}",
-                 role="img", aria_labelledby=f"{title_id} {desc_id}", class_="board-svg",
-                 # Defaults inherited by every text: written once, not on each label.
-                 font_family=FONT, font_weight=700, text_anchor="middle",
-                 dominant_baseline="central", **sizing)
+        + _attrs(
+            xmlns="http://www.w3.org/2000/svg",
+            viewBox=f"0 0 {VIEW_W} {VIEW_H}",
+            role="img",
+            aria_labelledby=f"{title_id} {desc_id}",
+            class_="board-svg",
+            # Defaults inherited by every text: written once, not on each label.
+            font_family=FONT,
+            font_weight=700,
+            text_anchor="middle",
+            dominant_baseline="central",
+            **sizing,
+        )
         + ">",
         _el("title", title, id=title_id),
         _el("desc", desc, id=desc_id),
     ]
 
     # Frame, two fields and the bar.
-    out.append(_el("rect", x=BOARD_X0, y=0, width=BOARD_X1 - BOARD_X0, height=VIEW_H, rx=10,
-                   fill=WOOD, stroke=WOOD_EDGE, stroke_width=4))
+    out.append(
+        _el(
+            "rect",
+            x=BOARD_X0,
+            y=0,
+            width=BOARD_X1 - BOARD_X0,
+            height=VIEW_H,
+            rx=10,
+            fill=WOOD,
+            stroke=WOOD_EDGE,
+            stroke_width=4,
+        )
+    )
     out.append(_el("rect", x=FIELD_X0, y=FIELD_Y0, width=6 * PW, height=FIELD_H, fill=FIELD))
-    out.append(_el("rect", x=FIELD_X0 + 6 * PW + BAR, y=FIELD_Y0, width=6 * PW, height=FIELD_H,
-                   fill=FIELD))
-    out.append(_el("rect", x=FIELD_X0 + 6 * PW, y=FIELD_Y0, width=BAR, height=FIELD_H, fill=BAR_FILL))
+    out.append(
+        _el("rect", x=FIELD_X0 + 6 * PW + BAR, y=FIELD_Y0, width=6 * PW, height=FIELD_H, fill=FIELD)
+    )
+    out.append(
+        _el("rect", x=FIELD_X0 + 6 * PW, y=FIELD_Y0, width=BAR, height=FIELD_H, fill=BAR_FILL)
+    )
 
     marked = set()
     for side, point in marks:
@@ -299,8 +402,18 @@ def render_board(position, *, arrows=(), marks=(), dice=None, title: str = "", d
         top = row == "top"
         if wp in marked:
             y0 = FIELD_Y0 if top else FIELD_Y1 - PH
-            out.append(_el("rect", x=x, y=y0, width=PW, height=PH, fill=ACCENT, fill_opacity="0.3",
-                           class_="mark"))
+            out.append(
+                _el(
+                    "rect",
+                    x=x,
+                    y=y0,
+                    width=PW,
+                    height=PH,
+                    fill=ACCENT,
+                    fill_opacity="0.3",
+                    class_="mark",
+                )
+            )
         base_y = FIELD_Y0 if top else FIELD_Y1
         tip_y = FIELD_Y0 + PH - 18 if top else FIELD_Y1 - PH + 18
         shade = POINT_DARK if (col + (0 if top else 1)) % 2 == 0 else POINT_LIGHT
@@ -308,10 +421,19 @@ def render_board(position, *, arrows=(), marks=(), dice=None, title: str = "", d
         label_y = LABEL / 2 if top else VIEW_H - LABEL / 2
         label_fill = None
         if wp in marked:
-            out.append(_el("rect", x=x + 6, y=label_y - 14, width=PW - 12, height=28, rx=8, fill=ACCENT))
+            out.append(
+                _el("rect", x=x + 6, y=label_y - 14, width=PW - 12, height=28, rx=8, fill=ACCENT)
+            )
             label_fill = "#2b1a08"
-        labels.append(_el("text", str(wp if labels_for == "white" else flip(wp)), x=x + PW / 2,
-                          y=label_y, fill=label_fill))
+        labels.append(
+            _el(
+                "text",
+                str(wp if labels_for == "white" else flip(wp)),
+                x=x + PW / 2,
+                y=label_y,
+                fill=label_fill,
+            )
+        )
     # All points of one colour as one path, then the labels.
     for shade, parts in triangles.items():
         out.append(_el("path", d="".join(parts), fill=shade, class_="points"))
@@ -335,28 +457,56 @@ def render_board(position, *, arrows=(), marks=(), dice=None, title: str = "", d
                 cx, cy = _checker_centre(wp, MAX_STACK - 1)
                 counts.append(_el("text", str(count), x=cx, y=cy, class_="checker-count"))
         if group:
-            out.append(f'<g class="checkers checkers-{side}" fill="{fill}" stroke="{edge}" '
-                       f'stroke-width="2.5">' + "".join(group) + "</g>")
-            out.append(f'<g fill="none" stroke="{rim}" stroke-width="1.5">' + "".join(rims) + "</g>")
+            out.append(
+                f'<g class="checkers checkers-{side}" fill="{fill}" stroke="{edge}" '
+                f'stroke-width="2.5">' + "".join(group) + "</g>"
+            )
+            out.append(
+                f'<g fill="none" stroke="{rim}" stroke-width="1.5">' + "".join(rims) + "</g>"
+            )
         if counts:
             out.append(f'<g fill="{COUNT_FILL[side]}" font-size="27">' + "".join(counts) + "</g>")
 
     # Bear-off trays with their counts.
     for side in SIDES:
         x, y = _tray_box(side)
-        out.append(_el("rect", x=x, y=y, width=TRAY_W, height=PH, rx=8, fill=WOOD, stroke=WOOD_EDGE,
-                       stroke_width=3))
+        out.append(
+            _el(
+                "rect",
+                x=x,
+                y=y,
+                width=TRAY_W,
+                height=PH,
+                rx=8,
+                fill=WOOD,
+                stroke=WOOD_EDGE,
+                stroke_width=3,
+            )
+        )
         fill, edge, _rim = CHECKER[side]
         slab = (PH - 12) / 15
         slabs = []
         for i in range(boards[side][0]):
             _cx, cy = _tray_slot(side, i)
-            slabs.append(_el("rect", x=x + 6, y=cy - slab / 2 + 1, width=TRAY_W - 12, height=slab - 2, rx=3))
+            slabs.append(
+                _el("rect", x=x + 6, y=cy - slab / 2 + 1, width=TRAY_W - 12, height=slab - 2, rx=3)
+            )
         if slabs:
-            out.append(f'<g fill="{fill}" stroke="{edge}" stroke-width="1.5">' + "".join(slabs) + "</g>")
+            out.append(
+                f'<g fill="{fill}" stroke="{edge}" stroke-width="1.5">' + "".join(slabs) + "</g>"
+            )
         ty = y - 14 if side == "white" else y + PH + 20
-        out.append(_el("text", str(boards[side][0]), x=x + TRAY_W / 2, y=ty, fill="#333",
-                       font_size=26, class_=f"tray-count tray-count-{side}"))
+        out.append(
+            _el(
+                "text",
+                str(boards[side][0]),
+                x=x + TRAY_W / 2,
+                y=ty,
+                fill="#333",
+                font_size=26,
+                class_=f"tray-count tray-count-{side}",
+            )
+        )
 
     # Dice in the home half of the side to move.
     if dice is not None:

@@ -13,9 +13,10 @@ that runs out the game is aborted with no result (a no-show).
 The service layer (``games.services``) stores the state with the game and calls these
 functions; the beat sweep only asks it to apply what has expired.
 """
+
 import time
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 #: period names
 ROLL = "roll"
@@ -95,13 +96,27 @@ class ClockSpec:
 CLOCKS = {
     # 15 s to roll, 45 s per move, 2 min reserve per game; the opponent of a player away for
     # 60 s may claim the win (our grace period, docs/protocol.md "Clocks").
-    STANDARD: ClockSpec(kind=STANDARD, roll_ms=15_000, move_ms=45_000, reserve_ms=120_000,
-                        claim_after_ms=60_000, first_move_ms=60_000, loses=LOSES_GAME),
+    STANDARD: ClockSpec(
+        kind=STANDARD,
+        roll_ms=15_000,
+        move_ms=45_000,
+        reserve_ms=120_000,
+        claim_after_ms=60_000,
+        first_move_ms=60_000,
+        loses=LOSES_GAME,
+    ),
     # automatic roll, 12 s free per move, 2 min reserve per match, 60 s at most per move,
     # 60 s to reconnect; out of time loses the match.
-    MATCH: ClockSpec(kind=MATCH, roll_ms=None, move_ms=12_000, reserve_ms=120_000,
-                     max_move_ms=60_000, reconnect_ms=60_000, first_move_ms=60_000,
-                     loses=LOSES_MATCH),
+    MATCH: ClockSpec(
+        kind=MATCH,
+        roll_ms=None,
+        move_ms=12_000,
+        reserve_ms=120_000,
+        max_move_ms=60_000,
+        reconnect_ms=60_000,
+        first_move_ms=60_000,
+        loses=LOSES_MATCH,
+    ),
 }
 
 #: the clock of each R12 preset in games between people
@@ -122,7 +137,7 @@ def to_ms(when):
 
 def from_ms(ms):
     """ms since the epoch as an aware datetime in UTC (the form the database stores)."""
-    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+    return datetime.fromtimestamp(ms / 1000, tz=UTC)
 
 
 def spent_from_reserve(spec, period, started_ms, now):

@@ -1,5 +1,6 @@
 """The live-game WebSocket consumer (docs/protocol.md). Thin: it parses and checks frames,
 calls ``games.services`` and sends what they return; it never writes a game itself."""
+
 import asyncio
 import json
 import logging
@@ -36,9 +37,15 @@ CLOSE_TOO_MANY_SOCKETS = 4429
 CLOSE_TRY_AGAIN_LATER = 1013
 
 #: frames that change the game (each names the version it was sent at) and the service doing it
-ACTIONS = {"roll": services.roll, "double": services.double, "take": services.take,
-           "drop": services.drop, "resign": services.resign, "play": services.play,
-           "claim": services.claim}
+ACTIONS = {
+    "roll": services.roll,
+    "double": services.double,
+    "take": services.take,
+    "drop": services.drop,
+    "resign": services.resign,
+    "play": services.play,
+    "claim": services.claim,
+}
 
 
 class ThreadPerSocket:
@@ -87,8 +94,7 @@ class SocketCap:
         if self.socket_place is None:
             await self._refuse(CLOSE_TOO_MANY_SOCKETS)
             return
-        wait = await sync_to_async(ratelimits.connect_wait, thread_sensitive=False)(
-            *self.visitor)
+        wait = await sync_to_async(ratelimits.connect_wait, thread_sensitive=False)(*self.visitor)
         if wait is not None:
             await self._refuse(CLOSE_TRY_AGAIN_LATER, wait)
             return
@@ -101,13 +107,22 @@ class SocketCap:
         await self.accept()
         with translation.override(_language_of(self.scope)):
             if wait is None:
-                frame = {"type": "error", "code": "too_many_sockets",
-                         "message": _("Too many pages of this site are open at once. Please "
-                                      "close some other tabs of the site.")}
+                frame = {
+                    "type": "error",
+                    "code": "too_many_sockets",
+                    "message": _(
+                        "Too many pages of this site are open at once. Please "
+                        "close some other tabs of the site."
+                    ),
+                }
             else:
-                frame = rate_limited_frame(wait, message=_(
-                    "This page connected too often in a short time. It will try again in a "
-                    "moment."))
+                frame = rate_limited_frame(
+                    wait,
+                    message=_(
+                        "This page connected too often in a short time. It will try again in a "
+                        "moment."
+                    ),
+                )
             await self.send(text_data=json.dumps(frame))
         await self.close(code=close_code)
 
@@ -130,7 +145,8 @@ class FrameLimit:
         if now < self.blocked_until:
             return 0.0
         wait = await sync_to_async(ratelimits.frame_wait, thread_sensitive=False)(
-            self.socket_id, self.identity)
+            self.socket_id, self.identity
+        )
         if wait is not None:
             self.blocked_until = now + wait
         return wait
@@ -140,10 +156,13 @@ def rate_limited_frame(wait, version=None, message=None):
     """The ``rate_limited`` error frame for a wait of ``wait`` seconds (in the active
     language): ``retry_after`` in seconds, rounded up to a tenth; ``message`` replaces the
     one for a frame sent too soon."""
-    frame = {"type": "error", "code": "rate_limited",
-             "message": message or _("Too many messages in a short time: this one was not "
-                                     "handled. Please wait a moment."),
-             "retry_after": math.ceil(wait * 10) / 10}
+    frame = {
+        "type": "error",
+        "code": "rate_limited",
+        "message": message
+        or _("Too many messages in a short time: this one was not handled. Please wait a moment."),
+        "retry_after": math.ceil(wait * 10) / 10,
+    }
     if version is not None:
         frame["version"] = version
     return frame
@@ -200,8 +219,9 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         self.events = _wants_events(self.scope)
         self.side = None
         self.actor, exists = await self._identify()
-        self.frame_limit = FrameLimit(self.channel_name,
-                                      ratelimits.scope_identity(self.scope, self.actor.user_id)[0])
+        self.frame_limit = FrameLimit(
+            self.channel_name, ratelimits.scope_identity(self.scope, self.actor.user_id)[0]
+        )
         await self.accept()
         if not exists:
             await self.close(code=CLOSE_NOT_FOUND)
@@ -212,8 +232,9 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
             # told at a sign-out, so no action needs to read the session again first
             self.session_group = dispatch.session_group(key)
             await self.channel_layer.group_add(self.session_group, self.channel_name)
-        self.side = await self._call(services.player_here, self.game_id, self.actor,
-                                     self.channel_name)
+        self.side = await self._call(
+            services.player_here, self.game_id, self.actor, self.channel_name
+        )
         if self.side is not None:
             self.touch_task = asyncio.ensure_future(self._touch())
         await self.send_snapshot()
@@ -261,12 +282,14 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         """Run the service call ``function(*args)`` in this socket's thread and then send,
         from this event loop, the group messages of what it committed (``dispatch.deferred``:
         no thread hop per message), also when it raised. Returns what it returned."""
+
         def run():
             with dispatch.deferred() as outbox:
                 try:
                     return function(*args), outbox, None
                 except Exception as error:  # noqa: BLE001 - raised again below
                     return None, outbox, error
+
         result, outbox, error = await database_sync_to_async(run)()
         await outbox.send(self.channel_layer)
         if error is not None:
@@ -281,27 +304,33 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
             if wait is not None:
                 if wait:
                     with translation.override(self.language):
-                        await self.send(text_data=json.dumps(
-                            rate_limited_frame(wait, self.sent_version)))
+                        await self.send(
+                            text_data=json.dumps(rate_limited_frame(wait, self.sent_version))
+                        )
                 return
             await self._receive(text_data)
         except (OperationalError, InterfaceError):
             # The database connection dropped or the database is unreachable: the action's
             # transaction was rolled back whole, and the next call opens a new connection
             # (Channels' database_sync_to_async closes the broken one first).
-            logger.warning("game socket %s: database unavailable", self.channel_name,
-                           exc_info=True)
+            logger.warning("game socket %s: database unavailable", self.channel_name, exc_info=True)
             with translation.override(self.language):
-                await self.send_error("retry", _("The server lost its connection to the "
-                                                 "database, so this was not done. Please try "
-                                                 "again."))
+                await self.send_error(
+                    "retry",
+                    _(
+                        "The server lost its connection to the "
+                        "database, so this was not done. Please try "
+                        "again."
+                    ),
+                )
             await self._snapshot_if_possible()
         except Exception:  # noqa: BLE001 - a crash would skip disconnect() and leave presence
             logger.exception("game socket %s: frame failed", self.channel_name)
             with translation.override(self.language):
-                await self.send_error("server_error",
-                                      _("The server could not handle this request; nothing "
-                                        "was changed."))
+                await self.send_error(
+                    "server_error",
+                    _("The server could not handle this request; nothing was changed."),
+                )
 
     async def _snapshot_if_possible(self):
         """After a ``retry`` error: the game as it stands, if the database answers again (a
@@ -338,23 +367,34 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         change's base version, a game that ended and a socket that asked for snapshots get a
         snapshot instead. Old news is dropped."""
         version, base = message["version"], message["from"]
-        if self.sent_version is None or version < self.sent_version or (
-                version == self.sent_version and base != version):
+        if (
+            self.sent_version is None
+            or version < self.sent_version
+            or (version == self.sent_version and base != version)
+        ):
             return
         if not self.events or message["over"] or base != self.sent_version:
             await self.send_snapshot(force=version == self.sent_version, recheck=False)
             return
         state = message["state"]
-        changes = {key: _change(key, self.shown.get(key), value) for key, value in state.items()
-                   if key != "version" and self.shown.get(key) != value}
+        changes = {
+            key: _change(key, self.shown.get(key), value)
+            for key, value in state.items()
+            if key != "version" and self.shown.get(key) != value
+        }
         legal = None
         if self.side is not None and self.side == state["awaiting"]:
             legal = message["legal"]
         frame = {
-            "type": "event", "version": version, "from": base,
-            "events": [{"seq": seq, "kind": kind, "side": side}
-                       for seq, kind, side, *_rest in message["events"]],
-            "history": message["history"], "changes": changes,
+            "type": "event",
+            "version": version,
+            "from": base,
+            "events": [
+                {"seq": seq, "kind": kind, "side": side}
+                for seq, kind, side, *_rest in message["events"]
+            ],
+            "history": message["history"],
+            "changes": changes,
             "actions": message["actions"].get(self.side, []) if self.side else [],
             "legal": legal,
         }
@@ -415,10 +455,16 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
     async def send_error(self, code, message, version=None):
         with translation.override(self.language):
             text = str(message)
-        await self.send(text_data=json.dumps({
-            "type": "error", "code": code, "message": text,
-            "version": version if version is not None else self.sent_version,
-        }))
+        await self.send(
+            text_data=json.dumps(
+                {
+                    "type": "error",
+                    "code": code,
+                    "message": text,
+                    "version": version if version is not None else self.sent_version,
+                }
+            )
+        )
 
     def _parse(self, text_data):
         """The frame as a dict, or a readable reason (a str) why it is not a valid frame."""
@@ -427,15 +473,16 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
             if isinstance(frame, str):
                 return frame
             kind = frame.get("type")
-            if not isinstance(kind, str) or (kind not in ACTIONS
-                                             and kind not in ("snapshot", "why")):
+            if not isinstance(kind, str) or (
+                kind not in ACTIONS and kind not in ("snapshot", "why")
+            ):
                 return _("Unknown frame type.")
             if kind == "why":
                 point = frame.get("point")
                 if isinstance(point, bool) or not isinstance(point, int):
                     return _("A why frame needs the point as a whole number.")
                 if not isinstance(frame.get("staged", ""), (str, type(None))):
-                    return _("The staged steps must be a string such as \"24/18\".")
+                    return _('The staged steps must be a string such as "24/18".')
                 return frame
             if kind in ACTIONS:
                 version = frame.get("version")
@@ -509,8 +556,22 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
 
 #: the snapshot fields an ``event`` frame may change (``services.reading.shared_state``, and
 #: ``last``)
-SHARED_FIELDS = ("status", "phase", "turn", "awaiting", "dice", "position", "position_id",
-                 "pips", "off", "cube", "last", "clock", "presence", "fairness")
+SHARED_FIELDS = (
+    "status",
+    "phase",
+    "turn",
+    "awaiting",
+    "dice",
+    "position",
+    "position_id",
+    "pips",
+    "off",
+    "cube",
+    "last",
+    "clock",
+    "presence",
+    "fairness",
+)
 
 
 #: the object fields, each with a fixed set of keys, that an ``event`` gives as their changed
@@ -559,8 +620,11 @@ def _confirmed_actor(scope, actor):
         return services.Actor()
     fresh = import_module(settings.SESSION_ENGINE).SessionStore(session_key=key)
     guest_id = actor.guest_id if fresh.get(GUEST_SESSION_KEY) == actor.guest_id else None
-    user_id = (actor.user_id if actor.user_id is not None
-               and str(fresh.get(SESSION_KEY, "")) == str(actor.user_id) else None)
+    user_id = (
+        actor.user_id
+        if actor.user_id is not None and str(fresh.get(SESSION_KEY, "")) == str(actor.user_id)
+        else None
+    )
     return services.Actor(guest_id=guest_id, user_id=user_id)
 
 
@@ -626,7 +690,8 @@ class LobbyConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
                 await self._error("bad_frame", _("Unknown frame type."))
                 return
             confirmed = await database_sync_to_async(_confirmed_actor)(
-                self.scope, services.Actor(user_id=self.user_id))
+                self.scope, services.Actor(user_id=self.user_id)
+            )
             if confirmed.user_id != self.user_id:
                 # signed out (or in as someone else) since the socket opened
                 await self.close(code=CLOSE_NOT_SIGNED_IN)
@@ -643,11 +708,10 @@ class LobbyConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
                 return
             try:
                 entry = await database_sync_to_async(lobby.join)(
-                    self.user_id, frame.get("preset"), frame.get("match_length"), clock,
-                    ip=self.ip)
+                    self.user_id, frame.get("preset"), frame.get("match_length"), clock, ip=self.ip
+                )
             except services.GameError as error:
-                await self._error(error.code, error.message,
-                                  getattr(error, "retry_after", None))
+                await self._error(error.code, error.message, getattr(error, "retry_after", None))
                 return
         if entry.game_id is not None:
             return  # paired at once: the "paired" frame is on its way through the group
@@ -655,8 +719,9 @@ class LobbyConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         self.entry_id = entry.pk
         self._stop_touching()
         self.touch_task = asyncio.ensure_future(self._touch(entry))
-        await self.channel_layer.group_send(self.group, {"type": "lobby.queued",
-                                                         "entry": entry.pk, "state": state})
+        await self.channel_layer.group_send(
+            self.group, {"type": "lobby.queued", "entry": entry.pk, "state": state}
+        )
 
     async def lobby_queued(self, event):
         """Group event ``{"type": "lobby.queued", "entry": <pk>, "state": <queued frame>}``:
@@ -673,8 +738,7 @@ class LobbyConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         self._stop_touching()
         with translation.override(self.language):
             url = reverse("games:game", kwargs={"game_id": event["game"]})
-        await self.send(text_data=json.dumps({"type": "paired", "game": event["game"],
-                                              "url": url}))
+        await self.send(text_data=json.dumps({"type": "paired", "game": event["game"], "url": url}))
 
     async def lobby_left(self, event):
         """Group event ``{"type": "lobby.left"}``: the account's entry left the queue."""
@@ -689,7 +753,8 @@ class LobbyConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         while True:
             await asyncio.sleep(lobby.TOUCH_SECONDS)
             confirmed = await database_sync_to_async(_confirmed_actor)(
-                self.scope, services.Actor(user_id=self.user_id))
+                self.scope, services.Actor(user_id=self.user_id)
+            )
             if confirmed.user_id != self.user_id:
                 await database_sync_to_async(lobby.leave)(self.user_id, entry.pk)
                 self.touch_task = None

@@ -4,6 +4,7 @@ Each game gets a secret seed from ``secrets`` when it is created; every roll is 
 the seed and the roll's number by ``games.engine.fairdice`` (HMAC-SHA256 with rejection
 sampling), never in a browser. Only the seed's SHA-256 is shown while the game is on.
 """
+
 import secrets
 
 from games.engine import fairdice

@@ -5,6 +5,7 @@ production server has no echo endpoint. It passes through the same ASGI stack as
 sockets (origin check, session and auth middleware) but touches neither the database nor
 the channel layer: its round trip is what Daphne and the network alone cost.
 """
+
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 #: largest frame echoed, in characters or bytes (the game socket's limit)

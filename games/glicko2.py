@@ -12,6 +12,7 @@ Ratings are on the Glicko scale (1500 = average); ``rating``/``deviation`` are p
 ``volatility`` is a pure number. One call of ``rate`` is one rating period; the site rates
 after every game, so a period holds one game.
 """
+
 import math
 from dataclasses import dataclass
 
@@ -55,8 +56,11 @@ def _expected(mu, mu_j, phi_j):
 
 def expected_score(player, opponent):
     """The expected score (0..1) of ``player`` against ``opponent`` (step 3's E)."""
-    return _expected((player.rating - DEFAULT_RATING) / SCALE,
-                     (opponent.rating - DEFAULT_RATING) / SCALE, opponent.deviation / SCALE)
+    return _expected(
+        (player.rating - DEFAULT_RATING) / SCALE,
+        (opponent.rating - DEFAULT_RATING) / SCALE,
+        opponent.deviation / SCALE,
+    )
 
 
 def _new_volatility(phi, sigma, delta, v, tau):
@@ -65,8 +69,9 @@ def _new_volatility(phi, sigma, delta, v, tau):
 
     def f(x):
         ex = math.exp(x)
-        return (ex * (delta * delta - phi * phi - v - ex)
-                / (2 * (phi * phi + v + ex) ** 2)) - (x - a) / (tau * tau)
+        return (ex * (delta * delta - phi * phi - v - ex) / (2 * (phi * phi + v + ex) ** 2)) - (
+            x - a
+        ) / (tau * tau)
 
     big_a = a
     if delta * delta > phi * phi + v:
@@ -123,5 +128,7 @@ def rate(player, results, tau=TAU):
 def rate_game(white, black, white_score):
     """Both players' new Ratings after one game between them (each game is its own rating
     period): ``white_score`` 1 if white won, 0 if black won. Returns ``(white, black)``."""
-    return (rate(white, [Result(black, white_score)]),
-            rate(black, [Result(white, 1 - white_score)]))
+    return (
+        rate(white, [Result(black, white_score)]),
+        rate(black, [Result(white, 1 - white_score)]),
+    )

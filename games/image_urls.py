@@ -1,5 +1,6 @@
 """Position images (docs/protocol.md "HTTP pages"): the same for every language, so outside
 ``i18n_patterns``: ``/position/<id>.svg`` and ``/position/<id>.png``."""
+
 from django.urls import path
 
 from games import views

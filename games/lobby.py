@@ -13,6 +13,7 @@ cache that lapses after ``ALIVE_SECONDS``): an entry whose socket vanished witho
 server restart) leaves the queue at the next pairing instead of being paired with a player
 who would then wait for a no-show.
 """
+
 import logging
 import secrets
 
@@ -70,10 +71,16 @@ def join(user_id, preset, match_length=None, clock=None, ip=None):
         # before the new one is made and the one-waiting-entry constraint holds.
         get_user_model().objects.select_for_update().filter(pk=user_id).first()
         QueueEntry.objects.filter(user_id=user_id, status=QueueStatus.WAITING).update(
-            status=QueueStatus.LEFT)
+            status=QueueStatus.LEFT
+        )
         entry = QueueEntry.objects.create(
-            user_id=user_id, preset=preset, match_length=length or 1, clock_kind=kind,
-            rating=ratings.rating_of(user_id, preset).rating, joined=clocks.from_ms(now))
+            user_id=user_id,
+            preset=preset,
+            match_length=length or 1,
+            clock_kind=kind,
+            rating=ratings.rating_of(user_id, preset).rating,
+            joined=clocks.from_ms(now),
+        )
         touch(entry)  # before the commit: a pairing elsewhere never sees it untouched
     pair(now)
     entry.refresh_from_db()
@@ -122,11 +129,20 @@ def state_of(entry, now=None):
     now = clocks.now_ms() if now is None else now
     joined = clocks.to_ms(entry.joined)
     current = ratings.rating_of(entry.user_id, entry.preset)
-    return {"type": "queued", "preset": entry.preset, "match_length": entry.match_length,
-            "clock": entry.clock_kind, "rating": round(entry.rating),
-            "provisional": current.provisional, "joined": joined, "server_time": now,
-            "window": round(window(now - joined)), "window_start": WINDOW_START,
-            "window_growth": WINDOW_GROWTH, "window_max": WINDOW_MAX}
+    return {
+        "type": "queued",
+        "preset": entry.preset,
+        "match_length": entry.match_length,
+        "clock": entry.clock_kind,
+        "rating": round(entry.rating),
+        "provisional": current.provisional,
+        "joined": joined,
+        "server_time": now,
+        "window": round(window(now - joined)),
+        "window_start": WINDOW_START,
+        "window_growth": WINDOW_GROWTH,
+        "window_max": WINDOW_MAX,
+    }
 
 
 def waiting_entry(user_id):
@@ -143,8 +159,11 @@ def pair(now=None):
     now = clocks.now_ms() if now is None else now
     made = []
     with transaction.atomic():
-        waiting = list(QueueEntry.objects.select_for_update()
-                       .filter(status=QueueStatus.WAITING).order_by("joined", "pk"))
+        waiting = list(
+            QueueEntry.objects.select_for_update()
+            .filter(status=QueueStatus.WAITING)
+            .order_by("joined", "pk")
+        )
         waiting = _drop_lapsed(waiting)
         taken = set()
         for entry in waiting:
@@ -155,11 +174,16 @@ def pair(now=None):
                 if other.pk == entry.pk or other.pk in taken or other.user_id == entry.user_id:
                     continue
                 if (other.preset, other.match_length, other.clock_kind) != (
-                        entry.preset, entry.match_length, entry.clock_kind):
+                    entry.preset,
+                    entry.match_length,
+                    entry.clock_kind,
+                ):
                     continue
                 gap = abs(other.rating - entry.rating)
-                allowed = max(window(now - clocks.to_ms(entry.joined)),
-                              window(now - clocks.to_ms(other.joined)))
+                allowed = max(
+                    window(now - clocks.to_ms(entry.joined)),
+                    window(now - clocks.to_ms(other.joined)),
+                )
                 if gap <= allowed and (best is None or gap < best[0]):
                     best = (gap, other)
             if best is None:
@@ -174,7 +198,8 @@ def pair(now=None):
             made.append(game)
             transaction.on_commit(
                 lambda users=(entry.user_id, other.user_id), game=game: _tell(users, game),
-                robust=True)
+                robust=True,
+            )
     return made
 
 
@@ -187,11 +212,13 @@ def _drop_lapsed(waiting):
     lapsed = [entry for entry in waiting if _alive_key(entry) not in alive]
     if lapsed:
         QueueEntry.objects.filter(pk__in=[entry.pk for entry in lapsed]).update(
-            status=QueueStatus.LEFT)
+            status=QueueStatus.LEFT
+        )
         logger.info("lobby: %d entries lapsed (no socket touched them)", len(lapsed))
         # a page still open (its key lost some other way) shows the form again
-        transaction.on_commit(lambda users=[entry.user_id for entry in lapsed]: _tell_left(users),
-                              robust=True)
+        transaction.on_commit(
+            lambda users=[entry.user_id for entry in lapsed]: _tell_left(users), robust=True
+        )
     return [entry for entry in waiting if entry not in lapsed]
 
 
@@ -204,8 +231,14 @@ def _start(entry, other):
         seats[f"{side}_user_id"] = queued.user_id
     length = entry.match_length if entry.preset == "match" else None
     table, length = services.table_options(entry.preset, length)
-    return services.new_game(entry.preset, table, length, "random",
-                              clocks.CLOCKS[entry.clock_kind], {**seats, "rated": True})
+    return services.new_game(
+        entry.preset,
+        table,
+        length,
+        "random",
+        clocks.CLOCKS[entry.clock_kind],
+        {**seats, "rated": True},
+    )
 
 
 def _tell_left(user_ids):
@@ -220,5 +253,6 @@ def _tell(user_ids, game):
     "game": <uuid>}``; each socket links to it in its own page's language)."""
     layer = get_channel_layer()
     for user_id in user_ids:
-        async_to_sync(layer.group_send)(group_name(user_id),
-                                        {"type": "lobby.paired", "game": str(game.pk)})
+        async_to_sync(layer.group_send)(
+            group_name(user_id), {"type": "lobby.paired", "game": str(game.pk)}
+        )

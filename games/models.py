@@ -3,6 +3,7 @@
 Only ``games.services`` changes these rows (inside a transaction, with the game row locked);
 everything else reads them.
 """
+
 import uuid
 
 from django.conf import settings
@@ -83,8 +84,9 @@ class EndReason(models.TextChoices):
 
 class EventKind(models.TextChoices):
     """Kinds of ``GameEvent``: the opening roll (R3), a roll, a play (a pass is the play ""),
-    the cube actions (R10: double, take, drop), a resignation, a loss on time or by leaving (R11;
-``side`` is the side that lost), an abort (no-show: nobody wins), and the end of the game."""
+    the cube actions (R10: double, take, drop), a resignation, a loss on time or by leaving
+    (R11; ``side`` is the side that lost), an abort (no-show: nobody wins), and the end of the
+    game."""
 
     OPENING = "opening", _("Opening roll")
     ROLL = "roll", _("Roll")
@@ -156,13 +158,16 @@ class Match(models.Model):
     class Meta:
         ordering = ["-created"]
         constraints = [
-            models.CheckConstraint(condition=models.Q(length__in=(1, 3, 5, 7)),
-                                   name="games_match_length_1357"),
+            models.CheckConstraint(
+                condition=models.Q(length__in=(1, 3, 5, 7)), name="games_match_length_1357"
+            ),
         ]
 
     def __str__(self):
-        return (f"match {self.id} to {self.length} ({self.white_score}-{self.black_score}, "
-                f"{self.status})")
+        return (
+            f"match {self.id} to {self.length} ({self.white_score}-{self.black_score}, "
+            f"{self.status})"
+        )
 
     def score(self):
         """``{"white": n, "black": m}``: the points each side has won so far."""
@@ -198,10 +203,12 @@ class Game(models.Model):
     white_guest = models.CharField(max_length=64, blank=True, db_index=True)
     black_guest = models.CharField(max_length=64, blank=True, db_index=True)
     # Accounts come later; these let a game belong to a signed-in user without a data migration.
-    white_user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
-                                   on_delete=models.SET_NULL, related_name="+")
-    black_user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
-                                   on_delete=models.SET_NULL, related_name="+")
+    white_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    black_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     bot_side = models.CharField(max_length=8, choices=Side.choices, blank=True)
     bot_level = models.CharField(max_length=16, choices=BotLevel.choices, blank=True)
     # A rated game (two accounts, RULES.md presets): its result changes both Glicko-2 ratings
@@ -213,8 +220,9 @@ class Game(models.Model):
     opening = models.JSONField(default=dict, blank=True)
     table = models.JSONField(default=dict, blank=True)
     colour = models.CharField(max_length=8, choices=Colour.choices, blank=True)
-    match = models.ForeignKey(Match, null=True, blank=True, on_delete=models.CASCADE,
-                              related_name="games")
+    match = models.ForeignKey(
+        Match, null=True, blank=True, on_delete=models.CASCADE, related_name="games"
+    )
     match_number = models.PositiveSmallIntegerField(null=True, blank=True)
     cube_value = models.PositiveSmallIntegerField(default=1)
     cube_owner = models.CharField(max_length=8, choices=Side.choices, blank=True)
@@ -259,8 +267,9 @@ class Game(models.Model):
                 condition=models.Q(cube_value__in=(1, 2, 4, 8, 16, 32, 64)),
                 name="games_game_cube_value",
             ),
-            models.UniqueConstraint(fields=["match", "match_number"],
-                                    name="games_game_unique_match_number"),
+            models.UniqueConstraint(
+                fields=["match", "match_number"], name="games_game_unique_match_number"
+            ),
         ]
 
     def __str__(self):
@@ -289,8 +298,14 @@ class Game(models.Model):
     def may_double(self, side):
         """Whether ``side`` may offer a double now (R10): the table has the cube, ``side`` is to
         roll, the cube is in the middle or ``side`` owns it, and it is below 64."""
-        return (self.ruleset.cube and self.status == Status.ACTIVE and self.phase == Phase.ROLL
-                and self.turn == side and self.cube_owner in ("", side) and self.cube_value < 64)
+        return (
+            self.ruleset.cube
+            and self.status == Status.ACTIVE
+            and self.phase == Phase.ROLL
+            and self.turn == side
+            and self.cube_owner in ("", side)
+            and self.cube_value < 64
+        )
 
     def get_position(self):
         """The stored position as an engine ``Position``."""
@@ -463,14 +478,17 @@ class Challenge(models.Model):
     match_length = models.PositiveSmallIntegerField(null=True, blank=True)
     colour = models.CharField(max_length=8, choices=Colour.choices, default=Colour.RANDOM)
     creator_guest = models.CharField(max_length=64, db_index=True)
-    creator_user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
-                                     on_delete=models.CASCADE, related_name="+")
+    creator_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
     rated = models.BooleanField(default=False)
     clock_kind = models.CharField(max_length=16, blank=True)
-    status = models.CharField(max_length=16, choices=ChallengeStatus.choices,
-                              default=ChallengeStatus.OPEN)
-    game = models.OneToOneField(Game, null=True, blank=True, on_delete=models.SET_NULL,
-                                related_name="challenge")
+    status = models.CharField(
+        max_length=16, choices=ChallengeStatus.choices, default=ChallengeStatus.OPEN
+    )
+    game = models.OneToOneField(
+        Game, null=True, blank=True, on_delete=models.SET_NULL, related_name="challenge"
+    )
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -484,8 +502,9 @@ class Profile(models.Model):
     """A signed-in player's public face: the name shown to opponents and onlookers (editable,
     taken from the provider at sign-up) and the provider's avatar, if it gave one."""
 
-    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                                related_name="profile")
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="profile"
+    )
     display_name = models.CharField(max_length=40)
     avatar_url = models.URLField(max_length=500, blank=True)
     created = models.DateTimeField(auto_now_add=True)
@@ -503,8 +522,12 @@ class PlayerRatingQuerySet(models.QuerySet):
 
     def leaderboard(self, preset):
         """Established ratings of ``preset``, best first."""
-        return (self.established().filter(preset=preset).select_related("user__profile")
-                .order_by("-rating", "deviation"))
+        return (
+            self.established()
+            .filter(preset=preset)
+            .select_related("user__profile")
+            .order_by("-rating", "deviation")
+        )
 
 
 class PlayerRating(models.Model):
@@ -516,8 +539,9 @@ class PlayerRating(models.Model):
     #: above this deviation (points) a rating is provisional and kept off the leaderboards
     PROVISIONAL_DEVIATION = 110.0
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                             related_name="ratings")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ratings"
+    )
     preset = models.CharField(max_length=16, choices=Preset.choices)
     rating = models.FloatField(default=1500.0)
     deviation = models.FloatField(default=350.0)
@@ -547,12 +571,14 @@ class RatingChange(models.Model):
     match (``game`` is then the match's last game). Unique per account and game, so a result
     is never rated twice."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                             related_name="rating_changes")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_changes"
+    )
     preset = models.CharField(max_length=16, choices=Preset.choices)
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="rating_changes")
-    match = models.ForeignKey(Match, null=True, blank=True, on_delete=models.CASCADE,
-                              related_name="rating_changes")
+    match = models.ForeignKey(
+        Match, null=True, blank=True, on_delete=models.CASCADE, related_name="rating_changes"
+    )
     rating_before = models.FloatField()
     rating_after = models.FloatField()
     deviation_before = models.FloatField()
@@ -589,23 +615,29 @@ class QueueEntry(models.Model):
     it joined; the pairing window widens with the time since ``joined``. ``game`` is set once
     paired. One waiting entry per account."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                             related_name="queue_entries")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="queue_entries"
+    )
     preset = models.CharField(max_length=16, choices=Preset.choices)
     match_length = models.PositiveSmallIntegerField(default=1)
     clock_kind = models.CharField(max_length=16)
     rating = models.FloatField()
-    status = models.CharField(max_length=16, choices=QueueStatus.choices,
-                              default=QueueStatus.WAITING)
+    status = models.CharField(
+        max_length=16, choices=QueueStatus.choices, default=QueueStatus.WAITING
+    )
     joined = models.DateTimeField()
-    game = models.ForeignKey(Game, null=True, blank=True, on_delete=models.SET_NULL,
-                             related_name="+")
+    game = models.ForeignKey(
+        Game, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         ordering = ["joined"]
         constraints = [
-            models.UniqueConstraint(fields=["user"], condition=models.Q(status="waiting"),
-                                    name="games_queue_one_waiting_entry"),
+            models.UniqueConstraint(
+                fields=["user"],
+                condition=models.Q(status="waiting"),
+                name="games_queue_one_waiting_entry",
+            ),
         ]
 
     def __str__(self):
@@ -651,8 +683,9 @@ class GameAnalysis(models.Model):
     ``duration_ms`` how long the analysis took."""
 
     game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="analysis")
-    status = models.CharField(max_length=8, choices=AnalysisStatus.choices,
-                              default=AnalysisStatus.PENDING)
+    status = models.CharField(
+        max_length=8, choices=AnalysisStatus.choices, default=AnalysisStatus.PENDING
+    )
     version = models.PositiveSmallIntegerField(default=0)
     method = models.CharField(max_length=200, blank=True)
     game_version = models.PositiveIntegerField(null=True, blank=True)

@@ -1,6 +1,7 @@
 """HTTP views of players' pages and the leaderboards (docs/protocol.md "HTTP pages"). Thin:
 they read the request, ask ``games.profiles`` and render; the only change made here, a new
 display name, goes through ``games.profiles.rename``."""
+
 from django import forms
 from django.contrib import messages
 from django.contrib.auth import get_user_model
@@ -23,8 +24,14 @@ class DisplayNameForm(forms.Form):
     display_name = forms.CharField(
         label=gettext_lazy("Display name"),
         error_messages={"required": gettext_lazy("Enter a name.")},
-        widget=forms.TextInput(attrs={"maxlength": profiles.DISPLAY_NAME_MAX,
-                                      "autocomplete": "nickname", "spellcheck": "false"}))
+        widget=forms.TextInput(
+            attrs={
+                "maxlength": profiles.DISPLAY_NAME_MAX,
+                "autocomplete": "nickname",
+                "spellcheck": "false",
+            }
+        ),
+    )
 
     def clean_display_name(self):
         return profiles.clean_display_name(self.cleaned_data["display_name"])
@@ -91,13 +98,19 @@ def leaderboard_page(request):
     preset = request.GET.get("preset") or Preset.SPORT.value
     if preset not in Preset.values:
         raise Http404(_("Unknown rules preset."))
-    tabs = [{"preset": value, "label": label, "current": value == preset}
-            for value, label in Preset.choices]
-    return render(request, "games/leaderboard.html", {
-        "preset": preset,
-        "preset_label": dict(Preset.choices)[preset],
-        "tabs": tabs,
-        "rows": profiles.leaderboard(preset),
-        "provisional_deviation": round(PlayerRating.PROVISIONAL_DEVIATION),
-        "me": request.user.pk if request.user.is_authenticated else None,
-    })
+    tabs = [
+        {"preset": value, "label": label, "current": value == preset}
+        for value, label in Preset.choices
+    ]
+    return render(
+        request,
+        "games/leaderboard.html",
+        {
+            "preset": preset,
+            "preset_label": dict(Preset.choices)[preset],
+            "tabs": tabs,
+            "rows": profiles.leaderboard(preset),
+            "provisional_deviation": round(PlayerRating.PROVISIONAL_DEVIATION),
+            "me": request.user.pk if request.user.is_authenticated else None,
+        },
+    )

@@ -5,6 +5,7 @@ Ratings are read as ``games.ratings`` keeps them (``PlayerRating``, one ``Rating
 rated result); shown ratings are rounded to whole points, and a rating is provisional (shown
 with a "?") while its deviation is above ``PlayerRating.PROVISIONAL_DEVIATION``.
 """
+
 import unicodedata
 
 from django.core.exceptions import ValidationError
@@ -15,7 +16,14 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 
 from games.models import (
-    Game, PlayerRating, Preset, Profile, RatingChange, Side, Status, other_side,
+    Game,
+    PlayerRating,
+    Preset,
+    Profile,
+    RatingChange,
+    Side,
+    Status,
+    other_side,
 )
 
 #: longest display name (characters), as ``Profile.display_name`` stores it
@@ -44,7 +52,8 @@ _BLANK_LOOKING = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 def clean_display_name(text):
     """``text`` as a display name: NFC-normalised, trimmed, 1 to ``DISPLAY_NAME_MAX``
     characters, with no control, line-separator, unusual space or invisible formatting
-    characters, no double spaces, and something visible (names need not be unique). Raises ``ValidationError`` with a readable, translated message."""
+    characters, no double spaces, and something visible (names need not be unique). Raises
+    ``ValidationError`` with a readable, translated message."""
     if not isinstance(text, str):
         raise ValidationError(_("Enter a name."), code="required")
     name = unicodedata.normalize("NFC", text).strip()
@@ -53,20 +62,25 @@ def clean_display_name(text):
     if len(name) > DISPLAY_NAME_MAX:
         raise ValidationError(
             _("A name may have at most %(max)s characters (this one has %(count)s).")
-            % {"max": DISPLAY_NAME_MAX, "count": len(name)}, code="max_length")
+            % {"max": DISPLAY_NAME_MAX, "count": len(name)},
+            code="max_length",
+        )
     for char in name:
         category = unicodedata.category(char)
-        if category in ("Cc", "Cs", "Co", "Cn", "Zl", "Zp") or (
-                category == "Cf" and char not in _ALLOWED_FORMAT) or (
-                category == "Zs" and char != " ") or char in _BLANK_LOOKING:
+        if (
+            category in ("Cc", "Cs", "Co", "Cn", "Zl", "Zp")
+            or (category == "Cf" and char not in _ALLOWED_FORMAT)
+            or (category == "Zs" and char != " ")
+            or char in _BLANK_LOOKING
+        ):
             raise ValidationError(
-                _("A name cannot contain line breaks, tabs or other invisible control "
-                  "characters."), code="control")
+                _("A name cannot contain line breaks, tabs or other invisible control characters."),
+                code="control",
+            )
     if "  " in name:
         raise ValidationError(_("A name cannot have two spaces in a row."), code="spaces")
     if not any(unicodedata.category(char)[0] in "LNS" for char in name):
-        raise ValidationError(_("A name needs at least one letter, digit or symbol."),
-                              code="blank")
+        raise ValidationError(_("A name needs at least one letter, digit or symbol."), code="blank")
     return name
 
 
@@ -77,7 +91,8 @@ def rename(user_id, text):
     name = clean_display_name(text)
     with transaction.atomic():
         profile, _created = Profile.objects.update_or_create(
-            user_id=user_id, defaults={"display_name": name})
+            user_id=user_id, defaults={"display_name": name}
+        )
     return profile
 
 
@@ -86,8 +101,7 @@ def names_of(user_ids):
     without a profile is "Player <id>", as ``games.services.display_name`` says."""
     ids = {user_id for user_id in user_ids if user_id}
     found = dict(Profile.objects.filter(user_id__in=ids).values_list("user_id", "display_name"))
-    return {user_id: found.get(user_id) or _("Player %(id)s") % {"id": user_id}
-            for user_id in ids}
+    return {user_id: found.get(user_id) or _("Player %(id)s") % {"id": user_id} for user_id in ids}
 
 
 def profile_url(user_id):
@@ -96,6 +110,7 @@ def profile_url(user_id):
 
 
 # --- a player's page --------------------------------------------------------------------
+
 
 def player_card(user):
     """What a player's page says about account ``user`` (a User): ``{"user_id", "name",
@@ -125,23 +140,28 @@ def preset_stats(user_id):
     out = []
     for preset, label in Preset.choices:
         row = ratings.get(preset)
-        history = list(RatingChange.objects.filter(user_id=user_id, preset=preset)
-                       .order_by("-created", "-pk")[:CHART_RESULTS])[::-1]
+        history = list(
+            RatingChange.objects.filter(user_id=user_id, preset=preset).order_by("-created", "-pk")[
+                :CHART_RESULTS
+            ]
+        )[::-1]
         games, wins = played.get(preset, (0, 0))
-        out.append({
-            "preset": preset,
-            "label": label,
-            "rated": row is not None,
-            "rating": round(row.rating) if row else None,
-            "provisional": row.provisional if row else True,
-            "deviation": round(row.deviation) if row else None,
-            "rated_games": row.games if row else 0,
-            "rated_wins": row.wins if row else 0,
-            "games": games,
-            "wins": wins,
-            "chart": rating_chart(_chart_points(history), label) if history else "",
-            "changes": rating_changes(user_id, history[::-1][:CHANGES_LISTED]),
-        })
+        out.append(
+            {
+                "preset": preset,
+                "label": label,
+                "rated": row is not None,
+                "rating": round(row.rating) if row else None,
+                "provisional": row.provisional if row else True,
+                "deviation": round(row.deviation) if row else None,
+                "rated_games": row.games if row else 0,
+                "rated_wins": row.wins if row else 0,
+                "games": games,
+                "wins": wins,
+                "chart": rating_chart(_chart_points(history), label) if history else "",
+                "changes": rating_changes(user_id, history[::-1][:CHANGES_LISTED]),
+            }
+        )
     return out
 
 
@@ -150,9 +170,12 @@ def _finished_counts(user_id):
     result and do not count)."""
     counts = {}
     for side in Side.values:
-        rows = (Game.objects.finished().filter(**{f"{side}_user_id": user_id})
-                .values("preset").annotate(games=Count("pk"), wins=Count("pk",
-                                                                         filter=Q(winner=side))))
+        rows = (
+            Game.objects.finished()
+            .filter(**{f"{side}_user_id": user_id})
+            .values("preset")
+            .annotate(games=Count("pk"), wins=Count("pk", filter=Q(winner=side)))
+        )
         for row in rows:
             games, wins = counts.get(row["preset"], (0, 0))
             counts[row["preset"]] = (games + row["games"], wins + row["wins"])
@@ -170,8 +193,9 @@ def rating_changes(user_id, changes):
     ``{"when" (datetime), "won", "delta" (rounded points, as shown: after - before),
     "delta_text" (``signed``),
     "after" (rounded), "opponent" {"name", "url"} or None, "replay_url", "match" (bool)}``."""
-    games = {game.pk: game for game in Game.objects.filter(
-        pk__in=[change.game_id for change in changes])}
+    games = {
+        game.pk: game for game in Game.objects.filter(pk__in=[change.game_id for change in changes])
+    }
     opponents = {}
     for change in changes:
         game = games[change.game_id]
@@ -181,17 +205,20 @@ def rating_changes(user_id, changes):
     for change in changes:
         opponent = opponents[change.pk]
         delta = round(change.rating_after) - round(change.rating_before)
-        rows.append({
-            "when": change.created,
-            "won": change.won,
-            "delta": delta,
-            "delta_text": signed(delta),
-            "after": round(change.rating_after),
-            "opponent": ({"name": names[opponent], "url": profile_url(opponent)}
-                         if opponent else None),
-            "replay_url": reverse("games:replay", kwargs={"game_id": change.game_id}),
-            "match": bool(change.match_id),
-        })
+        rows.append(
+            {
+                "when": change.created,
+                "won": change.won,
+                "delta": delta,
+                "delta_text": signed(delta),
+                "after": round(change.rating_after),
+                "opponent": (
+                    {"name": names[opponent], "url": profile_url(opponent)} if opponent else None
+                ),
+                "replay_url": reverse("games:replay", kwargs={"game_id": change.game_id}),
+                "match": bool(change.match_id),
+            }
+        )
     return rows
 
 
@@ -216,11 +243,15 @@ def recent_games(user_id, limit=RECENT_GAMES):
     that ended with this game, else None), "delta_text" (``signed``, or ""), "opponent"
     {"name", "url" (None for a guest or the computer), "bot"}, "when" (datetime of the last
     change)}``."""
-    games = list(Game.objects.filter(Q(white_user_id=user_id) | Q(black_user_id=user_id))
-                 .select_related("match").order_by("-updated")[:limit])
-    deltas = {change.game_id: round(change.rating_after) - round(change.rating_before)
-              for change in RatingChange.objects.filter(user_id=user_id,
-                                                        game__in=[g.pk for g in games])}
+    games = list(
+        Game.objects.filter(Q(white_user_id=user_id) | Q(black_user_id=user_id))
+        .select_related("match")
+        .order_by("-updated")[:limit]
+    )
+    deltas = {
+        change.game_id: round(change.rating_after) - round(change.rating_before)
+        for change in RatingChange.objects.filter(user_id=user_id, game__in=[g.pk for g in games])
+    }
     sides = {game.pk: _side_of_user(game, user_id) for game in games}
     names = names_of(game.user_of(other_side(sides[game.pk])) for game in games)
     labels = dict(Preset.choices)
@@ -240,23 +271,25 @@ def recent_games(user_id, limit=RECENT_GAMES):
             outcome = "aborted"
         elif game.status == Status.FINISHED:
             outcome = "won" if game.winner == side else "lost"
-        rows.append({
-            "id": str(game.pk),
-            "url": reverse("games:game", kwargs={"game_id": game.pk}),
-            "replay_url": reverse("games:replay", kwargs={"game_id": game.pk}),
-            "preset": game.preset,
-            "label": labels.get(game.preset, game.preset),
-            "match_length": game.match.length if game.match_id else None,
-            "side": side,
-            "active": game.status == Status.ACTIVE,
-            "outcome": outcome,
-            "points": game.result_points,
-            "rated": game.rated,
-            "delta": deltas.get(game.pk),
-            "delta_text": signed(deltas[game.pk]) if game.pk in deltas else "",
-            "opponent": opponent,
-            "when": game.updated,
-        })
+        rows.append(
+            {
+                "id": str(game.pk),
+                "url": reverse("games:game", kwargs={"game_id": game.pk}),
+                "replay_url": reverse("games:replay", kwargs={"game_id": game.pk}),
+                "preset": game.preset,
+                "label": labels.get(game.preset, game.preset),
+                "match_length": game.match.length if game.match_id else None,
+                "side": side,
+                "active": game.status == Status.ACTIVE,
+                "outcome": outcome,
+                "points": game.result_points,
+                "rated": game.rated,
+                "delta": deltas.get(game.pk),
+                "delta_text": signed(deltas[game.pk]) if game.pk in deltas else "",
+                "opponent": opponent,
+                "when": game.updated,
+            }
+        )
     return rows
 
 
@@ -285,8 +318,10 @@ def rating_chart(points, label=""):
     def y_of(value):
         return _PLOT["bottom"] - (value - bottom) / (top - bottom) * height
 
-    coords = [(left + i * step if len(points) > 1 else (left + right) / 2, y_of(value))
-              for i, value in enumerate(points)]
+    coords = [
+        (left + i * step if len(points) > 1 else (left + right) / 2, y_of(value))
+        for i, value in enumerate(points)
+    ]
 
     def at(number):  # format_html escapes its arguments into text: numbers go in formatted
         return f"{number:.1f}"
@@ -294,13 +329,21 @@ def rating_chart(points, label=""):
     line = " ".join(f"{at(x)},{at(y)}" for x, y in coords)
     dots = ""
     if len(coords) <= 20:
-        dots = format_html_join("", '<circle cx="{}" cy="{}" r="2.5"/>',
-                                ((at(x), at(y)) for x, y in coords))
+        dots = format_html_join(
+            "", '<circle cx="{}" cy="{}" r="2.5"/>', ((at(x), at(y)) for x, y in coords)
+        )
     last_x, last_y = coords[-1]
-    description = _("%(preset)s rating over the last %(count)s rated results: from %(first)s "
-                    "to %(last)s (highest %(high)s, lowest %(low)s).") % {
-        "preset": label, "count": len(points) - 1, "first": shown[0], "last": shown[-1],
-        "high": high, "low": low}
+    description = _(
+        "%(preset)s rating over the last %(count)s rated results: from %(first)s "
+        "to %(last)s (highest %(high)s, lowest %(low)s)."
+    ) % {
+        "preset": label,
+        "count": len(points) - 1,
+        "first": shown[0],
+        "last": shown[-1],
+        "high": high,
+        "low": low,
+    }
     return format_html(
         '<svg class="rating-chart" viewBox="0 0 {w} {h}" role="img" aria-label="{desc}" '
         'xmlns="http://www.w3.org/2000/svg">'
@@ -313,14 +356,28 @@ def rating_chart(points, label=""):
         '<polyline class="rating-chart__line" points="{line}"/>'
         '<g class="rating-chart__dots">{dots}</g>'
         '<circle class="rating-chart__last" cx="{last_x}" cy="{last_y}" r="4"/>'
-        '</svg>',
-        w=CHART_W, h=CHART_H, desc=description, left=left, right=right,
-        y_high=at(y_of(high)), y_low=at(y_of(low)), label_x=left - 6,
-        y_high_text=at(y_of(high) + 4), y_low_text=at(y_of(low) + 4), high=high, low=low,
-        line=line, dots=dots, last_x=at(last_x), last_y=at(last_y))
+        "</svg>",
+        w=CHART_W,
+        h=CHART_H,
+        desc=description,
+        left=left,
+        right=right,
+        y_high=at(y_of(high)),
+        y_low=at(y_of(low)),
+        label_x=left - 6,
+        y_high_text=at(y_of(high) + 4),
+        y_low_text=at(y_of(low) + 4),
+        high=high,
+        low=low,
+        line=line,
+        dots=dots,
+        last_x=at(last_x),
+        last_y=at(last_y),
+    )
 
 
 # --- leaderboards -----------------------------------------------------------------------
+
 
 def leaderboard(preset, limit=LEADERBOARD_ROWS):
     """The leaderboard of R12 ``preset``: established ratings only (deviation at most
@@ -333,7 +390,15 @@ def leaderboard(preset, limit=LEADERBOARD_ROWS):
     for position, row in enumerate(rows, start=1):
         rating = round(row.rating)
         rank = out[-1]["rank"] if out and out[-1]["rating"] == rating else position
-        out.append({"rank": rank, "user_id": row.user_id, "name": names[row.user_id],
-                    "url": profile_url(row.user_id), "rating": rating, "games": row.games,
-                    "wins": row.wins})
+        out.append(
+            {
+                "rank": rank,
+                "user_id": row.user_id,
+                "name": names[row.user_id],
+                "url": profile_url(row.user_id),
+                "rating": rating,
+                "games": row.games,
+                "wins": row.wins,
+            }
+        )
     return out

@@ -11,6 +11,7 @@ must not stop play, and the site cannot run without that Redis anyway.
 The caps of open sockets (``GAMES_SOCKETS_PER_SESSION``, ``GAMES_SOCKETS_PER_IP``) are
 counted apart, in each process's memory (``open_sockets``).
 """
+
 import logging
 import math
 import threading
@@ -110,10 +111,16 @@ def check_create(session_id, ip):
         wait = hit(app_settings.CREATE_IP_LIMITS, "create", "ip", ip)
     if wait is not None:
         seconds = seconds_text(wait)
-        raise RateLimited(ngettext(
-            "Too many new games in a short time. Please wait %(seconds)d second and try again.",
-            "Too many new games in a short time. Please wait %(seconds)d seconds and try again.",
-            seconds) % {"seconds": seconds}, wait)
+        raise RateLimited(
+            ngettext(
+                "Too many new games in a short time. Please wait %(seconds)d second and try again.",
+                "Too many new games in a short time. Please wait %(seconds)d seconds and try "
+                "again.",
+                seconds,
+            )
+            % {"seconds": seconds},
+            wait,
+        )
 
 
 def session_identity(user_id=None, session_key=None, ip=None):

@@ -4,6 +4,7 @@ Part of the service layer: ``rate_result`` runs inside the transaction of
 ``games.services`` that ends a rated game (or a rated match), with the game row locked, so a
 result changes both ratings exactly once or not at all. Aborted games are never rated.
 """
+
 from games import glicko2
 from games.models import PlayerRating, RatingChange, Side
 
@@ -21,8 +22,7 @@ def _locked(user_ids, preset):
     rows = {}
     for user_id in sorted(set(user_ids)):
         PlayerRating.objects.get_or_create(user_id=user_id, preset=preset)
-        rows[user_id] = PlayerRating.objects.select_for_update().get(user_id=user_id,
-                                                                     preset=preset)
+        rows[user_id] = PlayerRating.objects.select_for_update().get(user_id=user_id, preset=preset)
     return rows
 
 
@@ -40,17 +40,29 @@ def rate_result(game, winner, match=None):
     rows = _locked((white_id, black_id), game.preset)
     white, black = rows[white_id], rows[black_id]
     before = {Side.WHITE: white, Side.BLACK: black}
-    states = {side: glicko2.Rating(row.rating, row.deviation, row.volatility)
-              for side, row in before.items()}
-    new_white, new_black = glicko2.rate_game(states[Side.WHITE], states[Side.BLACK],
-                                             1 if winner == Side.WHITE else 0)
+    states = {
+        side: glicko2.Rating(row.rating, row.deviation, row.volatility)
+        for side, row in before.items()
+    }
+    new_white, new_black = glicko2.rate_game(
+        states[Side.WHITE], states[Side.BLACK], 1 if winner == Side.WHITE else 0
+    )
     changes = []
     for side, row, new in ((Side.WHITE, white, new_white), (Side.BLACK, black, new_black)):
         won = side == winner
-        changes.append(RatingChange(
-            user_id=row.user_id, preset=game.preset, game=game, match=match,
-            rating_before=row.rating, rating_after=new.rating,
-            deviation_before=row.deviation, deviation_after=new.deviation, won=won))
+        changes.append(
+            RatingChange(
+                user_id=row.user_id,
+                preset=game.preset,
+                game=game,
+                match=match,
+                rating_before=row.rating,
+                rating_after=new.rating,
+                deviation_before=row.deviation,
+                deviation_after=new.deviation,
+                won=won,
+            )
+        )
         row.rating, row.deviation, row.volatility = new.rating, new.deviation, new.volatility
         row.games += 1
         row.wins += int(won)
@@ -68,9 +80,10 @@ def changes_of(game):
     for side in Side.values:
         change = found.get(game.user_of(side))
         if change is not None:
-            out[side] = {"before": round(change.rating_before),
-                         "after": round(change.rating_after),
-                         "delta": round(change.rating_after) - round(change.rating_before),
-                         "provisional": change.deviation_after
-                         > PlayerRating.PROVISIONAL_DEVIATION}
+            out[side] = {
+                "before": round(change.rating_before),
+                "after": round(change.rating_after),
+                "delta": round(change.rating_after) - round(change.rating_before),
+                "provisional": change.deviation_after > PlayerRating.PROVISIONAL_DEVIATION,
+            }
     return out

@@ -5,6 +5,7 @@ Nothing here changes a game. ``game_record`` turns a game's events into an engin
 ``replay_frames`` plays a record through the engine (``games.engine.record.replay``) and
 describes every step in the reader's language.
 """
+
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -50,8 +51,9 @@ def game_record(game):
     if game.match_id:
         match = game.match
         before = {Side.WHITE.value: 0, Side.BLACK.value: 0}
-        for earlier in match.games.filter(match_number__lt=game.match_number,
-                                          status=Status.FINISHED):
+        for earlier in match.games.filter(
+            match_number__lt=game.match_number, status=Status.FINISHED
+        ):
             before[earlier.winner] += earlier.result_points or 0
         headers.append(("Match length", str(match.length)))
         headers.append(("Match score", f"{before['white']}-{before['black']}"))
@@ -69,13 +71,20 @@ def game_record(game):
     n = 1
     for event in game.events.order_by("seq"):
         if event.kind == EventKind.PLAY:
-            entries.append(rec.Entry(n, event.side, rec.PLAY, dice=tuple(event.dice),
-                                     play=event.play))
+            entries.append(
+                rec.Entry(n, event.side, rec.PLAY, dice=tuple(event.dice), play=event.play)
+            )
             n += 1
         elif event.kind == EventKind.DOUBLE:
             entries.append(rec.Entry(n, event.side, rec.DOUBLE, cube=event.cube))
-        elif event.kind in (EventKind.TAKE, EventKind.DROP, EventKind.RESIGN,
-                            EventKind.TIMEOUT, EventKind.ABANDON, EventKind.ABORT):
+        elif event.kind in (
+            EventKind.TAKE,
+            EventKind.DROP,
+            EventKind.RESIGN,
+            EventKind.TIMEOUT,
+            EventKind.ABANDON,
+            EventKind.ABORT,
+        ):
             entries.append(rec.Entry(n, event.side, event.kind))
     result = None
     if game.status == Status.FINISHED:
@@ -97,9 +106,13 @@ def _side_name(side):
 
 def frame_text(frame, result=None):
     """A one-line description of a replay frame in the active language."""
-    params = {"side": _side_name(frame.side), "n": frame.n,
-              "dice": f"{frame.dice[0]}-{frame.dice[1]}" if frame.dice else "",
-              "play": frame.play or "", "cube": frame.cube_value}
+    params = {
+        "side": _side_name(frame.side),
+        "n": frame.n,
+        "dice": f"{frame.dice[0]}-{frame.dice[1]}" if frame.dice else "",
+        "play": frame.play or "",
+        "cube": frame.cube_value,
+    }
     if frame.kind == "start":
         return _("Start: %(side)s moves first.") % {"side": _side_name(frame.position.turn)}
     if frame.kind == "roll":
@@ -126,10 +139,15 @@ def frame_text(frame, result=None):
         return _("The game is aborted: it has no result.")
     if result is not None:
         kinds = {"oin": _("oin"), "mars": _("mars"), "koks": _("koks")}
-        return ngettext("%(side)s wins: %(kind)s, %(points)s point.",
-                        "%(side)s wins: %(kind)s, %(points)s points.", result.points) % {
-            "side": _side_name(result.winner), "kind": kinds.get(result.kind, result.kind),
-            "points": result.points}
+        return ngettext(
+            "%(side)s wins: %(kind)s, %(points)s point.",
+            "%(side)s wins: %(kind)s, %(points)s points.",
+            result.points,
+        ) % {
+            "side": _side_name(result.winner),
+            "kind": kinds.get(result.kind, result.kind),
+            "points": result.points,
+        }
     return _("The game is over.")
 
 
@@ -142,22 +160,25 @@ def replay_frames(record):
     frames = []
     for index, frame in enumerate(replay.frames):
         position = frame.position
-        frames.append({
-            "index": index,
-            "kind": frame.kind,
-            "n": frame.n,
-            "side": frame.side,
-            "dice": list(frame.dice) if frame.dice else None,
-            "play": frame.play,
-            "text": frame_text(frame, replay.result),
-            "position": position.to_json(),
-            "position_id": encode_position(position),
-            "cube": ({"value": frame.cube_value, "owner": frame.cube_owner}
-                     if with_cube else None),
-            "pips": {side: position.pip(side) for side in Side.values},
-            "off": {side: position.off(side) for side in Side.values},
-            "line": frame.line,
-        })
+        frames.append(
+            {
+                "index": index,
+                "kind": frame.kind,
+                "n": frame.n,
+                "side": frame.side,
+                "dice": list(frame.dice) if frame.dice else None,
+                "play": frame.play,
+                "text": frame_text(frame, replay.result),
+                "position": position.to_json(),
+                "position_id": encode_position(position),
+                "cube": (
+                    {"value": frame.cube_value, "owner": frame.cube_owner} if with_cube else None
+                ),
+                "pips": {side: position.pip(side) for side in Side.values},
+                "off": {side: position.off(side) for side in Side.values},
+                "line": frame.line,
+            }
+        )
     return replay, frames
 
 
@@ -180,8 +201,11 @@ def fairness_of(game):
         "seed": game.seed if finished else None,
         "verify_command": fairdice.VERIFY_COMMAND,
         "rolls": rolls,
-        "verified": (all(fairdice.roll(bytes.fromhex(game.seed), r["n"]) == list(r["dice"])
-                          for r in rolls) if finished else None),
+        "verified": (
+            all(fairdice.roll(bytes.fromhex(game.seed), r["n"]) == list(r["dice"]) for r in rolls)
+            if finished
+            else None
+        ),
     }
 
 

@@ -1,4 +1,5 @@
 """Signals between the parts of the games app that must not import each other."""
+
 from django.dispatch import Signal
 
 #: sent inside the transaction that ends a game (``games.services.turns.finish``), with

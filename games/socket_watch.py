@@ -9,6 +9,7 @@ snapshot, and a page that hears nothing at all for long takes its socket for dea
 ``services.PRESENCE_TOUCH_MS`` one query marks all the players' sockets of the process as still
 here. A process with no game socket runs no watch.
 """
+
 import asyncio
 import logging
 import weakref
@@ -81,34 +82,51 @@ class SocketWatch:
         now = clocks.now_ms()
         behind = []
         if touch:
-            await asyncio.gather(*(socket.send_touch(rows[game_id][0])
-                                   for game_id, sockets in list(self.games.items())
-                                   if game_id in rows for socket in list(sockets)
-                                   if socket.events), return_exceptions=True)
+            await asyncio.gather(
+                *(
+                    socket.send_touch(rows[game_id][0])
+                    for game_id, sockets in list(self.games.items())
+                    if game_id in rows
+                    for socket in list(sockets)
+                    if socket.events
+                ),
+                return_exceptions=True,
+            )
         for game_id, (version, updated) in rows.items():
             if now - updated < BEHIND_MS:
                 continue
-            behind.extend(socket for socket in self.games.get(game_id, ())
-                          if socket.sent_version is not None and socket.sent_version < version)
+            behind.extend(
+                socket
+                for socket in self.games.get(game_id, ())
+                if socket.sent_version is not None and socket.sent_version < version
+            )
         if behind:
-            logger.warning("socket watch: %d sockets behind their games, sending snapshots",
-                           len(behind))
-            await asyncio.gather(*(socket.catch_up() for socket in behind),
-                                 return_exceptions=True)
+            logger.warning(
+                "socket watch: %d sockets behind their games, sending snapshots", len(behind)
+            )
+            await asyncio.gather(*(socket.catch_up() for socket in behind), return_exceptions=True)
         return len(behind)
 
     async def touch(self):
         """Mark every player's socket of this process as still here (one query)."""
-        names = [socket.channel_name for sockets in self.games.values() for socket in sockets
-                 if socket.side is not None]
+        names = [
+            socket.channel_name
+            for sockets in self.games.values()
+            for socket in sockets
+            if socket.side is not None
+        ]
         if names:
             await database_sync_to_async(services.player_still_here)(names)
 
 
 def _versions(game_ids):
     """``{game_id: (version, updated ms)}`` of the games that still exist."""
-    return {pk: (version, clocks.to_ms(updated)) for pk, version, updated in
-            Game.objects.filter(pk__in=game_ids).values_list("pk", "version", "updated")}
+    return {
+        pk: (version, clocks.to_ms(updated))
+        for pk, version, updated in Game.objects.filter(pk__in=game_ids).values_list(
+            "pk", "version", "updated"
+        )
+    }
 
 
 _watches = weakref.WeakKeyDictionary()

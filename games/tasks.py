@@ -1,4 +1,5 @@
 """Celery tasks of the games app. Thin: they call ``games.services`` and nothing else writes."""
+
 import logging
 import time
 
@@ -19,8 +20,14 @@ TIMER_EARLY_MS = 2_000
 
 
 # A database that is briefly locked or unreachable is retried: the move is idempotent.
-@shared_task(name=dispatch.BOT_MOVE, ignore_result=True, autoretry_for=(OperationalError,),
-             retry_backoff=1, retry_backoff_max=8, max_retries=5)
+@shared_task(
+    name=dispatch.BOT_MOVE,
+    ignore_result=True,
+    autoretry_for=(OperationalError,),
+    retry_backoff=1,
+    retry_backoff_max=8,
+    max_retries=5,
+)
 def bot_move(game_id, version):
     """Play the bot's turn of game ``game_id`` (a UUID string) if it is still due at ``version``.
 
@@ -31,23 +38,33 @@ def bot_move(game_id, version):
     started = time.perf_counter()
     game = services.bot_turn(game_id, version)
     elapsed_ms = (time.perf_counter() - started) * 1000
-    bot_logger.info("bot move game=%s version=%s ms=%.1f played=%s",
-                    game_id, version, elapsed_ms, game is not None)
+    bot_logger.info(
+        "bot move game=%s version=%s ms=%.1f played=%s",
+        game_id,
+        version,
+        elapsed_ms,
+        game is not None,
+    )
     return elapsed_ms
 
 
-@shared_task(name=dispatch.CLOCK_TIMEOUT, ignore_result=True,
-             autoretry_for=(OperationalError,), retry_backoff=1, retry_backoff_max=4,
-             max_retries=5)
+@shared_task(
+    name=dispatch.CLOCK_TIMEOUT,
+    ignore_result=True,
+    autoretry_for=(OperationalError,),
+    retry_backoff=1,
+    retry_backoff_max=4,
+    max_retries=5,
+)
 def clock_timeout(game_id, version, deadline_ms):
     """The timer of game ``game_id`` (a UUID string) at ``version`` for the deadline
     ``deadline_ms`` (ms since the epoch): apply what has expired (``services.apply_timeouts``).
 
     No longer queued per move (the beat sweep applies deadlines); kept so that the timers an
     older release queued, with the ETA ``services.TIMER_GRACE_MS`` after their deadline, are
-    still handled. Harmless twice, late or for a game that has moved on; never cancelled. Delivered a little early (clocks of
-    different machines), it waits for that moment first. Returns the lag in ms between the
-    deadline and the check, or None if it was re-queued."""
+    still handled. Harmless twice, late or for a game that has moved on; never cancelled.
+    Delivered a little early (clocks of different machines), it waits for that moment first.
+    Returns the lag in ms between the deadline and the check, or None if it was re-queued."""
     due_ms = deadline_ms + services.TIMER_GRACE_MS
     wait_ms = due_ms - clocks.now_ms()
     if wait_ms > TIMER_EARLY_MS:
@@ -57,8 +74,13 @@ def clock_timeout(game_id, version, deadline_ms):
         time.sleep(wait_ms / 1000)
     game = services.apply_timeouts(game_id, version)
     lag = clocks.now_ms() - deadline_ms
-    clock_logger.info("clock timer game=%s version=%s lag_ms=%d applied=%s",
-                      game_id, version, lag, game is not None)
+    clock_logger.info(
+        "clock timer game=%s version=%s lag_ms=%d applied=%s",
+        game_id,
+        version,
+        lag,
+        game is not None,
+    )
     return lag
 
 
@@ -87,8 +109,14 @@ def pair_lobby():
     return len(lobby.pair())
 
 
-@shared_task(name=analysis.ANALYSE_GAME, ignore_result=True, autoretry_for=(OperationalError,),
-             retry_backoff=1, retry_backoff_max=8, max_retries=5)
+@shared_task(
+    name=analysis.ANALYSE_GAME,
+    ignore_result=True,
+    autoretry_for=(OperationalError,),
+    retry_backoff=1,
+    retry_backoff_max=8,
+    max_retries=5,
+)
 def analyse_game(game_id):
     """The post-game analysis of finished game ``game_id`` (a UUID string), queued by
     ``analysis.request_analysis``: ``analysis.run_analysis`` (a no-op if done already or running

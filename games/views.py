@@ -1,6 +1,7 @@
 """HTTP views of the games app (docs/protocol.md "HTTP pages"). Thin: they read the session's
 guest, call ``games.services`` (every change) or the read-only ``games.replays``, and render or
 redirect."""
+
 import hashlib
 import secrets
 from datetime import timedelta
@@ -16,30 +17,50 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import urlencode
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from games import (
-    accounts, admission, analysis, app_settings, board_svg, clocks, profiles, ratelimits,
-    ratings, replays, services,
+    accounts,
+    admission,
+    analysis,
+    app_settings,
+    board_svg,
+    clocks,
+    profiles,
+    ratelimits,
+    ratings,
+    replays,
+    services,
 )
 from games.board_svg import VIEW_H, VIEW_W, render_board
 from games.engine import PositionError
 from games.engine import record as rec
 from games.engine.position_id import decode as decode_position
 from games.models import (
-    Challenge, ChallengeStatus, Colour, Game, ImportedRecord, Match, Preset, QueueEntry, Side,
-    Status, other_side,
+    Challenge,
+    ChallengeStatus,
+    Colour,
+    Game,
+    ImportedRecord,
+    Match,
+    Preset,
+    QueueEntry,
+    Side,
+    Status,
+    other_side,
 )
 
 #: session key holding the visitor's guest id (a random, URL-safe token)
 GUEST_SESSION_KEY = "guest_id"
 
 ON_OFF = [("on", gettext_lazy("On")), ("off", gettext_lazy("Off"))]
-LEVEL_LABELS = {"easy": gettext_lazy("Easy"), "medium": gettext_lazy("Medium"),
-                "hard": gettext_lazy("Hard")}
+LEVEL_LABELS = {
+    "easy": gettext_lazy("Easy"),
+    "medium": gettext_lazy("Medium"),
+    "hard": gettext_lazy("Hard"),
+}
 
 
 def ensure_guest_id(request):
@@ -59,8 +80,9 @@ def viewer_of(request, create=True):
     Actor's ``guest_id`` is then None), for pages that only read."""
     user = getattr(request, "user", None)
     user_id = user.pk if user is not None and user.is_authenticated else None
-    guest_id = (ensure_guest_id(request) if create
-                else request.session.get(GUEST_SESSION_KEY) or None)
+    guest_id = (
+        ensure_guest_id(request) if create else request.session.get(GUEST_SESSION_KEY) or None
+    )
     return services.Actor(guest_id=guest_id, user_id=user_id)
 
 
@@ -91,23 +113,34 @@ def _seconds(ms):
 def clock_summary(spec):
     """What the clock ``spec`` (a ``games.clocks.ClockSpec``) means for a player, in the active
     language: a list of short sentences (its times come from the spec)."""
-    times = {"roll": _seconds(spec.roll_ms or 0), "move": _seconds(spec.move_ms),
-             "reserve": _seconds(spec.reserve_ms), "first": _seconds(spec.first_move_ms)}
+    times = {
+        "roll": _seconds(spec.roll_ms or 0),
+        "move": _seconds(spec.move_ms),
+        "reserve": _seconds(spec.reserve_ms),
+        "first": _seconds(spec.first_move_ms),
+    }
     lines = []
     if spec.auto_roll:
         lines.append(_("The dice are rolled for you; you have %(move)s for each move.") % times)
     else:
-        lines.append(_("You have %(roll)s to roll and %(move)s for each move (and to answer a "
-                       "double).") % times)
+        lines.append(
+            _("You have %(roll)s to roll and %(move)s for each move (and to answer a double).")
+            % times
+        )
     if spec.loses == clocks.LOSES_MATCH:
-        lines.append(_("When that time is used up, a reserve of %(reserve)s for the whole match "
-                       "runs down.") % times)
+        lines.append(
+            _("When that time is used up, a reserve of %(reserve)s for the whole match runs down.")
+            % times
+        )
     else:
-        lines.append(_("When that time is used up, a reserve of %(reserve)s for the whole game "
-                       "runs down.") % times)
+        lines.append(
+            _("When that time is used up, a reserve of %(reserve)s for the whole game runs down.")
+            % times
+        )
     if spec.max_move_ms is not None:
-        lines.append(_("No move may take longer than %(cap)s.")
-                     % {"cap": _seconds(spec.max_move_ms)})
+        lines.append(
+            _("No move may take longer than %(cap)s.") % {"cap": _seconds(spec.max_move_ms)}
+        )
     if spec.loses == clocks.LOSES_MATCH:
         lines.append(_("A player who runs out of time loses the whole match."))
     else:
@@ -115,16 +148,22 @@ def clock_summary(spec):
     if spec.reconnect_ms is not None:
         back = {"back": _seconds(spec.reconnect_ms)}
         if spec.loses == clocks.LOSES_MATCH:
-            lines.append(_("A player who disconnects has %(back)s to come back, or loses the "
-                           "match.") % back)
+            lines.append(
+                _("A player who disconnects has %(back)s to come back, or loses the match.") % back
+            )
         else:
-            lines.append(_("A player who disconnects has %(back)s to come back, or loses the "
-                           "game.") % back)
+            lines.append(
+                _("A player who disconnects has %(back)s to come back, or loses the game.") % back
+            )
     if spec.claim_after_ms is not None:
-        lines.append(_("If a player leaves for more than %(away)s, the opponent may claim the "
-                       "win.") % {"away": _seconds(spec.claim_after_ms)})
-    lines.append(_("If a player makes no first move within %(first)s, the game is aborted "
-                   "with no result.") % times)
+        lines.append(
+            _("If a player leaves for more than %(away)s, the opponent may claim the win.")
+            % {"away": _seconds(spec.claim_after_ms)}
+        )
+    lines.append(
+        _("If a player makes no first move within %(first)s, the game is aborted with no result.")
+        % times
+    )
     return lines
 
 
@@ -138,8 +177,11 @@ def preset_clocks():
     people (and against the computer when the player asks for one)."""
     found = {}
     for preset, kind in clocks.PRESET_CLOCK.items():
-        found[preset] = {"kind": kind, "name": clock_name(kind),
-                         "summary": clock_summary(clocks.CLOCKS[kind])}
+        found[preset] = {
+            "kind": kind,
+            "name": clock_name(kind),
+            "summary": clock_summary(clocks.CLOCKS[kind]),
+        }
     return found
 
 
@@ -148,15 +190,16 @@ class TableForm(forms.Form):
     sport/classic/match; ``match_length`` 1/3/5/7 (match only); ``koks`` and ``cube`` on/off
     (classic only). ``clean`` checks the combination with ``services.table_options``."""
 
-    preset = forms.ChoiceField(label=gettext_lazy("Rules"), choices=Preset.choices,
-                               required=False)
+    preset = forms.ChoiceField(label=gettext_lazy("Rules"), choices=Preset.choices, required=False)
     match_length = forms.TypedChoiceField(
-        label=gettext_lazy("Match length"), required=False, coerce=int, empty_value=None,
-        choices=[(str(n), str(n)) for n in services.MATCH_LENGTHS])
-    koks = forms.ChoiceField(label=gettext_lazy("Koks (3 points)"), choices=ON_OFF,
-                             required=False)
-    cube = forms.ChoiceField(label=gettext_lazy("Doubling cube"), choices=ON_OFF,
-                             required=False)
+        label=gettext_lazy("Match length"),
+        required=False,
+        coerce=int,
+        empty_value=None,
+        choices=[(str(n), str(n)) for n in services.MATCH_LENGTHS],
+    )
+    koks = forms.ChoiceField(label=gettext_lazy("Koks (3 points)"), choices=ON_OFF, required=False)
+    cube = forms.ChoiceField(label=gettext_lazy("Doubling cube"), choices=ON_OFF, required=False)
 
     def clean(self):
         data = super().clean()
@@ -164,8 +207,12 @@ class TableForm(forms.Form):
             return data
         preset = data.get("preset") or Preset.SPORT.value
         try:
-            services.table_options(preset, data.get("match_length"),
-                                   _on_off(data.get("koks")), _on_off(data.get("cube")))
+            services.table_options(
+                preset,
+                data.get("match_length"),
+                _on_off(data.get("koks")),
+                _on_off(data.get("cube")),
+            )
         except services.GameError as error:
             raise forms.ValidationError(error.message) from None
         return data
@@ -194,10 +241,12 @@ class NewGameForm(TableForm):
     preset's clock, the computer plays without one).
     """
 
-    level = forms.ChoiceField(label=gettext_lazy("Computer level"), required=False,
-                              choices=_level_choices)
+    level = forms.ChoiceField(
+        label=gettext_lazy("Computer level"), required=False, choices=_level_choices
+    )
     side = forms.ChoiceField(
-        label=gettext_lazy("Your side"), required=False,
+        label=gettext_lazy("Your side"),
+        required=False,
         choices=[*Side.choices, ("random", gettext_lazy("Random"))],
     )
     clock = forms.ChoiceField(label=gettext_lazy("Clock"), choices=ON_OFF, required=False)
@@ -217,9 +266,12 @@ class NewGameForm(TableForm):
     def for_game(cls, game, you):
         """An (unbound) form holding ``game``'s options, for "play again"."""
         options = services.options_of(game)
-        initial = {"preset": game.preset, "level": game.bot_level or "medium",
-                   "side": game.colour or you or Side.WHITE.value,
-                   "clock": "on" if game.clock else "off"}
+        initial = {
+            "preset": game.preset,
+            "level": game.bot_level or "medium",
+            "side": game.colour or you or Side.WHITE.value,
+            "clock": "on" if game.clock else "off",
+        }
         if game.preset == Preset.MATCH:
             initial["match_length"] = str(options["match_length"])
         if game.preset == Preset.CLASSIC:
@@ -229,8 +281,10 @@ class NewGameForm(TableForm):
 
 
 #: the clocks a game between people may run (RULES.md R11): "" in a form means the preset's
-CLOCK_KINDS = [(clocks.STANDARD, gettext_lazy("Standard clock")),
-               (clocks.MATCH, gettext_lazy("Match clock"))]
+CLOCK_KINDS = [
+    (clocks.STANDARD, gettext_lazy("Standard clock")),
+    (clocks.MATCH, gettext_lazy("Match clock")),
+]
 RATED_CHOICES = [("casual", gettext_lazy("Casual")), ("rated", gettext_lazy("Rated"))]
 
 
@@ -241,25 +295,32 @@ class ChallengeForm(TableForm):
     ``services.create_challenge`` checks) and ``clock`` standard/match (default: the
     preset's, R12)."""
 
-    colour = forms.ChoiceField(label=gettext_lazy("Your side"), required=False,
-                               choices=Colour.choices)
-    rated = forms.ChoiceField(label=gettext_lazy("Rating"), required=False,
-                              choices=RATED_CHOICES)
+    colour = forms.ChoiceField(
+        label=gettext_lazy("Your side"), required=False, choices=Colour.choices
+    )
+    rated = forms.ChoiceField(label=gettext_lazy("Rating"), required=False, choices=RATED_CHOICES)
     clock = forms.ChoiceField(label=gettext_lazy("Clock"), required=False, choices=CLOCK_KINDS)
 
     def options(self):
         """The chosen options for ``services.create_challenge``."""
         data = self.cleaned_data
-        return {**self.table(), "colour": data.get("colour") or Colour.RANDOM.value,
-                "rated": data.get("rated") == "rated", "clock": data.get("clock") or None}
+        return {
+            **self.table(),
+            "colour": data.get("colour") or Colour.RANDOM.value,
+            "rated": data.get("rated") == "rated",
+            "clock": data.get("clock") or None,
+        }
 
     @classmethod
     def for_game(cls, game, you):
         """An (unbound) form holding the options of ``game`` (a game between people), for a
         new challenge with the same table, clock and rating; the creator's side is drawn."""
         options = services.options_of(game)
-        initial = {"preset": game.preset, "colour": Colour.RANDOM.value,
-                   "rated": "rated" if game.rated else "casual"}
+        initial = {
+            "preset": game.preset,
+            "colour": Colour.RANDOM.value,
+            "rated": "rated" if game.rated else "casual",
+        }
         if game.clock:
             initial["clock"] = game.clock.get("kind")
         if game.preset == Preset.MATCH:
@@ -273,9 +334,15 @@ class ChallengeForm(TableForm):
 def clock_choices():
     """The clocks a player may choose for a game between people, each ``{"kind", "name",
     "summary", "presets"}`` (``presets``: the R12 presets whose own clock it is)."""
-    return [{"kind": kind, "name": name, "summary": clock_summary(clocks.CLOCKS[kind]),
-             "presets": [p for p, k in clocks.PRESET_CLOCK.items() if k == kind]}
-            for kind, name in CLOCK_KINDS]
+    return [
+        {
+            "kind": kind,
+            "name": name,
+            "summary": clock_summary(clocks.CLOCKS[kind]),
+            "presets": [p for p, k in clocks.PRESET_CLOCK.items() if k == kind],
+        }
+        for kind, name in CLOCK_KINDS
+    ]
 
 
 def login_url(next_path):
@@ -339,13 +406,20 @@ def new_game(request):
     if not form.is_valid():
         return HttpResponseBadRequest(
             _("Unknown game options: %(reason)s") % {"reason": _form_errors(form)},
-            content_type="text/plain; charset=utf-8")
+            content_type="text/plain; charset=utf-8",
+        )
     refusal = _creation_refused(request)
     if refusal is not None:
         status = _refusal_status(refusal)
-        return _with_retry_after(render(request, f"{status}.html", {
-            "message": refusal.message, "new_game_form": NewGameForm()}, status=status),
-            refusal)
+        return _with_retry_after(
+            render(
+                request,
+                f"{status}.html",
+                {"message": refusal.message, "new_game_form": NewGameForm()},
+                status=status,
+            ),
+            refusal,
+        )
     viewer = viewer_of(request)
     try:
         # a signed-in player's game is the account's too (theirs on any device)
@@ -377,15 +451,19 @@ def game_page(request, game_id):
     between_people = not game.bot_side
     context = {
         "game": game,
-        "ws_path": f"/ws/game/{game.id}/?lang={get_language()}",
+        "ws_path": f"/ws/game/{game.id}/?lang={get_language()}&events=1",
         "is_player": you is not None,
         "initial_snapshot": services.snapshot(game, viewer)["game"],
         "between_people": between_people,
-        "options_form": (ChallengeForm.for_game(game, you) if between_people
-                         else NewGameForm.for_game(game, you)),
+        "options_form": (
+            ChallengeForm.for_game(game, you) if between_people else NewGameForm.for_game(game, you)
+        ),
         "again_url": reverse("games:challenge_new" if between_people else "games:new"),
-        "clock": ({"kind": spec.kind, "name": clock_name(spec.kind),
-                   "summary": clock_summary(spec)} if spec else None),
+        "clock": (
+            {"kind": spec.kind, "name": clock_name(spec.kind), "summary": clock_summary(spec)}
+            if spec
+            else None
+        ),
         "lobby_url": reverse("games:lobby") if _paired_by_lobby(game) else None,
         "new_game_form": NewGameForm(),
     }
@@ -428,8 +506,12 @@ def _game_row(game, viewer, names, from_challenge, now):
             opponent = {"name": names[user_id], "url": profiles.profile_url(user_id)}
     match = None
     if game.match_id:
-        match = {"id": str(game.match_id), "length": game.match.length,
-                 "score": game.match.score(), "game_number": game.match_number}
+        match = {
+            "id": str(game.match_id),
+            "length": game.match.length,
+            "score": game.match.score(),
+            "game_number": game.match_number,
+        }
     return {
         "id": str(game.id),
         "url": reverse("games:game", kwargs={"game_id": game.id}),
@@ -466,9 +548,11 @@ def my_games(request):
     now = timezone.now()
     games = list(games_of(viewer).select_related("match").order_by("-updated")[:200])
     names = profiles.names_of(
-        [user_id for game in games for user_id in (game.white_user_id, game.black_user_id)])
+        [user_id for game in games for user_id in (game.white_user_id, game.black_user_id)]
+    )
     started = Challenge.objects.filter(
-        Q(game__in=games) | Q(game__match_id__in={g.match_id for g in games if g.match_id}))
+        Q(game__in=games) | Q(game__match_id__in={g.match_id for g in games if g.match_id})
+    )
     from_challenge = set()
     for game_id, match_id in started.values_list("game_id", "game__match_id"):
         from_challenge.update({game_id, match_id} - {None})
@@ -481,17 +565,24 @@ def my_games(request):
     challenges = []
     if mine:
         challenges = Challenge.objects.filter(mine, status=ChallengeStatus.OPEN)[:20]
-    return render(request, "games/my_games.html", {
-        "active_games": [row for row in rows if row["status"] == Status.ACTIVE],
-        "finished_games": [row for row in rows if row["status"] != Status.ACTIVE],
-        "open_challenges": [dict(_challenge_context(request, c),
-                                 just_now=now - c.created < JUST_NOW) for c in challenges],
-        "signed_in": bool(viewer.user_id),
-        "new_game_form": NewGameForm(),
-    })
+    return render(
+        request,
+        "games/my_games.html",
+        {
+            "active_games": [row for row in rows if row["status"] == Status.ACTIVE],
+            "finished_games": [row for row in rows if row["status"] != Status.ACTIVE],
+            "open_challenges": [
+                dict(_challenge_context(request, c), just_now=now - c.created < JUST_NOW)
+                for c in challenges
+            ],
+            "signed_in": bool(viewer.user_id),
+            "new_game_form": NewGameForm(),
+        },
+    )
 
 
 # --- games between people: challenge links ---------------------------------------------
+
 
 def _challenge_context(request, challenge):
     """What the challenge pages show of ``challenge``: ``id``, ``status``, ``preset``,
@@ -505,27 +596,38 @@ def _challenge_context(request, challenge):
     creator = None
     if challenge.creator_user_id:
         rating = ratings.rating_of(challenge.creator_user_id, challenge.preset)
-        creator = {"name": services.display_name(challenge.creator_user_id),
-                   "rating": round(rating.rating), "provisional": rating.provisional,
-                   "profile": reverse("games:player",
-                                      kwargs={"user_id": challenge.creator_user_id})}
+        creator = {
+            "name": services.display_name(challenge.creator_user_id),
+            "rating": round(rating.rating),
+            "provisional": rating.provisional,
+            "profile": reverse("games:player", kwargs={"user_id": challenge.creator_user_id}),
+        }
     url = reverse("games:challenge", kwargs={"challenge_id": challenge.id})
     return {
         "id": str(challenge.id),
         "status": challenge.status,
         "preset": challenge.preset,
-        "options": {"match_length": challenge.match_length or 1,
-                    "koks": table.get("koks", False), "cube": table.get("cube", False)},
+        "options": {
+            "match_length": challenge.match_length or 1,
+            "koks": table.get("koks", False),
+            "cube": table.get("cube", False),
+        },
         "colour": challenge.colour,
         "url": url,
         "share_url": request.build_absolute_uri(url),
         "status_url": reverse("games:challenge_status", kwargs={"challenge_id": challenge.id}),
-        "clock": {"kind": kind, "name": clock_name(kind),
-                  "summary": clock_summary(clocks.CLOCKS[kind])},
+        "clock": {
+            "kind": kind,
+            "name": clock_name(kind),
+            "summary": clock_summary(clocks.CLOCKS[kind]),
+        },
         "rated": challenge.rated,
         "creator": creator,
-        "game_url": (reverse("games:game", kwargs={"game_id": challenge.game_id})
-                     if challenge.game_id else None),
+        "game_url": (
+            reverse("games:game", kwargs={"game_id": challenge.game_id})
+            if challenge.game_id
+            else None
+        ),
         "created": challenge.created,
     }
 
@@ -555,29 +657,45 @@ def challenge_new(request):
                 error = exc.message
             else:
                 return redirect("games:challenge", challenge_id=challenge.id)
-    response = render(request, "games/challenge_new.html", {
-        "form": form, "error": error, "signed_in": request.user.is_authenticated,
-        "login_url": login_url(reverse("games:challenge_new")),
-        "clock_choices": clock_choices(), "preset_clocks": clocks.PRESET_CLOCK,
-    }, status=429 if refusal else 400 if error else 200)
+    response = render(
+        request,
+        "games/challenge_new.html",
+        {
+            "form": form,
+            "error": error,
+            "signed_in": request.user.is_authenticated,
+            "login_url": login_url(reverse("games:challenge_new")),
+            "clock_choices": clock_choices(),
+            "preset_clocks": clocks.PRESET_CLOCK,
+        },
+        status=429 if refusal else 400 if error else 200,
+    )
     return _with_retry_after(response, refusal) if refusal else response
 
 
 def _is_creator(challenge, viewer):
     """True if ``viewer`` (an Actor) made ``challenge``: by account, or by session guest."""
-    return ((bool(viewer.user_id) and challenge.creator_user_id == viewer.user_id)
-            or (bool(viewer.guest_id) and challenge.creator_guest == viewer.guest_id))
+    return (bool(viewer.user_id) and challenge.creator_user_id == viewer.user_id) or (
+        bool(viewer.guest_id) and challenge.creator_guest == viewer.guest_id
+    )
 
 
 def _render_challenge(request, challenge, error=None, status=200):
     viewer = viewer_of(request, create=False)
-    return render(request, "games/challenge.html", {
-        "challenge": _challenge_context(request, challenge),
-        "is_creator": _is_creator(challenge, viewer),
-        "signed_in": bool(viewer.user_id),
-        "login_url": login_url(reverse("games:challenge", kwargs={"challenge_id": challenge.id})),
-        "error": error,
-    }, status=status)
+    return render(
+        request,
+        "games/challenge.html",
+        {
+            "challenge": _challenge_context(request, challenge),
+            "is_creator": _is_creator(challenge, viewer),
+            "signed_in": bool(viewer.user_id),
+            "login_url": login_url(
+                reverse("games:challenge", kwargs={"challenge_id": challenge.id})
+            ),
+            "error": error,
+        },
+        status=status,
+    )
 
 
 @require_GET
@@ -609,9 +727,12 @@ def challenge_accept(request, challenge_id):
     refusal = _creation_refused(request)
     if refusal is not None:
         challenge = get_object_or_404(Challenge, pk=challenge_id)
-        return _with_retry_after(_render_challenge(
-            request, challenge, error=refusal.message, status=_refusal_status(refusal)),
-            refusal)
+        return _with_retry_after(
+            _render_challenge(
+                request, challenge, error=refusal.message, status=_refusal_status(refusal)
+            ),
+            refusal,
+        )
     try:
         game = services.accept_challenge(challenge_id, viewer_of(request))
     except Challenge.DoesNotExist:
@@ -657,6 +778,7 @@ def challenge_status(request, challenge_id):
 
 # --- rated play: the lobby ---------------------------------------------------------------
 
+
 @require_GET
 def lobby_page(request):
     """GET: the lobby of rated games. A signed-in player picks the rules, the match length
@@ -685,20 +807,27 @@ def lobby_page(request):
     if viewer.user_id:
         for preset in Preset.values:
             found = ratings.rating_of(viewer.user_id, preset)
-            context["ratings"][preset] = {"rating": round(found.rating),
-                                          "provisional": found.provisional,
-                                          "games": found.games}
-        running = (Game.objects.filter(rated=True, status=Status.ACTIVE)
-                   .filter(Q(white_user_id=viewer.user_id) | Q(black_user_id=viewer.user_id))
-                   .select_related("match").order_by("-created")[:20])
+            context["ratings"][preset] = {
+                "rating": round(found.rating),
+                "provisional": found.provisional,
+                "games": found.games,
+            }
+        running = (
+            Game.objects.filter(rated=True, status=Status.ACTIVE)
+            .filter(Q(white_user_id=viewer.user_id) | Q(black_user_id=viewer.user_id))
+            .select_related("match")
+            .order_by("-created")[:20]
+        )
         for game in running:
             opponent = game.user_of(other_side(game.side_of(viewer)))
-            context["active_games"].append({
-                "url": reverse("games:game", kwargs={"game_id": game.id}),
-                "preset": game.preset,
-                "match_length": game.match.length if game.match_id else None,
-                "opponent": services.display_name(opponent) if opponent else _("Guest"),
-            })
+            context["active_games"].append(
+                {
+                    "url": reverse("games:game", kwargs={"game_id": game.id}),
+                    "preset": game.preset,
+                    "match_length": game.match.length if game.match_id else None,
+                    "opponent": services.display_name(opponent) if opponent else _("Guest"),
+                }
+            )
     return render(request, "games/lobby.html", context)
 
 
@@ -741,10 +870,21 @@ def _replay_context(request, record, *, game=None, imported=False, title=""):
         "fairness": replays.fairness_of(game) if game else None,
         "dice_verified": replay.dice_verified,
         "dice_mismatch_line": replay.dice_mismatch_line,
-        "result": (services.result_of(game) if game else
-                   ({"winner": replay.result.winner, "kind": replay.result.kind,
-                     "points": replay.result.points, "reason": replay.result.reason,
-                     "cube": None} if replay.result else None)),
+        "result": (
+            services.result_of(game)
+            if game
+            else (
+                {
+                    "winner": replay.result.winner,
+                    "kind": replay.result.kind,
+                    "points": replay.result.points,
+                    "reason": replay.result.reason,
+                    "cube": None,
+                }
+                if replay.result
+                else None
+            )
+        ),
         "finished": replay.result is not None,
     }
 
@@ -775,8 +915,11 @@ class ImportRecordForm(forms.Form):
     """A record to import: an uploaded text file or pasted text (one of them)."""
 
     record = forms.FileField(label=gettext_lazy("Record file"), required=False)
-    text = forms.CharField(label=gettext_lazy("Or paste the record"), required=False,
-                           widget=forms.Textarea(attrs={"rows": 12, "spellcheck": "false"}))
+    text = forms.CharField(
+        label=gettext_lazy("Or paste the record"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 12, "spellcheck": "false"}),
+    )
 
     def record_text(self):
         """The record's text; raises ValidationError if there is none, it is too large or it
@@ -846,20 +989,33 @@ def _position_or_404(position_id):
 def describe_position(position):
     """A one-line description of a position in the active language (whose turn, pip counts,
     checkers off)."""
-    params = {"white_pips": position.pip("white"), "black_pips": position.pip("black"),
-              "white_off": position.off("white"), "black_off": position.off("black")}
+    params = {
+        "white_pips": position.pip("white"),
+        "black_pips": position.pip("black"),
+        "white_off": position.off("white"),
+        "black_off": position.off("black"),
+    }
     if position.turn == "white":
-        text = _("White to move. Pip count: white %(white_pips)s, black %(black_pips)s. "
-                 "Borne off: white %(white_off)s, black %(black_off)s.")
+        text = _(
+            "White to move. Pip count: white %(white_pips)s, black %(black_pips)s. "
+            "Borne off: white %(white_off)s, black %(black_off)s."
+        )
     else:
-        text = _("Black to move. Pip count: white %(white_pips)s, black %(black_pips)s. "
-                 "Borne off: white %(white_off)s, black %(black_off)s.")
+        text = _(
+            "Black to move. Pip count: white %(white_pips)s, black %(black_pips)s. "
+            "Borne off: white %(white_off)s, black %(black_off)s."
+        )
     return text % params
 
 
 def _board_svg(position, size=None):
-    return render_board(position, title=_("Long nardy position"),
-                        desc=describe_position(position), size=size, id_prefix="position")
+    return render_board(
+        position,
+        title=_("Long nardy position"),
+        desc=describe_position(position),
+        size=size,
+        id_prefix="position",
+    )
 
 
 @require_GET
@@ -869,15 +1025,19 @@ def position_page(request, position_id):
     position = _position_or_404(position_id)
     origin = request.build_absolute_uri("/").rstrip("/")
     urls = _share_urls(position_id)
-    return render(request, "positions/share.html", {
-        "position_id": position_id,
-        "position": position.to_json(),
-        "description": describe_position(position),
-        "board_svg": _board_svg(position),
-        "share_urls": urls,
-        "page_url": origin + urls["page"],
-        "image_url": origin + urls["png"],
-    })
+    return render(
+        request,
+        "positions/share.html",
+        {
+            "position_id": position_id,
+            "position": position.to_json(),
+            "description": describe_position(position),
+            "board_svg": _board_svg(position),
+            "share_urls": urls,
+            "page_url": origin + urls["page"],
+            "image_url": origin + urls["png"],
+        },
+    )
 
 
 #: the size of the PNG preview (Open Graph's recommended 1.91:1)
@@ -904,8 +1064,12 @@ def position_svg(request, position_id):
     Cached by browsers for a day (an ID always shows the same position), and on the server
     (Django's cache, Redis) per ID, language (the title and description) and renderer."""
     position = _position_or_404(position_id)
-    return _cached_image(request, _image_cache_key("svg", position_id, get_language()),
-                         lambda: _board_svg(position), "image/svg+xml; charset=utf-8")
+    return _cached_image(
+        request,
+        _image_cache_key("svg", position_id, get_language()),
+        lambda: _board_svg(position),
+        "image/svg+xml; charset=utf-8",
+    )
 
 
 _PNG_FONTS = Path(ttf_opensans.__file__).with_name("ttf")
@@ -917,8 +1081,12 @@ def position_png(request, position_id):
     takes about 0.1 s, so the bytes are kept in Django's cache (Redis) per ID and renderer: a
     repeated request costs a cache read."""
     position = _position_or_404(position_id)
-    return _cached_image(request, _image_cache_key("png", position_id, _PNG_FONTS),
-                         lambda: _render_png(position), "image/png")
+    return _cached_image(
+        request,
+        _image_cache_key("png", position_id, _PNG_FONTS),
+        lambda: _render_png(position),
+        "image/png",
+    )
 
 
 def _cached_image(request, key, render, content_type):
@@ -927,12 +1095,19 @@ def _cached_image(request, key, render, content_type):
     ``IMAGE_RENDER_IP_LIMITS`` gets 429 with Retry-After instead."""
     body = cache.get(key)
     if body is None:
-        wait = ratelimits.hit(app_settings.IMAGE_RENDER_IP_LIMITS, "image", "ip",
-                              request.META.get("REMOTE_ADDR") or "unknown")
+        wait = ratelimits.hit(
+            app_settings.IMAGE_RENDER_IP_LIMITS,
+            "image",
+            "ip",
+            request.META.get("REMOTE_ADDR") or "unknown",
+        )
         if wait is not None:
             seconds = ratelimits.seconds_text(wait)
-            refused = HttpResponse(_("Too many new images in a short time: try again later."),
-                                   status=429, content_type="text/plain; charset=utf-8")
+            refused = HttpResponse(
+                _("Too many new images in a short time: try again later."),
+                status=429,
+                content_type="text/plain; charset=utf-8",
+            )
             refused["Retry-After"] = str(seconds)
             return refused
         body = render()
@@ -949,14 +1124,25 @@ def _render_png(position):
     board = render_board(position, title="", desc="", id_prefix="png")
     board_h = PNG_HEIGHT - 40
     board_w = round(board_h * VIEW_W / VIEW_H)
-    inner = board.replace("<svg ", f'<svg x="{(PNG_WIDTH - board_w) // 2}" y="20" '
-                          f'width="{board_w}" height="{board_h}" ', 1)
-    svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{PNG_WIDTH}" height="{PNG_HEIGHT}" '
-           f'viewBox="0 0 {PNG_WIDTH} {PNG_HEIGHT}"><rect width="100%" height="100%" '
-           f'fill="#f4ecdc"/>{inner}</svg>')
+    inner = board.replace(
+        "<svg ",
+        f'<svg x="{(PNG_WIDTH - board_w) // 2}" y="20" width="{board_w}" height="{board_h}" ',
+        1,
+    )
+    svg = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{PNG_WIDTH}" height="{PNG_HEIGHT}" '
+        f'viewBox="0 0 {PNG_WIDTH} {PNG_HEIGHT}"><rect width="100%" height="100%" '
+        f'fill="#f4ecdc"/>{inner}</svg>'
+    )
     # The font comes with the project (ttf-opensans), so point numbers and counts are drawn
     # the same on every machine, with or without system fonts.
-    png = resvg_py.svg_to_bytes(svg_string=svg, width=PNG_WIDTH, height=PNG_HEIGHT,
-                                skip_system_fonts=True, font_dirs=[str(_PNG_FONTS)],
-                                font_family="Open Sans", sans_serif_family="Open Sans")
+    png = resvg_py.svg_to_bytes(
+        svg_string=svg,
+        width=PNG_WIDTH,
+        height=PNG_HEIGHT,
+        skip_system_fonts=True,
+        font_dirs=[str(_PNG_FONTS)],
+        font_family="Open Sans",
+        sans_serif_family="Open Sans",
+    )
     return bytes(png)

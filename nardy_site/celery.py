@@ -34,8 +34,11 @@ class BrokerLossConsumer(Consumer):
         try:
             super().on_connection_error_after_connected(exc)
         except AttributeError:
-            logger.warning("broker connection lost; its unacknowledged messages could not be "
-                           "given back (celery/kombu 5.7.0); reconnecting", exc_info=True)
+            logger.warning(
+                "broker connection lost; its unacknowledged messages could not be "
+                "given back (celery/kombu 5.7.0); reconnecting",
+                exc_info=True,
+            )
 
 
 app = Celery("nardy_site")

@@ -13,6 +13,7 @@ Used by scripts/run and scripts/test when REDIS_URL is not set::
 """
 
 import argparse
+import contextlib
 import os
 import shutil
 import socket
@@ -56,22 +57,28 @@ def serve(url_file: Path, workdir: Path) -> None:
     tmp.replace(url_file)
     args = [
         executable,
-        "--bind", "127.0.0.1",
-        "--port", str(port),
-        "--save", "",
-        "--appendonly", "no",
-        "--dir", str(workdir),
-        "--daemonize", "no",
-        "--protected-mode", "yes",
-        "--loglevel", "warning",
+        "--bind",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--dir",
+        str(workdir),
+        "--daemonize",
+        "no",
+        "--protected-mode",
+        "yes",
+        "--loglevel",
+        "warning",
     ]
     sys.stdout.flush()
     # A session of its own: a Ctrl-C in the terminal reaches the site's processes, which the
     # caller then stops, and the Redis they talk to goes last instead of under their feet.
-    try:
+    with contextlib.suppress(OSError):
         os.setsid()
-    except OSError:
-        pass
     os.execv(executable, args)
 
 

@@ -6,6 +6,7 @@ so that it extends base.html (header, language switch) in the page's language, a
 detail of the cause. None may raise: if the page itself fails, a plain-text answer with the
 same status is given and the failure logged.
 """
+
 import logging
 
 from django.http import HttpResponse
@@ -42,8 +43,12 @@ def csrf_failure(request, reason=""):
     unstyled, in English, and its inline style is blocked by our Content-Security-Policy).
     ``reason`` (Django's technical reason) is not shown: CsrfViewMiddleware logs it already
     (logger ``django.security.csrf``)."""
-    return _error_page(request, "403_csrf.html", 403,
-                       "Forbidden: the form could not be checked. Reload the page and try again.")
+    return _error_page(
+        request,
+        "403_csrf.html",
+        403,
+        "Forbidden: the form could not be checked. Reload the page and try again.",
+    )
 
 
 def server_error(request):

@@ -7,6 +7,7 @@ our sockets on :8000 with the visitor's cookies. Browsers cannot forge Origin, H
 scheme of their connection, so comparing Origin with the origin the browser connected to
 closes that hole; non-browser clients are not what this guards against.
 """
+
 from urllib.parse import urlparse
 
 from channels.security.websocket import OriginValidator, WebsocketDenier
@@ -79,8 +80,11 @@ def site_origins(scope):
         if domain and validate_host(domain, _allowed_hosts()):
             origins.append(f"{scheme}://{host.lower()}")
     else:
-        origins.extend(f"{scheme}://{name}" for name in _allowed_hosts()
-                       if name and name != "*" and not name.startswith("."))
+        origins.extend(
+            f"{scheme}://{name}"
+            for name in _allowed_hosts()
+            if name and name != "*" and not name.startswith(".")
+        )
     for trusted in getattr(settings, "CSRF_TRUSTED_ORIGINS", []):
         # Django's "https://*.example.com" is Channels' "https://.example.com"
         origins.append(trusted.replace("://*.", "://.", 1).lower())
@@ -112,6 +116,7 @@ class SiteOriginValidator(OriginValidator):
         try:
             parsed = urlparse(origin)
             return parsed.scheme in ("http", "https") and any(
-                self.match_allowed_origin(parsed, pattern) for pattern in site_origins(scope))
+                self.match_allowed_origin(parsed, pattern) for pattern in site_origins(scope)
+            )
         except ValueError:  # a port out of range or not a number, in Origin or Host
             return False

@@ -61,15 +61,21 @@ env = environ.Env()
 DJANGO_ENV = env.str("DJANGO_ENV", default="development").strip().lower()
 if DJANGO_ENV not in ("development", "production"):
     raise ImproperlyConfigured(
-        f"DJANGO_ENV must be 'development' or 'production', not {DJANGO_ENV!r}.")
+        f"DJANGO_ENV must be 'development' or 'production', not {DJANGO_ENV!r}."
+    )
 PRODUCTION = DJANGO_ENV == "production"
 if PRODUCTION:
     # All the missing ones at once; a single one gets its own message with an example below.
-    _missing = [name for name in ("SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL", "REDIS_URL",
-                                  "ADMIN_URL") if not env.str(name, default="").strip()]
+    _missing = [
+        name
+        for name in ("SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL", "REDIS_URL", "ADMIN_URL")
+        if not env.str(name, default="").strip()
+    ]
     if len(_missing) > 1:
-        raise ImproperlyConfigured(f"{', '.join(_missing)} must be set when DJANGO_ENV=production "
-                                   "(docs/deploy.md, \"Environment\").")
+        raise ImproperlyConfigured(
+            f"{', '.join(_missing)} must be set when DJANGO_ENV=production "
+            '(docs/deploy.md, "Environment").'
+        )
 
 
 def _required(name: str, why: str) -> str:
@@ -88,11 +94,15 @@ def _secret_key() -> str:
     needs the same key) and be as strong as ``check --deploy`` asks: at least 50 characters,
     5 different ones, not Django's ``django-insecure-`` placeholder."""
     if PRODUCTION:
-        key = _required("SECRET_KEY", "a long random string shared by every process, e.g. "
-                        "python -c 'import secrets; print(secrets.token_urlsafe(50))'.")
+        key = _required(
+            "SECRET_KEY",
+            "a long random string shared by every process, e.g. "
+            "python -c 'import secrets; print(secrets.token_urlsafe(50))'.",
+        )
         if len(key) < 50 or len(set(key)) < 5 or key.startswith("django-insecure-"):
             raise ImproperlyConfigured(
-                "SECRET_KEY is too weak for production: use at least 50 random characters.")
+                "SECRET_KEY is too weak for production: use at least 50 random characters."
+            )
         return key
     key = env.str("SECRET_KEY", default="")
     if key:
@@ -133,22 +143,39 @@ def _admin_url() -> str:
     ``ADMIN_URL`` and refuses paths a scanner tries first."""
     if not PRODUCTION:
         return env.str("ADMIN_URL", default="admin/").strip("/") + "/"
-    path = _required("ADMIN_URL", "a path of your own for the admin, e.g. python -c "
-                     "\"import secrets; print('staff-' + secrets.token_urlsafe(12) + '/')\".")
+    path = _required(
+        "ADMIN_URL",
+        "a path of your own for the admin, e.g. python -c "
+        "\"import secrets; print('staff-' + secrets.token_urlsafe(12) + '/')\".",
+    )
     path = path.strip("/")
     # Unreserved URL characters only: anything else would need quoting, and "<" ">" would be
     # read by path() as a converter.
     if not re.fullmatch(r"[A-Za-z0-9._~-]+", path):
         raise ImproperlyConfigured(
-            f"ADMIN_URL {path!r} must be one path segment of letters, digits and - _ . ~ only.")
-    guessable = {"admin", "administrator", "django-admin", "djangoadmin", "backend", "manage",
-                 "staff", "dashboard", "control", "panel", "adminpanel", "admin-panel"}
+            f"ADMIN_URL {path!r} must be one path segment of letters, digits and - _ . ~ only."
+        )
+    guessable = {
+        "admin",
+        "administrator",
+        "django-admin",
+        "djangoadmin",
+        "backend",
+        "manage",
+        "staff",
+        "dashboard",
+        "control",
+        "panel",
+        "adminpanel",
+        "admin-panel",
+    }
     if len(path) < 12 or path.lower() in guessable:
         # What is checked is the length and the usual names; the random part the example
         # adds is advice, since randomness cannot be checked.
         raise ImproperlyConfigured(
             f"ADMIN_URL {path!r} is too easy to guess: use at least 12 characters that are not "
-            "a usual admin name, best with a random part (docs/deploy.md, \"Environment\").")
+            'a usual admin name, best with a random part (docs/deploy.md, "Environment").'
+        )
     return path + "/"
 
 
@@ -225,7 +252,9 @@ TEMPLATES = [
 
 # --- Database -------------------------------------------------------------------------------
 if PRODUCTION:
-    _required("DATABASE_URL", "the PostgreSQL database, e.g. postgres://user:password@host:5432/nardy.")
+    _required(
+        "DATABASE_URL", "the PostgreSQL database, e.g. postgres://user:password@host:5432/nardy."
+    )
 DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
 }
@@ -241,14 +270,20 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         # Daphne: a connection per request or socket thread, taken from a pool and given
         # back after each use (psycopg_pool), instead of a new PostgreSQL backend each time.
         if DATABASES["default"]["CONN_MAX_AGE"]:
-            raise ImproperlyConfigured("DATABASE_POOL and CONN_MAX_AGE exclude each other: a "
-                                       "pooled connection goes back to its pool after each use.")
+            raise ImproperlyConfigured(
+                "DATABASE_POOL and CONN_MAX_AGE exclude each other: a "
+                "pooled connection goes back to its pool after each use."
+            )
         DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
-            "min_size": 1, "max_size": _pool_size, "timeout": 10}
+            "min_size": 1,
+            "max_size": _pool_size,
+            "timeout": 10,
+        }
 elif PRODUCTION:
     raise ImproperlyConfigured(
         "DATABASE_URL must name a PostgreSQL database when DJANGO_ENV=production "
-        f"(got {DATABASES['default']['ENGINE']}): several processes write at once.")
+        f"(got {DATABASES['default']['ENGINE']}): several processes write at once."
+    )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     _db_name = str(DATABASES["default"]["NAME"])
     DATABASES["default"].setdefault("OPTIONS", {}).update(
@@ -292,8 +327,12 @@ CHANNEL_LAYERS = {
         # wait longer than that receive; a dead Redis is still noticed.
         # max_connections: redis-py 8's pool refuses a 101st connection at once (no wait),
         # and a few hundred sockets closing together each ask for one (group_discard).
-        "CONFIG": {"hosts": [{"address": url, "socket_timeout": 30, "max_connections": 2000}
-                             for url in CHANNEL_REDIS_URLS]},
+        "CONFIG": {
+            "hosts": [
+                {"address": url, "socket_timeout": 30, "max_connections": 2000}
+                for url in CHANNEL_REDIS_URLS
+            ]
+        },
     },
 }
 
@@ -367,7 +406,8 @@ def _check_site_url(url: str) -> None:
     if problem:
         raise ImproperlyConfigured(
             f"SITE_URL must be the site's public origin, e.g. https://nardy.example, not "
-            f"{url!r}: {problem}.")
+            f"{url!r}: {problem}."
+        )
 
 
 if PRODUCTION and SITE_URL:
@@ -376,14 +416,24 @@ if PRODUCTION and SITE_URL:
 # --- Rate limits and socket caps: defaults in games/app_settings.py (docs/protocol.md "Rate
 # limits"); each may be given in the environment too, e.g. GAMES_CREATE_IP_LIMITS=600/minute
 # or GAMES_SOCKETS_PER_IP=0 for a load test from one address.
-for _name in ("GAMES_SOCKET_FRAME_LIMITS", "GAMES_SESSION_FRAME_LIMITS",
-              "GAMES_CONNECT_SESSION_LIMITS", "GAMES_CONNECT_IP_LIMITS",
-              "GAMES_CREATE_SESSION_LIMITS", "GAMES_CREATE_IP_LIMITS",
-              "GAMES_RATELIMIT_KEY_PREFIX"):
+for _name in (
+    "GAMES_SOCKET_FRAME_LIMITS",
+    "GAMES_SESSION_FRAME_LIMITS",
+    "GAMES_CONNECT_SESSION_LIMITS",
+    "GAMES_CONNECT_IP_LIMITS",
+    "GAMES_CREATE_SESSION_LIMITS",
+    "GAMES_CREATE_IP_LIMITS",
+    "GAMES_RATELIMIT_KEY_PREFIX",
+):
     if _name in os.environ:
         globals()[_name] = env.str(_name)
-for _name in ("GAMES_SOCKETS_PER_SESSION", "GAMES_SOCKETS_PER_IP", "GAMES_MAX_ACTIVE",
-              "GAMES_ACTIVE_WINDOW_SECONDS", "GAMES_FULL_RETRY_SECONDS"):
+for _name in (
+    "GAMES_SOCKETS_PER_SESSION",
+    "GAMES_SOCKETS_PER_IP",
+    "GAMES_MAX_ACTIVE",
+    "GAMES_ACTIVE_WINDOW_SECONDS",
+    "GAMES_FULL_RETRY_SECONDS",
+):
     if _name in os.environ:
         globals()[_name] = env.int(_name)
 if "GAMES_RATELIMIT_ENABLED" in os.environ:
@@ -431,8 +481,11 @@ TELEGRAM_AUTH_MAX_AGE = 600
 def _social_providers():
     """SOCIALACCOUNT_PROVIDERS with an app for each provider whose credentials are set."""
     providers = {
-        "google": {"SCOPE": ["profile"], "AUTH_PARAMS": {"prompt": "select_account"},
-                   "OAUTH_PKCE_ENABLED": True},
+        "google": {
+            "SCOPE": ["profile"],
+            "AUTH_PARAMS": {"prompt": "select_account"},
+            "OAUTH_PKCE_ENABLED": True,
+        },
         "telegram": {"AUTH_PARAMS": {"auth_date_validity": TELEGRAM_AUTH_MAX_AGE}},
     }
     google_id = env.str("GOOGLE_CLIENT_ID", default="")
@@ -472,8 +525,11 @@ STORAGES = {
     # fresh checkout). Production: file names carry a hash of the content, so browsers may
     # keep them forever (WhiteNoise says so), and JavaScript modules import each other by the
     # hashed names (nardy_site/storage.py); needs collectstatic, the Procfile's release.
-    "staticfiles": {"BACKEND": "nardy_site.storage.ModuleManifestStaticFilesStorage"
-                    if PRODUCTION else "whitenoise.storage.CompressedStaticFilesStorage"},
+    "staticfiles": {
+        "BACKEND": "nardy_site.storage.ModuleManifestStaticFilesStorage"
+        if PRODUCTION
+        else "whitenoise.storage.CompressedStaticFilesStorage"
+    },
 }
 # Development serves straight from the apps' static folders as well, so a server started
 # without collectstatic (the tests' Daphne) still has every file; production only from
@@ -521,7 +577,7 @@ def _content_security_policy():
     """
     connect = ["'self'"]
     if SITE_URL.startswith(("https://", "http://")):
-        connect.append("ws" + SITE_URL[len("http"):])
+        connect.append("ws" + SITE_URL[len("http") :])
     form_action = ["'self'"]
     if "APPS" in SOCIALACCOUNT_PROVIDERS["google"]:
         form_action.append("https://accounts.google.com")
@@ -572,5 +628,7 @@ LOGGING = {
 # of the load tool (python -m games.loadtool). Refused in production: no echo endpoint there.
 LOAD_ECHO = env.bool("LOAD_ECHO", default=False)
 if PRODUCTION and LOAD_ECHO:
-    raise ImproperlyConfigured("LOAD_ECHO must be off when DJANGO_ENV=production: the echo "
-                               "socket is a load-test tool (games/loadtool), not part of the site.")
+    raise ImproperlyConfigured(
+        "LOAD_ECHO must be off when DJANGO_ENV=production: the echo "
+        "socket is a load-test tool (games/loadtool), not part of the site."
+    )

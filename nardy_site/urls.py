@@ -34,8 +34,11 @@ urlpatterns = i18n_patterns(
     # Accounts (django-allauth, social sign-in only): sign-in page, sign-out, the providers'
     # login URLs. Telegram's answer is checked by games.accounts before allauth's view of the
     # same URL gets it, so this path comes first.
-    path("accounts/telegram/login/callback/", accounts.telegram_callback,
-         name="telegram_callback_checked"),
+    path(
+        "accounts/telegram/login/callback/",
+        accounts.telegram_callback,
+        name="telegram_callback_checked",
+    ),
     path("accounts/", include("allauth.urls")),
 )
 
@@ -45,13 +48,16 @@ urlpatterns += [
     # Google's OAuth callback, in no language: the one redirect URI registered with Google.
     # Defined after allauth's own (language-prefixed) one, so reverse("google_callback"), which
     # allauth sends to Google, gives this path.
-    path("accounts/google/login/callback/", google_views.oauth2_callback,
-         name="google_callback"),
+    path("accounts/google/login/callback/", google_views.oauth2_callback, name="google_callback"),
     # Position images (games/image_urls.py): one per position ID, in no language.
     path("", include("games.image_urls")),
     # Every page in every language, with hreflang alternates (rules_pages/sitemaps.py).
-    path("sitemap.xml", cache_page(3600, key_prefix="sitemap")(sitemap), {"sitemaps": SITEMAPS},
-         name="django.contrib.sitemaps.views.sitemap"),
+    path(
+        "sitemap.xml",
+        cache_page(3600, key_prefix="sitemap")(sitemap),
+        {"sitemaps": SITEMAPS},
+        name="django.contrib.sitemaps.views.sitemap",
+    ),
     path("robots.txt", robots_txt, name="robots_txt"),
     # Browsers and crawlers ask for /favicon.ico whatever the page links to.
     # The URL is looked up per request: in production it is the hashed name from the manifest,

@@ -38,8 +38,12 @@ def content_version() -> str:
     base = Path(settings.BASE_DIR)
     digest = hashlib.sha256()
     files = sorted(
-        [*(base / "templates").rglob("*.html"), *(base / "rules_pages").rglob("*.py"),
-         base / "games" / "board_svg.py", *(base / "locale").rglob("*.po")]
+        [
+            *(base / "templates").rglob("*.html"),
+            *(base / "rules_pages").rglob("*.py"),
+            base / "games" / "board_svg.py",
+            *(base / "locale").rglob("*.po"),
+        ]
     )
     for path in files:
         if "tests" in path.relative_to(base).parts or not path.is_file():
@@ -75,7 +79,9 @@ def csrf_input(request) -> str:
     """The CSRF hidden input for a form: the marker in a cached page, else the real input."""
     if getattr(request, "csrf_marker", False):
         return CSRF_MARKER
-    return format_html('<input type="hidden" name="csrfmiddlewaretoken" value="{}">', get_token(request))
+    return format_html(
+        '<input type="hidden" name="csrfmiddlewaretoken" value="{}">', get_token(request)
+    )
 
 
 class CachedPageCsrfMiddleware:
@@ -97,7 +103,9 @@ class CachedPageCsrfMiddleware:
             and _CSRF_MARKER_BYTES in response.content
         ):
             token = get_token(request)
-            field = format_html('<input type="hidden" name="csrfmiddlewaretoken" value="{}">', token)
+            field = format_html(
+                '<input type="hidden" name="csrfmiddlewaretoken" value="{}">', token
+            )
             response.content = response.content.replace(_CSRF_MARKER_BYTES, field.encode())
             if response.has_header("Content-Length"):
                 response["Content-Length"] = str(len(response.content))

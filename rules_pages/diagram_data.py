@@ -16,22 +16,35 @@ START = {"turn": "white", "white": {"24": 15}, "black": {"24": 15}, "first_turn"
 # Black won the roll-off with 6-5 and played 24/18 18/13; now it is white's first turn (R3, R5).
 # In the sport and classic presets the first player's first roll is never a double, so the
 # first-turn doubles of R5 are shown for the second player.
-AFTER_BLACK_OPENED = {"turn": "white", "white": {"24": 15}, "black": {"24": 14, "13": 1},
-                      "first_turn": True}
+AFTER_BLACK_OPENED = {
+    "turn": "white",
+    "white": {"24": 15},
+    "black": {"24": 14, "13": 1},
+    "first_turn": True,
+}
 
 # An early middle game: white holds 24 to 20 (five points in a row in front of black's checkers).
-WALL_OF_FIVE = {"turn": "white", "white": {"24": 8, "23": 2, "22": 1, "21": 1, "20": 1, "13": 2},
-                "black": {"24": 9, "22": 2, "21": 1, "19": 1, "16": 2}, "first_turn": False}
+WALL_OF_FIVE = {
+    "turn": "white",
+    "white": {"24": 8, "23": 2, "22": 1, "21": 1, "20": 1, "13": 2},
+    "black": {"24": 9, "22": 2, "21": 1, "19": 1, "16": 2},
+    "first_turn": False,
+}
 # The same, but one black checker has run ahead to its point 3 (white's 15).
-WALL_OF_FIVE_PASSED = {"turn": "white",
-                       "white": {"24": 8, "23": 2, "22": 1, "21": 1, "20": 1, "13": 2},
-                       "black": {"24": 8, "22": 2, "21": 1, "19": 1, "16": 2, "3": 1},
-                       "first_turn": False}
+WALL_OF_FIVE_PASSED = {
+    "turn": "white",
+    "white": {"24": 8, "23": 2, "22": 1, "21": 1, "20": 1, "13": 2},
+    "black": {"24": 8, "22": 2, "21": 1, "19": 1, "16": 2, "3": 1},
+    "first_turn": False,
+}
 
 # White holds 24, 23, 22 and 2, 1: five points in a row across the 1|24 joint (R7).
-ACROSS_THE_JOINT = {"turn": "white",
-                    "white": {"24": 6, "23": 2, "22": 2, "8": 1, "7": 1, "2": 1, "1": 2},
-                    "black": {"24": 8, "23": 2, "21": 2, "18": 2, "17": 1}, "first_turn": False}
+ACROSS_THE_JOINT = {
+    "turn": "white",
+    "white": {"24": 6, "23": 2, "22": 2, "8": 1, "7": 1, "2": 1, "1": 2},
+    "black": {"24": 8, "23": 2, "21": 2, "18": 2, "17": 1},
+    "first_turn": False,
+}
 
 # Black's home half (its points 1 to 6) for the bearing-off positions.
 BLACK_AT_HOME = {"6": 2, "5": 3, "4": 3, "3": 2, "2": 2, "1": 3}
@@ -40,10 +53,12 @@ DIAGRAMS = [
     # R1 Board and numbering
     Diagram(
         id="board-route",
-        position={"turn": "white",
-                  "white": {"24": 9, "20": 1, "19": 2, "18": 1, "17": 1, "13": 1},
-                  "black": {"24": 9, "23": 1, "22": 1, "21": 1, "20": 1, "14": 1, "2": 1},
-                  "first_turn": False},
+        position={
+            "turn": "white",
+            "white": {"24": 9, "20": 1, "19": 2, "18": 1, "17": 1, "13": 1},
+            "black": {"24": 9, "23": 1, "22": 1, "21": 1, "20": 1, "14": 1, "2": 1},
+            "first_turn": False,
+        },
         dice=None,
         play="",
         legal=True,
@@ -84,10 +99,12 @@ DIAGRAMS = [
     # R4 Moving
     Diagram(
         id="move-through-open-point",
-        position={"turn": "white",
-                  "white": {"24": 10, "21": 1, "19": 1, "17": 1, "15": 1, "13": 1},
-                  "black": {"24": 9, "22": 2, "20": 1, "18": 1, "4": 1, "2": 1},
-                  "first_turn": False},
+        position={
+            "turn": "white",
+            "white": {"24": 10, "21": 1, "19": 1, "17": 1, "15": 1, "13": 1},
+            "black": {"24": 9, "22": 2, "20": 1, "18": 1, "4": 1, "2": 1},
+            "first_turn": False,
+        },
         dice=(5, 3),
         play="21/18 18/13",
         legal=True,
@@ -98,10 +115,12 @@ DIAGRAMS = [
     ),
     Diagram(
         id="move-landing-blocked",
-        position={"turn": "white",
-                  "white": {"24": 10, "21": 1, "19": 1, "17": 1, "15": 1, "13": 1},
-                  "black": {"24": 9, "22": 2, "20": 1, "18": 1, "4": 1, "2": 1},
-                  "first_turn": False},
+        position={
+            "turn": "white",
+            "white": {"24": 10, "21": 1, "19": 1, "17": 1, "15": 1, "13": 1},
+            "black": {"24": 9, "22": 2, "20": 1, "18": 1, "4": 1, "2": 1},
+            "first_turn": False,
+        },
         dice=(5, 3),
         play="24/21 21/16",
         legal=False,
@@ -113,8 +132,12 @@ DIAGRAMS = [
     # R5 Head rule
     Diagram(
         id="head-one-checker",
-        position={"turn": "white", "white": {"24": 11, "19": 1, "16": 1, "13": 2},
-                  "black": {"24": 11, "20": 2, "17": 1, "14": 1}, "first_turn": False},
+        position={
+            "turn": "white",
+            "white": {"24": 11, "19": 1, "16": 1, "13": 2},
+            "black": {"24": 11, "20": 2, "17": 1, "14": 1},
+            "first_turn": False,
+        },
         dice=(5, 5),
         play="24/19 24/19 19/14 19/14",
         legal=False,
@@ -160,9 +183,7 @@ DIAGRAMS = [
         dice=(3, 3),
         play="24/21 21/18 18/15 24/21",
         legal=True,
-        caption=_(
-            "The same 3-3, second option: one checker runs to 15 and the other stops on 21."
-        ),
+        caption=_("The same 3-3, second option: one checker runs to 15 and the other stops on 21."),
     ),
     Diagram(
         id="head-first-5-5",
@@ -179,8 +200,12 @@ DIAGRAMS = [
     # R6 Playing the whole roll
     Diagram(
         id="whole-roll-both-dice",
-        position={"turn": "white", "white": {"24": 13, "18": 1, "15": 1},
-                  "black": {"24": 11, "22": 2, "20": 1, "1": 1}, "first_turn": False},
+        position={
+            "turn": "white",
+            "white": {"24": 13, "18": 1, "15": 1},
+            "black": {"24": 11, "22": 2, "20": 1, "1": 1},
+            "first_turn": False,
+        },
         dice=(6, 5),
         play="24/18",
         legal=False,
@@ -192,8 +217,12 @@ DIAGRAMS = [
     ),
     Diagram(
         id="whole-roll-larger-die",
-        position={"turn": "white", "white": {"24": 14, "18": 1},
-                  "black": {"24": 12, "19": 1, "18": 1, "1": 1}, "first_turn": False},
+        position={
+            "turn": "white",
+            "white": {"24": 14, "18": 1},
+            "black": {"24": 12, "19": 1, "18": 1, "1": 1},
+            "first_turn": False,
+        },
         dice=(6, 5),
         play="24/19",
         legal=False,
@@ -239,15 +268,23 @@ DIAGRAMS = [
             "from one to the other. With 3, 2, 1, 24, 23 and 22 white would hold six points in "
             "a row in front of every black checker, so 7/3 is refused."
         ),
-        marks=(("white", 3), ("white", 2), ("white", 1), ("white", 24), ("white", 23),
-               ("white", 22)),
+        marks=(
+            ("white", 3),
+            ("white", 2),
+            ("white", 1),
+            ("white", 24),
+            ("white", 23),
+            ("white", 22),
+        ),
     ),
     Diagram(
         id="block-joint-13-12",
-        position={"turn": "white",
-                  "white": {"17": 1, "16": 2, "15": 2, "14": 2, "13": 2, "11": 2, "6": 2, "5": 2},
-                  "black": {"12": 2, "10": 2, "9": 2, "8": 2, "7": 2, "6": 3, "20": 2},
-                  "first_turn": False},
+        position={
+            "turn": "white",
+            "white": {"17": 1, "16": 2, "15": 2, "14": 2, "13": 2, "11": 2, "6": 2, "5": 2},
+            "black": {"12": 2, "10": 2, "9": 2, "8": 2, "7": 2, "6": 3, "20": 2},
+            "first_turn": False,
+        },
         dice=(5, 1),
         play="17/12 16/15",
         legal=True,
@@ -273,8 +310,12 @@ DIAGRAMS = [
     # R8 Bearing off
     Diagram(
         id="bear-off-exact",
-        position={"turn": "white", "white": {"6": 2, "5": 3, "4": 3, "3": 2, "2": 2, "1": 1},
-                  "black": BLACK_AT_HOME, "first_turn": False},
+        position={
+            "turn": "white",
+            "white": {"6": 2, "5": 3, "4": 3, "3": 2, "2": 2, "1": 1},
+            "black": BLACK_AT_HOME,
+            "first_turn": False,
+        },
         dice=(5, 3),
         play="5/off 3/off",
         legal=True,
@@ -285,8 +326,12 @@ DIAGRAMS = [
     ),
     Diagram(
         id="bear-off-higher-die",
-        position={"turn": "white", "white": {"4": 2, "3": 3, "2": 2, "1": 3},
-                  "black": BLACK_AT_HOME, "first_turn": False},
+        position={
+            "turn": "white",
+            "white": {"4": 2, "3": 3, "2": 2, "1": 3},
+            "black": BLACK_AT_HOME,
+            "first_turn": False,
+        },
         dice=(6, 5),
         play="4/off 4/off",
         legal=True,
@@ -297,8 +342,12 @@ DIAGRAMS = [
     ),
     Diagram(
         id="bear-off-must-move-inside",
-        position={"turn": "white", "white": {"6": 1, "4": 3, "3": 3, "2": 2, "1": 2},
-                  "black": BLACK_AT_HOME, "first_turn": False},
+        position={
+            "turn": "white",
+            "white": {"6": 1, "4": 3, "3": 3, "2": 2, "1": 2},
+            "black": BLACK_AT_HOME,
+            "first_turn": False,
+        },
         dice=(5, 2),
         play="4/off 2/off",
         legal=False,
@@ -309,8 +358,12 @@ DIAGRAMS = [
     ),
     Diagram(
         id="bear-off-clear-then-off",
-        position={"turn": "white", "white": {"6": 1, "4": 3, "3": 3, "2": 2, "1": 2},
-                  "black": BLACK_AT_HOME, "first_turn": False},
+        position={
+            "turn": "white",
+            "white": {"6": 1, "4": 3, "3": 3, "2": 2, "1": 2},
+            "black": BLACK_AT_HOME,
+            "first_turn": False,
+        },
         dice=(5, 2),
         play="6/4 4/off",
         legal=True,
@@ -321,22 +374,27 @@ DIAGRAMS = [
     ),
     Diagram(
         id="bear-off-entering-home",
-        position={"turn": "white",
-                  "white": {"9": 1, "6": 3, "5": 3, "4": 3, "3": 2, "2": 2, "1": 1},
-                  "black": BLACK_AT_HOME, "first_turn": False},
+        position={
+            "turn": "white",
+            "white": {"9": 1, "6": 3, "5": 3, "4": 3, "3": 2, "2": 2, "1": 1},
+            "black": BLACK_AT_HOME,
+            "first_turn": False,
+        },
         dice=(6, 4),
         play="9/5 6/off",
         legal=True,
         caption=_(
-            "The last checker comes home with the 4, and the 6 of the same roll already bears "
-            "off."
+            "The last checker comes home with the 4, and the 6 of the same roll already bears off."
         ),
     ),
     Diagram(
         id="bear-off-not-all-home",
-        position={"turn": "white",
-                  "white": {"9": 1, "6": 3, "5": 3, "4": 3, "3": 2, "2": 2, "1": 1},
-                  "black": BLACK_AT_HOME, "first_turn": False},
+        position={
+            "turn": "white",
+            "white": {"9": 1, "6": 3, "5": 3, "4": 3, "3": 2, "2": 2, "1": 1},
+            "black": BLACK_AT_HOME,
+            "first_turn": False,
+        },
         dice=(6, 2),
         play="6/off 9/7",
         legal=False,
@@ -347,8 +405,12 @@ DIAGRAMS = [
     ),
     Diagram(
         id="bear-off-inside-instead",
-        position={"turn": "white", "white": {"6": 2, "5": 2, "4": 3, "3": 2, "2": 1},
-                  "black": BLACK_AT_HOME, "first_turn": False},
+        position={
+            "turn": "white",
+            "white": {"6": 2, "5": 2, "4": 3, "3": 2, "2": 1},
+            "black": BLACK_AT_HOME,
+            "first_turn": False,
+        },
         dice=(6, 3),
         play="6/off 6/3",
         legal=True,
@@ -360,8 +422,12 @@ DIAGRAMS = [
     # R9 End of the game and its value
     Diagram(
         id="end-oin",
-        position={"turn": "black", "white": {}, "black": {"6": 2, "5": 3, "4": 3, "3": 2, "2": 1},
-                  "first_turn": False},
+        position={
+            "turn": "black",
+            "white": {},
+            "black": {"6": 2, "5": 3, "4": 3, "3": 2, "2": 1},
+            "first_turn": False,
+        },
         dice=None,
         play="",
         legal=True,
@@ -372,8 +438,12 @@ DIAGRAMS = [
     ),
     Diagram(
         id="end-mars",
-        position={"turn": "black", "white": {},
-                  "black": {"6": 4, "5": 4, "4": 3, "3": 2, "2": 1, "1": 1}, "first_turn": False},
+        position={
+            "turn": "black",
+            "white": {},
+            "black": {"6": 4, "5": 4, "4": 3, "3": 2, "2": 1, "1": 1},
+            "first_turn": False,
+        },
         dice=None,
         play="",
         legal=True,
@@ -384,9 +454,12 @@ DIAGRAMS = [
     ),
     Diagram(
         id="end-koks",
-        position={"turn": "black", "white": {},
-                  "black": {"14": 1, "8": 1, "6": 4, "5": 4, "4": 2, "3": 2, "1": 1},
-                  "first_turn": False},
+        position={
+            "turn": "black",
+            "white": {},
+            "black": {"14": 1, "8": 1, "6": 4, "5": 4, "4": 2, "3": 2, "1": 1},
+            "first_turn": False,
+        },
         dice=None,
         play="",
         legal=True,
@@ -401,9 +474,12 @@ DIAGRAMS = [
     # R10 Doubling cube
     Diagram(
         id="cube-race",
-        position={"turn": "white", "white": {"6": 3, "5": 3, "4": 3, "3": 2, "2": 2, "1": 2},
-                  "black": {"10": 2, "8": 2, "6": 3, "5": 3, "4": 2, "3": 2, "2": 1},
-                  "first_turn": False},
+        position={
+            "turn": "white",
+            "white": {"6": 3, "5": 3, "4": 3, "3": 2, "2": 2, "1": 2},
+            "black": {"10": 2, "8": 2, "6": 3, "5": 3, "4": 2, "3": 2, "2": 1},
+            "first_turn": False,
+        },
         dice=None,
         play="",
         legal=True,
@@ -418,8 +494,12 @@ DIAGRAMS = [
     # R11 Matches and clocks
     Diagram(
         id="time-out",
-        position={"turn": "white", "white": {"9": 2, "7": 3, "6": 3, "5": 3, "4": 2, "2": 2},
-                  "black": {"3": 2, "2": 2, "1": 1}, "first_turn": False},
+        position={
+            "turn": "white",
+            "white": {"9": 2, "7": 3, "6": 3, "5": 3, "4": 2, "2": 2},
+            "black": {"3": 2, "2": 2, "1": 1},
+            "first_turn": False,
+        },
         dice=None,
         play="",
         legal=True,
@@ -432,9 +512,12 @@ DIAGRAMS = [
     # First steps (strategy)
     Diagram(
         id="strategy-pip-count",
-        position={"turn": "white", "white": {"8": 2, "6": 3, "5": 3, "4": 2, "3": 2, "2": 2, "1": 1},
-                  "black": {"9": 2, "7": 1, "6": 3, "5": 3, "4": 2, "3": 2, "1": 2},
-                  "first_turn": False},
+        position={
+            "turn": "white",
+            "white": {"8": 2, "6": 3, "5": 3, "4": 2, "3": 2, "2": 2, "1": 1},
+            "black": {"9": 2, "7": 1, "6": 3, "5": 3, "4": 2, "3": 2, "1": 2},
+            "first_turn": False,
+        },
         dice=None,
         play="",
         legal=True,
@@ -445,8 +528,12 @@ DIAGRAMS = [
     ),
     Diagram(
         id="strategy-head",
-        position={"turn": "white", "white": {"24": 14, "13": 1},
-                  "black": {"24": 14, "13": 1}, "first_turn": False},
+        position={
+            "turn": "white",
+            "white": {"24": 14, "13": 1},
+            "black": {"24": 14, "13": 1},
+            "first_turn": False,
+        },
         dice=(4, 3),
         play="24/20 13/10",
         legal=True,
@@ -458,10 +545,12 @@ DIAGRAMS = [
     ),
     Diagram(
         id="strategy-block",
-        position={"turn": "white",
-                  "white": {"24": 4, "22": 2, "21": 2, "20": 2, "19": 2, "18": 2, "9": 1},
-                  "black": {"24": 4, "20": 2, "19": 2, "18": 2, "17": 2, "16": 1, "13": 2},
-                  "first_turn": False},
+        position={
+            "turn": "white",
+            "white": {"24": 4, "22": 2, "21": 2, "20": 2, "19": 2, "18": 2, "9": 1},
+            "black": {"24": 4, "20": 2, "19": 2, "18": 2, "17": 2, "16": 1, "13": 2},
+            "first_turn": False,
+        },
         dice=None,
         play="",
         legal=True,
@@ -473,9 +562,12 @@ DIAGRAMS = [
     ),
     Diagram(
         id="strategy-home",
-        position={"turn": "white",
-                  "white": {"8": 1, "7": 2, "6": 3, "5": 2, "4": 3, "3": 2, "2": 1, "1": 1},
-                  "black": {"6": 4, "5": 3, "4": 3, "3": 2, "2": 2, "1": 1}, "first_turn": False},
+        position={
+            "turn": "white",
+            "white": {"8": 1, "7": 2, "6": 3, "5": 2, "4": 3, "3": 2, "2": 1, "1": 1},
+            "black": {"6": 4, "5": 3, "4": 3, "3": 2, "2": 2, "1": 1},
+            "first_turn": False,
+        },
         dice=None,
         play="",
         legal=True,

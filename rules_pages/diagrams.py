@@ -23,7 +23,15 @@ from django.utils.translation import get_language, gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from games.board_svg import render_board
-from games.engine import EngineError, IllegalPlay, Position, check_play, format_step, parse_play, step_graph
+from games.engine import (
+    EngineError,
+    IllegalPlay,
+    Position,
+    check_play,
+    format_step,
+    parse_play,
+    step_graph,
+)
 
 
 @dataclass(frozen=True)
@@ -62,7 +70,9 @@ REFUSAL_REASONS = {
     "cannot_pass": _("a move is possible, so the turn cannot be passed"),
     "six_block": _("it would build six points in a row with no opponent checker ahead"),
     "bear_off_not_home": _("not all checkers are home yet, so none may be borne off"),
-    "bear_off_higher": _("a checker stands on a higher point, so this die must move inside the home"),
+    "bear_off_higher": _(
+        "a checker stands on a higher point, so this die must move inside the home"
+    ),
     "too_many_steps": _("the play has more steps than the roll gives"),
 }
 
@@ -102,28 +112,44 @@ def _side_name(side: str) -> str:
 
 
 def _side_text(position: Position, side: str) -> str:
-    """"White: 13 checkers on point 24, 2 checkers on point 18." (own numbering, head first)."""
+    """ "White: 13 checkers on point 24, 2 checkers on point 18." (own numbering, head first)."""
     board = position.board(side)
     stacks = [
-        ngettext("%(count)s checker on point %(point)s", "%(count)s checkers on point %(point)s",
-                 board[p]) % {"count": board[p], "point": p}
+        ngettext(
+            "%(count)s checker on point %(point)s",
+            "%(count)s checkers on point %(point)s",
+            board[p],
+        )
+        % {"count": board[p], "point": p}
         for p in range(24, 0, -1)
         if board[p]
     ]
     if side == "white":
-        text = (gettext("White: %(stacks)s.") % {"stacks": ", ".join(stacks)} if stacks
-                else gettext("White: no checkers left on the board."))
+        text = (
+            gettext("White: %(stacks)s.") % {"stacks": ", ".join(stacks)}
+            if stacks
+            else gettext("White: no checkers left on the board.")
+        )
     else:
-        text = (gettext("Black: %(stacks)s.") % {"stacks": ", ".join(stacks)} if stacks
-                else gettext("Black: no checkers left on the board."))
+        text = (
+            gettext("Black: %(stacks)s.") % {"stacks": ", ".join(stacks)}
+            if stacks
+            else gettext("Black: no checkers left on the board.")
+        )
     off = board[0]
     if off:
         if side == "white":
-            text += " " + ngettext("White has borne off %(count)s checker.",
-                                   "White has borne off %(count)s checkers.", off) % {"count": off}
+            text += " " + ngettext(
+                "White has borne off %(count)s checker.",
+                "White has borne off %(count)s checkers.",
+                off,
+            ) % {"count": off}
         else:
-            text += " " + ngettext("Black has borne off %(count)s checker.",
-                                   "Black has borne off %(count)s checkers.", off) % {"count": off}
+            text += " " + ngettext(
+                "Black has borne off %(count)s checker.",
+                "Black has borne off %(count)s checkers.",
+                off,
+            ) % {"count": off}
     return text
 
 
@@ -155,7 +181,9 @@ def describe(diagram: Diagram) -> str:
         _side_text(position, "black"),
     ]
     if diagram.dice is not None or diagram.play:
-        parts.append(gettext("White to move.") if position.turn == "white" else gettext("Black to move."))
+        parts.append(
+            gettext("White to move.") if position.turn == "white" else gettext("Black to move.")
+        )
         if position.first_turn:
             parts.append(gettext("It is this side's first turn of the game."))
     if diagram.dice is not None:
@@ -165,8 +193,10 @@ def describe(diagram: Diagram) -> str:
         if diagram.legal:
             parts.append(gettext("The play %(play)s is legal.") % {"play": diagram.play})
         elif refusal is not None and refusal.code in REFUSAL_REASONS:
-            parts.append(gettext("The play %(play)s is not legal: %(reason)s.")
-                         % {"play": diagram.play, "reason": REFUSAL_REASONS[refusal.code]})
+            parts.append(
+                gettext("The play %(play)s is not legal: %(reason)s.")
+                % {"play": diagram.play, "reason": REFUSAL_REASONS[refusal.code]}
+            )
         else:
             parts.append(gettext("The play %(play)s is not legal.") % {"play": diagram.play})
     return " ".join(parts)
@@ -201,8 +231,10 @@ def play_arrows(diagram: Diagram, position: Position) -> list:
     bad = _first_refused_step(diagram, position)
     if bad is None:
         return [(side, frm, to, False) for frm, to in steps]
-    return [(side, frm, to, True if index < bad else False if index == bad else None)
-            for index, (frm, to) in enumerate(steps)]
+    return [
+        (side, frm, to, True if index < bad else False if index == bad else None)
+        for index, (frm, to) in enumerate(steps)
+    ]
 
 
 @lru_cache(maxsize=512)
@@ -228,14 +260,24 @@ def _render(diagram_id: str, language: str | None) -> str:
             gettext("Legal:") if diagram.legal else gettext("Not legal:"),
         )
     play = format_html("<code>{}</code> ", diagram.play) if diagram.play else ""
-    dice = (format_html('<span class="diagram__dice">{}</span> ',
-                        gettext("Dice %(dice)s.") % {"dice": "-".join(map(str, diagram.dice))})
-            if diagram.dice else "")
+    dice = (
+        format_html(
+            '<span class="diagram__dice">{}</span> ',
+            gettext("Dice %(dice)s.") % {"dice": "-".join(map(str, diagram.dice))},
+        )
+        if diagram.dice
+        else ""
+    )
     return format_html(
         '<figure class="diagram" id="diagram-{}">'
         '<div class="diagram__board">{}</div>'
         "<figcaption>{}{}{}{}</figcaption></figure>",
-        diagram.id, mark_safe(svg), dice, verdict, play, escape(caption),
+        diagram.id,
+        mark_safe(svg),
+        dice,
+        verdict,
+        play,
+        escape(caption),
     )
 
 

@@ -23,7 +23,7 @@ def unprefixed(path: str) -> str:
     for code, _name in settings.LANGUAGES:
         prefix = f"/{code}/"
         if path.startswith(prefix):
-            return "/" + path[len(prefix):]
+            return "/" + path[len(prefix) :]
     return path
 
 

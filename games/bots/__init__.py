@@ -7,6 +7,7 @@ over the opponent's 21 rolls (``games.bots.neural``; it beats ``medium``, docs/b
 the arena and tests also (``ALL_LEVELS``): ``random`` (any legal play). In a finished race
 every level but easy bears off by the exact table of ``games.bots.bearoff``.
 """
+
 from __future__ import annotations
 
 import random as _random

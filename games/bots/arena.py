@@ -13,6 +13,7 @@ CPU time (``move_cpu_ms``: not inflated when other jobs share the cores). Each p
 the bear-off table and the network before its first game (as a worker does at start), so no
 move pays for loading them.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -97,16 +98,16 @@ def percentile(values, q):
     return values[min(len(values) - 1, int(q * len(values)))]
 
 
-def run(a: str, b: str, pairs: int, seed: int, jobs: int, progress: int = 0,
-        weights=None) -> dict:
+def run(a: str, b: str, pairs: int, seed: int, jobs: int, progress: int = 0, weights=None) -> dict:
     """Play ``pairs`` pairs of A against B; returns the summary dict (see module doc). With
     ``progress`` > 0 a line with A's score so far goes to standard error every that many
     pairs; ``weights`` as for ``warm_up``."""
     tasks = [(a, b, seed * 1_000_003 + i) for i in range(pairs)]
     if jobs <= 1:
         warm_up((a, b), weights)
-    with (Pool(jobs, initializer=warm_up, initargs=((a, b), weights)) if jobs > 1
-          else _Serial()) as pool:
+    with (
+        Pool(jobs, initializer=warm_up, initargs=((a, b), weights)) if jobs > 1 else _Serial()
+    ) as pool:
         outcomes = []
         for pair in pool.imap(play_pair, tasks):
             outcomes.append(pair)
@@ -125,7 +126,11 @@ def run(a: str, b: str, pairs: int, seed: int, jobs: int, progress: int = 0,
     mean = statistics.fmean(pair_scores)
     half = 1.96 * statistics.pstdev(pair_scores) / math.sqrt(len(pair_scores))
     summary = {
-        "a": a, "b": b, "pairs": pairs, "seed": seed, "weights": weights,
+        "a": a,
+        "b": b,
+        "pairs": pairs,
+        "seed": seed,
+        "weights": weights,
         "a_score": round(mean, 4),
         "ci95": [round(max(0.0, mean - half), 4), round(min(1.0, mean + half), 4)],
         "a_points_per_game": round(statistics.fmean(points), 4),
@@ -138,9 +143,11 @@ def run(a: str, b: str, pairs: int, seed: int, jobs: int, progress: int = 0,
 
 def _spread(seconds) -> dict:
     """Median, 95th percentile and worst of ``seconds``, in milliseconds."""
-    return {"median": round(statistics.median(seconds) * 1e3, 2),
-            "p95": round(percentile(seconds, 0.95) * 1e3, 2),
-            "max": round(max(seconds) * 1e3, 2)}
+    return {
+        "median": round(statistics.median(seconds) * 1e3, 2),
+        "p95": round(percentile(seconds, 0.95) * 1e3, 2),
+        "max": round(max(seconds) * 1e3, 2),
+    }
 
 
 class _Serial:
@@ -162,15 +169,27 @@ def main(argv=None) -> int:
     ap.add_argument("--pairs", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--progress", type=int, default=0, metavar="N",
-                    help="print A's score so far to standard error every N pairs")
-    ap.add_argument("--weights", default=None, metavar="FILE",
-                    help="the hard level's network (default: games/bots/data/hard.npz)")
+    ap.add_argument(
+        "--progress",
+        type=int,
+        default=0,
+        metavar="N",
+        help="print A's score so far to standard error every N pairs",
+    )
+    ap.add_argument(
+        "--weights",
+        default=None,
+        metavar="FILE",
+        help="the hard level's network (default: games/bots/data/hard.npz)",
+    )
     args = ap.parse_args(argv)
     if args.a == args.b:
         ap.error("--a and --b must differ")
-    print(json.dumps(run(args.a, args.b, args.pairs, args.seed, args.jobs,
-                         args.progress, args.weights)))
+    print(
+        json.dumps(
+            run(args.a, args.b, args.pairs, args.seed, args.jobs, args.progress, args.weights)
+        )
+    )
     return 0
 
 

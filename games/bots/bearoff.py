@@ -9,6 +9,7 @@ positions with none off yet, the chance of bearing off at least one checker with
 
 and loaded once per process. Bots use it when no checker of either side must pass the other.
 """
+
 from __future__ import annotations
 
 import functools
@@ -72,15 +73,23 @@ def build(path=PATH) -> dict:
     for n in range(1, MARS_ROLLS + 1):
         for i in fifteen:
             first_off[n, i] = sum(
-                weight / 36 * max(1.0 if sum(counts[r]) < 15 else first_off[n - 1, r]
-                                  for r in results)
-                for weight, results in replies[i])
-    np.savez_compressed(path, counts=np.array(counts, np.int8),
-                        expected=expected.astype(np.float32),
-                        first_off=first_off[1:, fifteen].astype(np.float32),
-                        fifteen=np.array(fifteen, np.int32))
-    return {"positions": len(counts), "seconds": round(time.perf_counter() - started, 1),
-            "start_expected_rolls": float(expected[index[(0, 0, 0, 0, 0, 15)]])}
+                weight
+                / 36
+                * max(1.0 if sum(counts[r]) < 15 else first_off[n - 1, r] for r in results)
+                for weight, results in replies[i]
+            )
+    np.savez_compressed(
+        path,
+        counts=np.array(counts, np.int8),
+        expected=expected.astype(np.float32),
+        first_off=first_off[1:, fifteen].astype(np.float32),
+        fifteen=np.array(fifteen, np.int32),
+    )
+    return {
+        "positions": len(counts),
+        "seconds": round(time.perf_counter() - started, 1),
+        "start_expected_rolls": float(expected[index[(0, 0, 0, 0, 0, 15)]]),
+    }
 
 
 class Table:
@@ -138,8 +147,10 @@ def race_is_over(mine, theirs) -> bool:
     my checker on p while q > mirror(p), and the other way round."""
     my_back = max((p for p in range(1, 25) if mine[p]), default=0)
     their_back = max((q for q in range(1, 25) if theirs[q]), default=0)
-    return not (any(mine[p] and their_back > mirror(p) for p in range(1, 25))
-                or any(theirs[q] and my_back > mirror(q) for q in range(1, 25)))
+    return not (
+        any(mine[p] and their_back > mirror(p) for p in range(1, 25))
+        or any(theirs[q] and my_back > mirror(q) for q in range(1, 25))
+    )
 
 
 def best_bearoff_play(position, plays):

@@ -19,14 +19,15 @@ risk), and doubles when its chance to win is at least ``DOUBLE_THRESHOLD`` unles
 good": an equity above ``TOO_GOOD_EQUITY`` (1 point) means the opponent would drop and playing on
 for the mars is worth more than that point.
 """
+
 from __future__ import annotations
 
 import math
 
 from games.engine.position import other
 
-AVERAGE_ROLL = 8.1667        # mean pips per roll: (30 * 7 + 4 * 21) / 36
-ROLL_SPREAD = 0.526          # standard deviation of one roll (4.30) / AVERAGE_ROLL
+AVERAGE_ROLL = 8.1667  # mean pips per roll: (30 * 7 + 4 * 21) / 36
+ROLL_SPREAD = 0.526  # standard deviation of one roll (4.30) / AVERAGE_ROLL
 TAKE_THRESHOLD = 0.25
 TAKE_THRESHOLD_MARS = 0.40
 DOUBLE_THRESHOLD = 0.70

@@ -11,6 +11,7 @@ blocks of R7); then ten terms of the medium evaluation (``_blocking_terms``), fo
 the blocker: in TD-Gammon's experience such hand-made inputs speed learning up a lot.
 Pure numpy; no Django.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -22,7 +23,7 @@ N_INPUTS = N_BASE + N_TERMS
 # Opponent's own point for each mover point 1..24 (index 0 = off), R1.
 _OPP_INDEX = np.array([0] + [p + 12 if p <= 12 else p - 12 for p in range(1, 25)])
 _POINTS = np.arange(1, 25, dtype=np.float32)
-_MIRROR = _OPP_INDEX[1:]                      # mirror(p) for p = 1..24
+_MIRROR = _OPP_INDEX[1:]  # mirror(p) for p = 1..24
 # The other side's path over a side's own points (games.engine.movegen.PATH_POINT), 1-based.
 _PATH = np.array([12 - i if i < 12 else 36 - i for i in range(24)])
 
@@ -59,9 +60,9 @@ def _blocking_terms(board: np.ndarray, blocked: np.ndarray) -> np.ndarray:
     step at all (/6; R4: its target points held by ``board``; the bearing-off steps of a side
     whose checkers are all at home count as steps; the block rule R7 is left to the network)."""
     k = board.shape[0]
-    suffix = np.cumsum(blocked[:, ::-1], axis=1)[:, ::-1]          # checkers on q or above
-    behind = suffix - blocked                                        # ... above q only
-    behind_here = behind[:, _MIRROR - 1]                             # at my point p
+    suffix = np.cumsum(blocked[:, ::-1], axis=1)[:, ::-1]  # checkers on q or above
+    behind = suffix - blocked  # ... above q only
+    behind_here = behind[:, _MIRROR - 1]  # at my point p
     held = board > 0
     blocking = held & (behind_here > 0)
     hold = (blocking * np.minimum(behind_here, 6)).sum(axis=1) / 36
@@ -70,13 +71,14 @@ def _blocking_terms(board: np.ndarray, blocked: np.ndarray) -> np.ndarray:
     near_there = (padded[:, 1:25] - padded[:, 7:31]) > 0
     near = (blocking & near_there[:, _MIRROR - 1]).sum(axis=1) / 6
     runs = _run_lengths(blocking[:, _PATH - 1])
-    squares = (2 * runs - 1).clip(0).sum(axis=1) / 36              # 1 + 3 + ... + (2n-1) = n*n
+    squares = (2 * runs - 1).clip(0).sum(axis=1) / 36  # 1 + 3 + ... + (2n-1) = n*n
     front = (blocked[:, 23] >= 5) * held[:, 5:11].sum(axis=1) / 6
     occupied = blocked > 0
-    free = ~held[:, _MIRROR - 1]                                     # in the blocked numbering
+    free = ~held[:, _MIRROR - 1]  # in the blocked numbering
     home_only = blocked[:, 6:].sum(axis=1) == 0
-    stepping = sum(((occupied[:, d:] & free[:, :24 - d]).any(axis=1) | home_only)
-                   for d in range(1, 7))
+    stepping = sum(
+        ((occupied[:, d:] & free[:, : 24 - d]).any(axis=1) | home_only) for d in range(1, 7)
+    )
     return np.stack([hold, near, squares, front, (6 - stepping) / 6], axis=1)
 
 
@@ -103,17 +105,29 @@ def encode(mine, theirs) -> np.ndarray:
     my_points, their_points = mine[:, 1:], theirs[:, 1:]
     # Contact (bearoff.race_is_over): a checker on my p still to pass their back checker, whose
     # own number is above mirror(p), or the other way round.
-    contact = (((my_points > 0) & (_back(their_points)[:, None] > _MIRROR)).any(axis=1)
-               | ((their_points > 0) & (_back(my_points)[:, None] > _MIRROR)).any(axis=1))
-    extra = np.stack([
-        mine[:, 0] / 15, theirs[:, 0] / 15,
-        mine[:, 24] / 15, theirs[:, 24] / 15,
-        my_points @ _POINTS / 360, their_points @ _POINTS / 360,
-        ~contact, my_points[:, :6].sum(axis=1) / 15, their_points[:, :6].sum(axis=1) / 15,
-        _longest_run(my_points) / 6, _longest_run(their_points) / 6,
-    ], axis=1).astype(np.float32)
-    terms = np.concatenate([_blocking_terms(my_points, their_points),
-                            _blocking_terms(their_points, my_points)], axis=1)
-    terms[~contact] = 0.0                                            # a race: nothing to block
-    return np.concatenate([_units(mine[:, 1:]), _units(theirs_here), extra,
-                           terms.astype(np.float32)], axis=1)
+    contact = ((my_points > 0) & (_back(their_points)[:, None] > _MIRROR)).any(axis=1) | (
+        (their_points > 0) & (_back(my_points)[:, None] > _MIRROR)
+    ).any(axis=1)
+    extra = np.stack(
+        [
+            mine[:, 0] / 15,
+            theirs[:, 0] / 15,
+            mine[:, 24] / 15,
+            theirs[:, 24] / 15,
+            my_points @ _POINTS / 360,
+            their_points @ _POINTS / 360,
+            ~contact,
+            my_points[:, :6].sum(axis=1) / 15,
+            their_points[:, :6].sum(axis=1) / 15,
+            _longest_run(my_points) / 6,
+            _longest_run(their_points) / 6,
+        ],
+        axis=1,
+    ).astype(np.float32)
+    terms = np.concatenate(
+        [_blocking_terms(my_points, their_points), _blocking_terms(their_points, my_points)], axis=1
+    )
+    terms[~contact] = 0.0  # a race: nothing to block
+    return np.concatenate(
+        [_units(mine[:, 1:]), _units(theirs_here), extra, terms.astype(np.float32)], axis=1
+    )

@@ -11,6 +11,7 @@ to, seen from the side that played it, and the best is chosen.
   and, once the race is on, spreading the checkers over the home for bearing off (R8).
 - ``easy`` (``easy_score``): borne off, pips and the head only, with noise — sensible but weak.
 """
+
 from __future__ import annotations
 
 from games.engine.movegen import _ALL, PATH_POINT, _mask_steps
@@ -18,17 +19,17 @@ from games.engine.position import HEAD, mirror, mirrored, occupied
 
 from .bearoff import race_is_over
 
-W_OFF = 30.0        # per checker borne off
-W_PIP = 1.0         # per pip still to travel (subtracted)
-W_HEAD = 2.5        # per checker still on the head (subtracted)
-W_HOLD = 0.6        # per held point, per opponent checker still to pass it (up to 6)
-W_NEAR = 2.0        # per held point within six pips in front of an opponent checker
-W_RUN = 1.2         # per (length of a run of blocking points) squared
-W_FRONT = 2.0       # per point held in front of the opponent's head while it is loaded
-W_NO_REPLY = 3.0    # per opponent die face with no legal step
-W_STACK = 1.5       # per checker beyond three on one point (head excepted; subtracted)
+W_OFF = 30.0  # per checker borne off
+W_PIP = 1.0  # per pip still to travel (subtracted)
+W_HEAD = 2.5  # per checker still on the head (subtracted)
+W_HOLD = 0.6  # per held point, per opponent checker still to pass it (up to 6)
+W_NEAR = 2.0  # per held point within six pips in front of an opponent checker
+W_RUN = 1.2  # per (length of a run of blocking points) squared
+W_FRONT = 2.0  # per point held in front of the opponent's head while it is loaded
+W_NO_REPLY = 3.0  # per opponent die face with no legal step
+W_STACK = 1.5  # per checker beyond three on one point (head excepted; subtracted)
 W_HOME_SPREAD = 1.5  # per home point occupied once the race is on
-EASY_HELD = 1.0     # easy: per point held
+EASY_HELD = 1.0  # easy: per point held
 EASY_NOISE = 2.0
 
 
@@ -57,9 +58,18 @@ def medium_terms(board, opponent) -> dict:
     """The unweighted terms of the medium evaluation (see ``score_position``): ``off``, ``pips``,
     ``head``, ``stacked``; with contact also ``hold``, ``near``, ``run_squares``, ``front``,
     ``no_reply``; in a race ``home_spread``. Absent terms are 0."""
-    terms = dict(off=board[0], pips=sum(p * board[p] for p in range(1, 25)), head=board[HEAD],
-                 stacked=sum(board[p] - 3 for p in range(1, HEAD) if board[p] > 3),
-                 hold=0, near=0, run_squares=0, front=0, no_reply=0, home_spread=0)
+    terms = dict(
+        off=board[0],
+        pips=sum(p * board[p] for p in range(1, 25)),
+        head=board[HEAD],
+        stacked=sum(board[p] - 3 for p in range(1, HEAD) if board[p] > 3),
+        hold=0,
+        near=0,
+        run_squares=0,
+        front=0,
+        no_reply=0,
+        home_spread=0,
+    )
     behind = _behind(opponent)
     if not race_is_over(board, opponent):
         run = 0
@@ -83,9 +93,18 @@ def medium_terms(board, opponent) -> dict:
     return terms
 
 
-_WEIGHTS = dict(off=W_OFF, pips=-W_PIP, head=-W_HEAD, stacked=-W_STACK, hold=W_HOLD,
-                near=W_NEAR, run_squares=W_RUN, front=W_FRONT, no_reply=W_NO_REPLY,
-                home_spread=W_HOME_SPREAD)
+_WEIGHTS = dict(
+    off=W_OFF,
+    pips=-W_PIP,
+    head=-W_HEAD,
+    stacked=-W_STACK,
+    hold=W_HOLD,
+    near=W_NEAR,
+    run_squares=W_RUN,
+    front=W_FRONT,
+    no_reply=W_NO_REPLY,
+    home_spread=W_HOME_SPREAD,
+)
 
 
 def score_position(board, opponent):
@@ -102,5 +121,10 @@ def easy_score(board, opponent, rng):
     from ``rng``. It knows nothing of blocking or the opponent."""
     held = sum(1 for p in range(1, HEAD) if board[p])
     stacked = sum(board[p] - 3 for p in range(1, HEAD) if board[p] > 3)
-    return (W_OFF * board[0] - W_HEAD * board[HEAD] + EASY_HELD * held - W_STACK * stacked
-            + rng.gauss(0, EASY_NOISE))
+    return (
+        W_OFF * board[0]
+        - W_HEAD * board[HEAD]
+        + EASY_HELD * held
+        - W_STACK * stacked
+        + rng.gauss(0, EASY_NOISE)
+    )

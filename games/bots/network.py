@@ -4,6 +4,7 @@ Outputs, for the side that has just played (RULES.md R9, `sport` values): the ch
 to win by mars, and to lose by mars. Its equity in points per game is
 ``2 * win - 1 + win_mars - lose_mars``.
 """
+
 from __future__ import annotations
 
 import json
@@ -53,11 +54,12 @@ class Network:
 
     def save(self, path, **meta) -> None:
         """Write the weights (and ``meta``, e.g. the training seed and games) to ``path``."""
-        np.savez_compressed(path, w1=self.w1, b1=self.b1, w2=self.w2, b2=self.b2,
-                            meta=np.array(json.dumps(meta)))
+        np.savez_compressed(
+            path, w1=self.w1, b1=self.b1, w2=self.w2, b2=self.b2, meta=np.array(json.dumps(meta))
+        )
 
     @classmethod
-    def load(cls, path=WEIGHTS) -> "Network":
+    def load(cls, path=WEIGHTS) -> Network:
         """Read weights written by ``save``. Raises FileNotFoundError if there are none."""
         data = np.load(path)
         net = cls.__new__(cls)

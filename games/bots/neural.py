@@ -7,6 +7,7 @@ best) are then scored one roll deeper: the mean, over the opponent's 36 dice out
 distinct rolls), of minus the opponent's best reply as the network sees it. The look-ahead is
 checked against a time cap after every roll it expands; at the cap the 0-ply choice is played.
 """
+
 from __future__ import annotations
 
 import functools
@@ -21,9 +22,9 @@ from .network import WEIGHTS, Network, equity, flip
 
 #: the 21 distinct rolls with their weights out of 36
 ROLLS = tuple(((a, b), 1 if a == b else 2) for a in range(1, 7) for b in range(a, 7))
-CANDIDATES = 4        # plays looked at one roll deeper
-MARGIN = 0.25         # ... if their 0-ply equity is within this many points of the best
-TIME_CAP_S = 0.6      # beyond this the 0-ply choice is played (room left for the 1 s limit)
+CANDIDATES = 4  # plays looked at one roll deeper
+MARGIN = 0.25  # ... if their 0-ply equity is within this many points of the best
+TIME_CAP_S = 0.6  # beyond this the 0-ply choice is played (room left for the 1 s limit)
 
 
 _weights = WEIGHTS

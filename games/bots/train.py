@@ -10,6 +10,7 @@ new one, through one trace over the game (see ``Trainer``), and at the end towar
 result (RULES.md R9 with `sport` values: oin 1, mars 2). Progress lines go to standard error;
 the weights are written every ``--save-every`` games and at the end.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,7 +25,8 @@ from games.engine import WHITE, Position, legal_plays, other
 from .features import encode
 from .network import WEIGHTS, Network, equity, flip
 
-# flip as a signed permutation of the outputs: flip(y)[k] = const + _FLIP_SIGN[k] * y[_FLIP_ORDER[k]]
+# flip as a signed permutation of the outputs:
+# flip(y)[k] = const + _FLIP_SIGN[k] * y[_FLIP_ORDER[k]]
 _FLIP_ORDER = np.array([0, 2, 1])
 _FLIP_SIGN = np.array([-1.0, 1.0, 1.0], np.float32)
 
@@ -52,30 +54,36 @@ class Trainer:
 
     def _zero_trace(self):
         n = self.net
-        return [np.zeros((3,) + n.w1.shape, np.float32), np.zeros((3,) + n.b1.shape, np.float32),
-                np.zeros((3,) + n.w2.shape, np.float32), np.zeros((3,) + n.b2.shape, np.float32)]
+        return [
+            np.zeros((3,) + n.w1.shape, np.float32),
+            np.zeros((3,) + n.b1.shape, np.float32),
+            np.zeros((3,) + n.w2.shape, np.float32),
+            np.zeros((3,) + n.b2.shape, np.float32),
+        ]
 
     def _accumulate(self, trace, x, side):
         """trace = lambda * trace + gradient of White's three values at input ``x`` (a position
         after ``side`` played); returns the network's outputs for ``side``."""
         n = self.net
         h, y = n.forward(x)
-        dy = y * (1 - y)                                  # (3,) d output / d pre-activation
-        dh = (n.w2 * dy) * (h * (1 - h))[:, None]         # (H, 3): hidden deltas per output
-        gw2 = np.zeros((3,) + n.w2.shape, np.float32)     # gw2[k][:, k] = h * dy[k]
+        dy = y * (1 - y)  # (3,) d output / d pre-activation
+        dh = (n.w2 * dy) * (h * (1 - h))[:, None]  # (H, 3): hidden deltas per output
+        gw2 = np.zeros((3,) + n.w2.shape, np.float32)  # gw2[k][:, k] = h * dy[k]
         gb2 = np.zeros((3, 3), np.float32)
         for k in range(3):
             gw2[k][:, k] = h * dy[k]
             gb2[k, k] = dy[k]
-        gb1 = dh.T                                        # (3, H)
-        if side != WHITE:                                 # White's values are flip(y)
-            gw2, gb2, gb1, dh = (_FLIP_SIGN[:, None, None] * gw2[_FLIP_ORDER],
-                                 _FLIP_SIGN[:, None] * gb2[_FLIP_ORDER],
-                                 _FLIP_SIGN[:, None] * gb1[_FLIP_ORDER],
-                                 dh[:, _FLIP_ORDER] * _FLIP_SIGN)
+        gb1 = dh.T  # (3, H)
+        if side != WHITE:  # White's values are flip(y)
+            gw2, gb2, gb1, dh = (
+                _FLIP_SIGN[:, None, None] * gw2[_FLIP_ORDER],
+                _FLIP_SIGN[:, None] * gb2[_FLIP_ORDER],
+                _FLIP_SIGN[:, None] * gb1[_FLIP_ORDER],
+                dh[:, _FLIP_ORDER] * _FLIP_SIGN,
+            )
         for t in trace:
             t *= self.lam
-        trace[0] += x[None, :, None] * dh.T[:, None, :]   # (3, N, H)
+        trace[0] += x[None, :, None] * dh.T[:, None, :]  # (3, N, H)
         trace[1] += gb1
         trace[2] += gw2
         trace[3] += gb2
@@ -127,13 +135,20 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--hidden", type=int, default=64)
     ap.add_argument("--alpha", type=float, default=0.1)
-    ap.add_argument("--alpha-end", type=float, default=None,
-                    help="step size at the last game (default: --alpha throughout); the step "
-                         "falls geometrically from --alpha to it over the run")
+    ap.add_argument(
+        "--alpha-end",
+        type=float,
+        default=None,
+        help="step size at the last game (default: --alpha throughout); the step "
+        "falls geometrically from --alpha to it over the run",
+    )
     ap.add_argument("--lam", type=float, default=0.7)
-    ap.add_argument("--out", default=str(WEIGHTS),
-                    help="where the weights go; '{games}' in it is replaced by the games so far, "
-                         "keeping every save")
+    ap.add_argument(
+        "--out",
+        default=str(WEIGHTS),
+        help="where the weights go; '{games}' in it is replaced by the games so far, "
+        "keeping every save",
+    )
     ap.add_argument("--save-every", type=int, default=5000)
     args = ap.parse_args(argv)
     rng = random.Random(args.seed)
@@ -142,8 +157,14 @@ def main(argv=None) -> int:
     started = time.perf_counter()
     wins = mars = plies = 0
     alpha_end = args.alpha if args.alpha_end is None else args.alpha_end
-    meta = dict(seed=args.seed, hidden=args.hidden, alpha=args.alpha, alpha_end=alpha_end,
-                lam=args.lam, games_planned=args.games)
+    meta = dict(
+        seed=args.seed,
+        hidden=args.hidden,
+        alpha=args.alpha,
+        alpha_end=alpha_end,
+        lam=args.lam,
+        games_planned=args.games,
+    )
     for g in range(1, args.games + 1):
         trainer.alpha = args.alpha * (alpha_end / args.alpha) ** ((g - 1) / max(args.games - 1, 1))
         winner, m, n = trainer.play_game(rng)
@@ -152,8 +173,12 @@ def main(argv=None) -> int:
         plies += n
         if g % 1000 == 0:
             rate = g / (time.perf_counter() - started)
-            print(f"games={g} games_per_s={rate:.1f} alpha={trainer.alpha:.4f} white_wins={wins / 1000:.3f} "
-                  f"mars={mars / 1000:.3f} plies={plies / 1000:.1f}", file=sys.stderr, flush=True)
+            print(
+                f"games={g} games_per_s={rate:.1f} alpha={trainer.alpha:.4f} "
+                f"white_wins={wins / 1000:.3f} mars={mars / 1000:.3f} plies={plies / 1000:.1f}",
+                file=sys.stderr,
+                flush=True,
+            )
             wins = mars = plies = 0
         if g % args.save_every == 0 or g == args.games:
             net.save(args.out.format(games=g), games=g, **meta)

@@ -10,6 +10,7 @@
 
 Exit status 2 if any input line was malformed (or on a usage error), else 0.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,12 +21,14 @@ import time
 
 from .errors import EngineError
 from .movegen import legal_plays
-from .position import WHITE, BLACK, Position, board_from_json, board_to_json, other
+from .position import BLACK, WHITE, Position, board_from_json, board_to_json, other
 from .rules import PLAY_OPENING_DICE, PRESETS, get_ruleset
 from .scoring import game_value
 
-USAGE = ("usage: python -m games.engine {moves | score | bench FILE"
-         " | selfplay N [--seed S] [--preset sport|classic|match]}")
+USAGE = (
+    "usage: python -m games.engine {moves | score | bench FILE"
+    " | selfplay N [--seed S] [--preset sport|classic|match]}"
+)
 
 
 class RequestError(EngineError):
@@ -56,8 +59,12 @@ def answer_moves(req: dict) -> dict:
     """One ``moves`` answer: ``{"moves": [{"play": str, "result": {point: n}}, …]}``."""
     pos, dice, ruleset = moves_request(req)
     mover = pos.turn
-    return {"moves": [{"play": p.notation, "result": board_to_json(p.result.board(mover))}
-                      for p in legal_plays(pos, dice, ruleset)]}
+    return {
+        "moves": [
+            {"play": p.notation, "result": board_to_json(p.result.board(mover))}
+            for p in legal_plays(pos, dice, ruleset)
+        ]
+    }
 
 
 def answer_score(req: dict) -> dict:
@@ -106,8 +113,10 @@ def bench(path: str, stdout) -> int:
         times.append(time.perf_counter() - start)
     total = sum(times)
     stdout.write(f"positions={len(requests)} plays={total_plays} seconds={total:.3f}\n")
-    stdout.write(f"positions_per_s={len(requests) / total:.0f} "
-                 f"median_us={statistics.median(times) * 1e6:.1f}\n")
+    stdout.write(
+        f"positions_per_s={len(requests) / total:.0f} "
+        f"median_us={statistics.median(times) * 1e6:.1f}\n"
+    )
     return 0
 
 

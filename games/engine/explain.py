@@ -10,6 +10,7 @@ Reason codes (docs/protocol.md "Explanations"): ``blocked`` (R4), ``head`` (R5),
 (R7), ``bear_off_not_home``, ``bear_off_higher`` (R8), ``must_play_more``, ``must_play_larger``
 (R6), ``no_dice_left`` and ``no_checker``.
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -29,8 +30,17 @@ MUST_PLAY_LARGER = "must_play_larger"
 NO_DICE_LEFT = "no_dice_left"
 NO_CHECKER = "no_checker"
 
-CODES = (BLOCKED, HEAD_RULE, SIX_BLOCK, BEAR_OFF_NOT_HOME, BEAR_OFF_HIGHER, MUST_PLAY_MORE,
-         MUST_PLAY_LARGER, NO_DICE_LEFT, NO_CHECKER)
+CODES = (
+    BLOCKED,
+    HEAD_RULE,
+    SIX_BLOCK,
+    BEAR_OFF_NOT_HOME,
+    BEAR_OFF_HIGHER,
+    MUST_PLAY_MORE,
+    MUST_PLAY_LARGER,
+    NO_DICE_LEFT,
+    NO_CHECKER,
+)
 
 
 class Explanation(NamedTuple):
@@ -99,7 +109,7 @@ class _Turn:
         else:
             if any(board[7:25]):
                 return BEAR_OFF_NOT_HOME
-            if target < 0 and any(board[point + 1:7]):
+            if target < 0 and any(board[point + 1 : 7]):
                 return BEAR_OFF_HIGHER
         # The single step is allowed (see _gen); it is the whole roll (R6) that forbids it.
         a, b = search.dice

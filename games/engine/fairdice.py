@@ -6,6 +6,7 @@ die ``byte % 6 + 1`` and larger bytes are skipped, so each face has probability 
 (252 = 6 × 42). The first two dice found form the roll. Standard library only, so anyone can
 check a finished game with the revealed seed.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -52,7 +53,7 @@ def opening(seed: bytes, start: int = 0) -> tuple:
 
 #: A one-line check of a finished game, to run with the revealed seed (hex) and a roll number.
 VERIFY_COMMAND = (
-    "python3 -c \"import hashlib,hmac,sys;s=bytes.fromhex(sys.argv[1]);n=int(sys.argv[2]);"
+    'python3 -c "import hashlib,hmac,sys;s=bytes.fromhex(sys.argv[1]);n=int(sys.argv[2]);'
     "d=[b%6+1 for k in range(9) for b in hmac.new(s,f'{n}:{k}'.encode(),hashlib.sha256).digest()"
-    " if b<252];print(hashlib.sha256(s).hexdigest(),d[:2])\" SEED N"
+    ' if b<252];print(hashlib.sha256(s).hexdigest(),d[:2])" SEED N'
 )

@@ -12,6 +12,7 @@ is found once; the tests hold it to _gen's rules and to a naive reference. _Sear
 check_play, explanations) expands the roll breadth first with _gen, keeping how each board was
 reached.
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -119,7 +120,7 @@ def _gen(b, die: int, opp_here, front: int, from_head: bool) -> list:
         return out
     if b[die]:
         out.append((die, OFF))
-    elif not any(b[die + 1:7]):
+    elif not any(b[die + 1 : 7]):
         for p in range(die - 1, 0, -1):
             if b[p]:
                 out.append((p, OFF))
@@ -169,7 +170,8 @@ class _Search:
             can_head = self.me[HEAD] - board[HEAD] < self.limit
             got = self._cache[key] = [
                 (p, t, _moved(board, p, t))
-                for p, t in _gen(list(board), die, self.opp_here, self.front, can_head)]
+                for p, t in _gen(list(board), die, self.opp_here, self.front, can_head)
+            ]
         return got
 
     @property
@@ -221,7 +223,7 @@ _FLAG = (0,) + tuple(1 << 8 * p for p in range(1, 25))  # point 0 (off) has no f
 _ALL = FLAGS
 _OUTER = sum(_FLAG[7:])  # points 7..24: any there and the mover cannot bear off (R8)
 _NO_HEAD = _ALL ^ _FLAG[HEAD]
-_ABOVE = tuple(sum(_FLAG[d + 1:7]) for d in range(7))  # home points above d
+_ABOVE = tuple(sum(_FLAG[d + 1 : 7]) for d in range(7))  # home points above d
 _BELOW = tuple(sum(_FLAG[1:d]) for d in range(7))  # home points below d
 # R7 windows: the flags of the six points at path indices j..j+5, for j = 0..18.
 _WINDOW = tuple(sum(_FLAG[PATH_POINT[i]] for i in range(j, j + 6)) for j in range(19))
@@ -463,8 +465,7 @@ def legal_plays(pos: Position, dice, ruleset="sport") -> list:
         else:
             front = 0
     if a == b:
-        found = _double(me, a, occ, free, front,
-                        2 if first and a in EXCEPTION_DOUBLES else 1)
+        found = _double(me, a, occ, free, front, 2 if first and a in EXCEPTION_DOUBLES else 1)
     else:
         found = _mixed(me, a, b, occ, free, front)
     if not found or not found[0][1]:  # no step at all (a double then lists the start board)
@@ -472,10 +473,10 @@ def legal_plays(pos: Position, dice, ruleset="sport") -> list:
     nxt = "black" if turn == "white" else "white"
     first = first and opp[HEAD] == CHECKERS  # as Position.with_boards, inlined: hot
     if turn == "white":
-        return [_new(Play, (steps, _new(Position, (nxt, board, opp, first))))
-                for board, steps in found]
-    return [_new(Play, (steps, _new(Position, (nxt, opp, board, first))))
-            for board, steps in found]
+        return [
+            _new(Play, (steps, _new(Position, (nxt, board, opp, first)))) for board, steps in found
+        ]
+    return [_new(Play, (steps, _new(Position, (nxt, opp, board, first)))) for board, steps in found]
 
 
 def step_graph(pos: Position, dice, ruleset="sport") -> dict:
@@ -563,23 +564,35 @@ def _apply(search: _Search, steps) -> tuple:
             raise IllegalPlay("no_checker", f"There is no checker of yours on point {p}.", step)
         if t == OFF:
             if any(board[7:25]):
-                raise IllegalPlay("bear_off_not_home", "You may bear off only when all your "
-                                  "checkers are in your home (points 1 to 6).", step)
-            higher = any(board[p + 1:7])
+                raise IllegalPlay(
+                    "bear_off_not_home",
+                    "You may bear off only when all your "
+                    "checkers are in your home (points 1 to 6).",
+                    step,
+                )
+            higher = any(board[p + 1 : 7])
             choices = [d for d in sorted(set(pool)) if d == p or (d > p and not higher)]
             if not choices:
                 if higher and any(d > p for d in pool):
-                    raise IllegalPlay("bear_off_higher", f"A die larger than {p} may bear off "
-                                      "only from your highest point; move inside your home "
-                                      "instead.", step)
+                    raise IllegalPlay(
+                        "bear_off_higher",
+                        f"A die larger than {p} may bear off "
+                        "only from your highest point; move inside your home "
+                        "instead.",
+                        step,
+                    )
                 raise IllegalPlay("no_die", f"No die left to play {label}.", step)
         else:
             if t >= p:
-                raise IllegalPlay("wrong_direction", f"{label}: checkers move towards lower "
-                                  "point numbers only.", step)
+                raise IllegalPlay(
+                    "wrong_direction",
+                    f"{label}: checkers move towards lower point numbers only.",
+                    step,
+                )
             if (p - t) not in pool:
-                raise IllegalPlay("no_die", f"No die left to play {label}: the step is "
-                                  f"{p - t} points.", step)
+                raise IllegalPlay(
+                    "no_die", f"No die left to play {label}: the step is {p - t} points.", step
+                )
             if opp_here[t]:
                 raise IllegalPlay("blocked", f"{label}: point {t} is held by your opponent.", step)
             choices = [p - t]
@@ -596,8 +609,10 @@ def _apply(search: _Search, steps) -> tuple:
         raise fault
 
     if len(steps) > len(pool):
-        raise IllegalPlay("too_many_steps", f"A roll of {_dice_text(search.dice)} gives at most "
-                          f"{len(pool)} steps.")
+        raise IllegalPlay(
+            "too_many_steps",
+            f"A roll of {_dice_text(search.dice)} gives at most {len(pool)} steps.",
+        )
     return go(search.me, 0, pool)
 
 
@@ -682,12 +697,17 @@ def _step_rule_broken(search: _Search, steps):
         nb[t] += 1
         if search.me[HEAD] - nb[HEAD] > search.limit:
             if search.limit == 2:
-                return IllegalPlay("head", "At most two checkers may leave the head on this "
-                                   "first turn.", step)
+                return IllegalPlay(
+                    "head", "At most two checkers may leave the head on this first turn.", step
+                )
             return IllegalPlay("head", "Only one checker may leave the head this turn.", step)
         if t != OFF and not board[t] and _makes_block(nb, t, search.front):
-            return IllegalPlay("six_block", f"{format_step(step)} would build six points in a "
-                               "row with no opponent checker ahead.", step)
+            return IllegalPlay(
+                "six_block",
+                f"{format_step(step)} would build six points in a "
+                "row with no opponent checker ahead.",
+                step,
+            )
         board = tuple(nb)
     return None
 
@@ -702,10 +722,14 @@ def _diagnose(search: _Search, steps, used) -> IllegalPlay:
         return IllegalPlay("cannot_pass", "You have a legal move, so you cannot pass.")
     if len(steps) < depth:
         many = {2: "both dice", 3: "three dice", 4: "all four dice"}[depth]
-        return IllegalPlay("must_play_more", f"You must play {many} of this roll: the rules "
-                           "require as many dice as can be played.")
+        return IllegalPlay(
+            "must_play_more",
+            f"You must play {many} of this roll: the rules require as many dice as can be played.",
+        )
     a, b = dice
     if depth == 1 and a != b and used and used[0] != max(a, b):
-        return IllegalPlay("must_play_larger", f"Only one die can be played, so it must be the "
-                           f"larger one ({max(a, b)}).")
+        return IllegalPlay(
+            "must_play_larger",
+            f"Only one die can be played, so it must be the larger one ({max(a, b)}).",
+        )
     return IllegalPlay("not_legal", "This play is not legal.")

@@ -1,5 +1,6 @@
 """Move notation (RULES.md Notation): a step is ``from/to`` in the mover's own numbering,
 bearing off is ``from/off``, a play is its steps separated by spaces, ``""`` is a pass."""
+
 from __future__ import annotations
 
 import re
@@ -43,8 +44,8 @@ def parse_step(text: str) -> tuple:
 def parse_play(text) -> tuple:
     """``"24/18 18/13"`` -> ``((24, 18), (18, 13))``; ``""`` -> ``()`` (a pass).
 
-    Commas are accepted as separators too, and spaces around "/". Raises NotationError on a malformed step or on
-    more than four steps.
+    Commas are accepted as separators too, and spaces around "/". Raises NotationError on a
+    malformed step or on more than four steps.
     """
     if not isinstance(text, str):
         raise NotationError("a play must be a string such as '24/18 18/13'")

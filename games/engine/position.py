@@ -3,6 +3,7 @@
 A board is a tuple of 25 ints in its side's own numbering: index 0 is the number of checkers
 borne off, index p (1..24) the number on point p; point 24 is the head, 1..6 the home.
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -98,14 +99,14 @@ class Position(NamedTuple):
     first_turn: bool = False
 
     @classmethod
-    def initial(cls, turn: str = WHITE) -> "Position":
+    def initial(cls, turn: str = WHITE) -> Position:
         """The starting position (R2): 15 checkers on each head, ``turn`` to move first."""
         if turn not in SIDES:
             raise PositionError(f"turn must be 'white' or 'black', not {turn!r}")
         return cls(turn, START_BOARD, START_BOARD, True)
 
     @classmethod
-    def from_json(cls, data) -> "Position":
+    def from_json(cls, data) -> Position:
         """Parse RULES.md position JSON: ``{"turn", "white", "black", "first_turn"}``.
 
         ``first_turn`` defaults to false. Raises PositionError on anything malformed, including
@@ -122,16 +123,22 @@ class Position(NamedTuple):
         white = board_from_json(data.get("white"), WHITE)
         black = board_from_json(data.get("black"), BLACK)
         if occupied(int.from_bytes(bytes(white), "little")) & occupied(
-                mirrored(int.from_bytes(bytes(black), "little"))):
+            mirrored(int.from_bytes(bytes(black), "little"))
+        ):
             p = next(p for p in range(1, 25) if white[p] and black[mirror(p)])
-            raise PositionError(f"white {p} and black {mirror(p)} are the same point; "
-                                "both sides cannot stand on it")
+            raise PositionError(
+                f"white {p} and black {mirror(p)} are the same point; both sides cannot stand on it"
+            )
         return _new(cls, (turn, white, black, first_turn))
 
     def to_json(self) -> dict:
         """The RULES.md JSON form of this position."""
-        return {"turn": self.turn, "white": board_to_json(self.white),
-                "black": board_to_json(self.black), "first_turn": self.first_turn}
+        return {
+            "turn": self.turn,
+            "white": board_to_json(self.white),
+            "black": board_to_json(self.black),
+            "first_turn": self.first_turn,
+        }
 
     def board(self, side: str) -> tuple:
         """The board of ``side`` in its own numbering."""
@@ -155,7 +162,7 @@ class Position(NamedTuple):
             return BLACK
         return None
 
-    def with_boards(self, mover_board: tuple, opponent_board: tuple) -> "Position":
+    def with_boards(self, mover_board: tuple, opponent_board: tuple) -> Position:
         """The position after the side to move has played to ``mover_board``: the turn passes.
 
         ``first_turn`` stays true only while the opponent has not moved either (it still has
@@ -167,7 +174,7 @@ class Position(NamedTuple):
             return Position(opp, mover_board, opponent_board, next_first)
         return Position(opp, opponent_board, mover_board, next_first)
 
-    def passed(self) -> "Position":
+    def passed(self) -> Position:
         """The position after the side to move passes (R6: no legal step)."""
         me = self.board(self.turn)
         return self.with_boards(me, self.board(other(self.turn)))

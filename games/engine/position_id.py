@@ -7,6 +7,7 @@ the board, so 2 + 30 + 48 = 80 bits always suffice. The 10 bytes are written as 
 of URL-safe base64 without padding. Encoding is a bijection between valid positions and IDs:
 ``decode`` refuses any string that ``encode`` would not produce.
 """
+
 from __future__ import annotations
 
 import base64

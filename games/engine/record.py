@@ -26,6 +26,7 @@ make its first move in time; result line ``result aborted``).
 ``replay(record)`` plays the record through the engine and returns every position, or raises
 RecordError naming the line and the rule broken.
 """
+
 from __future__ import annotations
 
 import re
@@ -36,7 +37,7 @@ from .errors import EngineError
 from .movegen import check_dice, check_play
 from .position import BLACK, SIDES, WHITE, Position, other
 from .rules import PLAY_OPENING_DICE, PRESETS, get_ruleset
-from .scoring import MARS, OIN, KOKS, game_value
+from .scoring import KOKS, MARS, OIN, game_value
 
 PLAY, DOUBLE, TAKE, DROP, RESIGN = "play", "double", "take", "drop", "resign"
 TIMEOUT, ABANDON, ABORT = "timeout", "abandon", "abort"
@@ -55,16 +56,33 @@ MAX_LINES = 2000
 MAX_CHARS = 100_000
 
 #: the headers this module reads, in the order the writer puts them; others are kept as text
-KNOWN_HEADERS = ("Event", "Site", "Date", "White", "Black", "Preset", "Koks", "Cube",
-                 "Match length", "Match score", "Game", "Clock", "Opening", "Seed hash", "Seed",
-                 "Result")
+KNOWN_HEADERS = (
+    "Event",
+    "Site",
+    "Date",
+    "White",
+    "Black",
+    "Preset",
+    "Koks",
+    "Cube",
+    "Match length",
+    "Match score",
+    "Game",
+    "Clock",
+    "Opening",
+    "Seed hash",
+    "Seed",
+    "Result",
+)
 
 _HEADER = re.compile(r'\[([A-Za-z][A-Za-z ]{0,30}) "([^"\n]*)"\]')
 _PLAY = re.compile(r"(\d{1,4}) (white|black) ([1-6])-([1-6])(?: (.*))?")
 _CUBE = re.compile(r"(\d{1,4}) (white|black) double (\d{1,12})")
 _ACTION = re.compile(r"(\d{1,4}) (white|black) (take|drop|resign|timeout|abandon|abort)")
-_RESULT = re.compile(r"result (?:(white|black) (oin|mars|koks) (\d{1,3}) "
-                     r"(bore_off|resign|drop|timeout|abandon)|(aborted))")
+_RESULT = re.compile(
+    r"result (?:(white|black) (oin|mars|koks) (\d{1,3}) "
+    r"(bore_off|resign|drop|timeout|abandon)|(aborted))"
+)
 _PAIR = re.compile(r"([1-6])-([1-6])")
 _STARTS = re.compile(r"(white|black) starts")
 _ASCII_NUMBER = re.compile(r"[0-9]{1,6}")
@@ -97,8 +115,9 @@ class RecordError(EngineError):
 class Entry:
     """One turn line: ``n`` the turn number, ``side``, ``kind`` (play, double, take, drop,
     resign, timeout, abandon, abort; for the last three ``side`` is the side that lost or did
-    not show up); for a play ``dice`` ``(a, b)`` and ``play`` (mover's notation, "" for a pass); for a
-    double ``cube`` the value offered. ``line`` is where it stood in the text (0 if built)."""
+    not show up); for a play ``dice`` ``(a, b)`` and ``play`` (mover's notation, "" for a
+    pass); for a double ``cube`` the value offered. ``line`` is where it stood in the text (0
+    if built)."""
 
     n: int
     side: str
@@ -131,7 +150,7 @@ class Result:
     line: int = field(default=0, compare=False)
 
     @classmethod
-    def aborted(cls, line: int = 0) -> "Result":
+    def aborted(cls, line: int = 0) -> Result:
         """The "result" of a game aborted before a side's first move (a no-show)."""
         return cls(None, None, 0, ABORTED, line=line)
 
@@ -166,6 +185,7 @@ class Record:
 
 # --- writing -------------------------------------------------------------------------------
 
+
 def clean_header_value(value) -> str:
     """A header value that the format can hold: no double quotes or line breaks."""
     return " ".join(str(value).replace('"', "'").split())
@@ -191,6 +211,7 @@ def opening_text(pairs, starter=None) -> str:
 
 # --- parsing -------------------------------------------------------------------------------
 
+
 def parse(text) -> Record:
     """Read a record. Raises RecordError (with the line number) for a line that is neither a
     header, a turn line, the result line, a comment (``#``) nor blank, for headers after the
@@ -198,20 +219,32 @@ def parse(text) -> Record:
     if not isinstance(text, str):
         raise RecordError(0, "a record is text", "not_text")
     if len(text) > MAX_CHARS:
-        raise RecordError(0, f"the record is longer than {MAX_CHARS} characters", "too_long",
-                          params={"limit": MAX_CHARS})
+        raise RecordError(
+            0,
+            f"the record is longer than {MAX_CHARS} characters",
+            "too_long",
+            params={"limit": MAX_CHARS},
+        )
     text = text.removeprefix("\ufeff")  # a byte-order mark left by some editors
     control = _CONTROL.search(text)
     if control:
         # line breaks before it are only \n, \r, \r\n and the Unicode ones: count as parse does
-        number = len((text[:control.start()] + "x").splitlines())
+        number = len((text[: control.start()] + "x").splitlines())
         char = f"U+{ord(control[0]):04X}"
-        raise RecordError(number, f"a record is plain text: the control character {char} is "
-                          "not allowed", "control_character", params={"char": char})
+        raise RecordError(
+            number,
+            f"a record is plain text: the control character {char} is not allowed",
+            "control_character",
+            params={"char": char},
+        )
     lines = text.splitlines()
     if len(lines) > MAX_LINES:
-        raise RecordError(0, f"the record has more than {MAX_LINES} lines", "too_many_lines",
-                          params={"limit": MAX_LINES})
+        raise RecordError(
+            0,
+            f"the record has more than {MAX_LINES} lines",
+            "too_many_lines",
+            params={"limit": MAX_LINES},
+        )
     record = Record()
     in_body = False
     for number, raw in enumerate(lines, start=1):
@@ -222,8 +255,9 @@ def parse(text) -> Record:
             raise RecordError(number, "nothing may follow the result line", "after_result")
         if line.startswith("["):
             if in_body:
-                raise RecordError(number, "headers must come before the first turn line",
-                                  "header_after_turns")
+                raise RecordError(
+                    number, "headers must come before the first turn line", "header_after_turns"
+                )
             match = _HEADER.fullmatch(line)
             if not match:
                 raise RecordError(number, 'a header is written [Name "value"]', "header_format")
@@ -235,9 +269,13 @@ def parse(text) -> Record:
         if lowered.startswith("result"):
             match = _RESULT.fullmatch(lowered)
             if not match:
-                raise RecordError(number, "the result line is written 'result <winner> "
-                                  "<oin|mars|koks> <points> <bore_off|resign|drop|timeout|"
-                                  "abandon>', or 'result aborted'", "result_format")
+                raise RecordError(
+                    number,
+                    "the result line is written 'result <winner> "
+                    "<oin|mars|koks> <points> <bore_off|resign|drop|timeout|"
+                    "abandon>', or 'result aborted'",
+                    "result_format",
+                )
             if match[5]:
                 record.result = Result.aborted(line=number)
             else:
@@ -262,14 +300,25 @@ def _parse_entry(line: str, number: int) -> Entry:
             raise RecordError(number, "a turn line ends with the play or 'pass'", "play_missing")
         if play == "pass":
             play = ""
-        return Entry(int(match[1]), match[2], PLAY, dice=(int(match[3]), int(match[4])),
-                     play=play, line=number)
-    raise RecordError(number, "a turn line is written '<number> <white|black> <die>-<die> "
-                      "<play|pass>' (or 'double <value>', 'take', 'drop', 'resign', 'timeout', "
-                      "'abandon', 'abort')", "turn_format")
+        return Entry(
+            int(match[1]),
+            match[2],
+            PLAY,
+            dice=(int(match[3]), int(match[4])),
+            play=play,
+            line=number,
+        )
+    raise RecordError(
+        number,
+        "a turn line is written '<number> <white|black> <die>-<die> "
+        "<play|pass>' (or 'double <value>', 'take', 'drop', 'resign', 'timeout', "
+        "'abandon', 'abort')",
+        "turn_format",
+    )
 
 
 # --- replaying -----------------------------------------------------------------------------
+
 
 @dataclass
 class Frame:
@@ -292,9 +341,10 @@ class Frame:
 @dataclass
 class Replay:
     """What ``replay`` found: the ``frames``, the ruleset, the ``result`` the record leads to
-    (None while unfinished; ``Result.aborted()`` for an aborted game), the opening ``starter``, and the dice check: ``dice_verified`` is
-    None without a Seed header, else whether every roll equals the seed's, and
-    ``dice_mismatch_line`` the first line that does not."""
+    (None while unfinished; ``Result.aborted()`` for an aborted game), the opening
+    ``starter``, and the dice check: ``dice_verified`` is None without a Seed header, else
+    whether every roll equals the seed's, and ``dice_mismatch_line`` the first line that does
+    not."""
 
     frames: list
     ruleset: object
@@ -311,9 +361,12 @@ def _on_off(record: Record, name: str):
         return None
     lowered = value.strip().lower()
     if lowered not in ("on", "off"):
-        raise RecordError(record.header_lines.get(name, 0),
-                          f'{name} is "on" or "off", not {value!r}', "on_off",
-                          params={"name": name, "value": value})
+        raise RecordError(
+            record.header_lines.get(name, 0),
+            f'{name} is "on" or "off", not {value!r}',
+            "on_off",
+            params={"name": name, "value": value},
+        )
     return lowered == "on"
 
 
@@ -324,30 +377,40 @@ def _opening(record: Record, ruleset, match_length: int):
     value = record.header("Opening")
     line = record.header_lines.get("Opening", 0)
     if value is None:
-        raise RecordError(0, 'the record needs an Opening header ("6-5", or "white starts")',
-                          "opening_missing")
+        raise RecordError(
+            0, 'the record needs an Opening header ("6-5", or "white starts")', "opening_missing"
+        )
     value = " ".join(value.lower().split())
     starts = _STARTS.fullmatch(value)
     if starts:
         game = (record.header("Game") or "").strip()
         later_game = _ASCII_NUMBER.fullmatch(game) is not None and int(game) >= 2
         if ruleset.name != "match" or match_length < 2 or not later_game:
-            raise RecordError(line, f'"{starts[1]} starts" is only for a match game after the '
-                              "first (R11): this game begins with the roll-off (R3)",
-                              "opening_starts", params={"side": starts[1]})
+            raise RecordError(
+                line,
+                f'"{starts[1]} starts" is only for a match game after the '
+                "first (R11): this game begins with the roll-off (R3)",
+                "opening_starts",
+                params={"side": starts[1]},
+            )
         return [], starts[1]
     pairs = []
     for token in value.split():
         match = _PAIR.fullmatch(token)
         if not match:
-            raise RecordError(line, "the Opening header lists the roll-off as white-black dice, "
-                              'e.g. "3-3 6-5", or says "white starts"', "opening_format")
+            raise RecordError(
+                line,
+                "the Opening header lists the roll-off as white-black dice, "
+                'e.g. "3-3 6-5", or says "white starts"',
+                "opening_format",
+            )
         pairs.append((int(match[1]), int(match[2])))
     if not pairs:
         raise RecordError(line, "the Opening header is empty", "opening_empty")
     if any(w != b for w, b in pairs[:-1]):
-        raise RecordError(line, "only equal dice are rolled again in the opening (R3)",
-                          "opening_reroll")
+        raise RecordError(
+            line, "only equal dice are rolled again in the opening (R3)", "opening_reroll"
+        )
     white, black = pairs[-1]
     if white == black:
         raise RecordError(line, "the opening ends with unequal dice (R3)", "opening_unequal")
@@ -358,8 +421,9 @@ def ruleset_of(record: Record):
     """The engine Ruleset a record is played under: the Preset header with Koks/Cube."""
     preset = record.header("Preset")
     if preset is None:
-        raise RecordError(0, 'the record needs a Preset header ("sport", "classic" or "match")',
-                          "preset_missing")
+        raise RecordError(
+            0, 'the record needs a Preset header ("sport", "classic" or "match")', "preset_missing"
+        )
     table = {}
     for name in ("Koks", "Cube"):
         value = _on_off(record, name)
@@ -368,8 +432,12 @@ def ruleset_of(record: Record):
     name = preset.strip().lower()
     line = record.header_lines.get("Preset", 0)
     if name not in PRESETS:
-        raise RecordError(line, f"unknown ruleset {preset!r}; expected one of: "
-                          f"{', '.join(PRESETS)}", "unknown_preset", params={"preset": preset})
+        raise RecordError(
+            line,
+            f"unknown ruleset {preset!r}; expected one of: {', '.join(PRESETS)}",
+            "unknown_preset",
+            params={"preset": preset},
+        )
     try:
         return get_ruleset(name, table)
     except EngineError as exc:
@@ -394,14 +462,14 @@ def replay(record: Record) -> Replay:
     ruleset = ruleset_of(record)
     length_text = record.header("Match length", "1").strip()
     # ASCII digits only: str.isdigit() also takes "³", which int() refuses
-    if (not _ASCII_NUMBER.fullmatch(length_text)
-            or int(length_text) not in ruleset.match_lengths):
+    if not _ASCII_NUMBER.fullmatch(length_text) or int(length_text) not in ruleset.match_lengths:
         lengths = ", ".join(map(str, ruleset.match_lengths))
-        raise RecordError(record.header_lines.get("Match length", 0),
-                          f"a {ruleset.name} match is played to {lengths} points, "
-                          f"not {length_text!r}", "match_length",
-                          params={"preset": ruleset.name, "lengths": lengths,
-                                  "value": length_text})
+        raise RecordError(
+            record.header_lines.get("Match length", 0),
+            f"a {ruleset.name} match is played to {lengths} points, not {length_text!r}",
+            "match_length",
+            params={"preset": ruleset.name, "lengths": lengths, "value": length_text},
+        )
     match_length = int(length_text)
     pairs, starter = _opening(record, ruleset, match_length)
     seed_check = _seed(record)
@@ -427,32 +495,52 @@ def replay(record: Record) -> Replay:
         if ended:
             raise RecordError(line, "the game is already over", "game_over")
         if entry.n != expected_n:
-            raise RecordError(line, f"this is turn {expected_n}, not {entry.n}", "turn_number",
-                              params={"expected": expected_n, "got": entry.n})
+            raise RecordError(
+                line,
+                f"this is turn {expected_n}, not {entry.n}",
+                "turn_number",
+                params={"expected": expected_n, "got": entry.n},
+            )
         if entry.kind == PLAY:
             if offer:
-                raise RecordError(line, f"{other(offer)} must first take or drop the double",
-                                  "answer_double", params={"side": other(offer)})
+                raise RecordError(
+                    line,
+                    f"{other(offer)} must first take or drop the double",
+                    "answer_double",
+                    params={"side": other(offer)},
+                )
             if entry.side != position.turn:
-                raise RecordError(line, f"it is {position.turn}'s turn", "not_turn",
-                                  params={"side": position.turn})
+                raise RecordError(
+                    line,
+                    f"it is {position.turn}'s turn",
+                    "not_turn",
+                    params={"side": position.turn},
+                )
             try:
                 dice = check_dice(entry.dice)
             except EngineError as exc:  # the line pattern admits 1-6 only; kept as a guard
                 raise RecordError(line, str(exc), "dice") from None
             if plays_seen == 0 and pairs and ruleset.opening == PLAY_OPENING_DICE:
                 if sorted(dice, reverse=True) != opening_dice:
-                    raise RecordError(line, "the first player plays the opening dice "
-                                      f"{opening_dice[0]}-{opening_dice[1]} (R3)", "opening_dice",
-                                      params={"dice": f"{opening_dice[0]}-{opening_dice[1]}"})
+                    raise RecordError(
+                        line,
+                        "the first player plays the opening dice "
+                        f"{opening_dice[0]}-{opening_dice[1]} (R3)",
+                        "opening_dice",
+                        params={"dice": f"{opening_dice[0]}-{opening_dice[1]}"},
+                    )
             else:
                 # a roll is the same in either written order (6-5 is 5-6)
-                if (seed_check is not None and mismatch is None
-                        and sorted(fairdice.roll(seed_check, roll_n)) != sorted(dice)):
+                if (
+                    seed_check is not None
+                    and mismatch is None
+                    and sorted(fairdice.roll(seed_check, roll_n)) != sorted(dice)
+                ):
                     mismatch = line
                 roll_n += 1
-            frames.append(Frame("roll", position, entry.n, entry.side, dice, None, cube, owner,
-                                line))
+            frames.append(
+                Frame("roll", position, entry.n, entry.side, dice, None, cube, owner, line)
+            )
             try:
                 chosen = check_play(position, dice, entry.play, ruleset)
             except EngineError as exc:
@@ -460,8 +548,9 @@ def replay(record: Record) -> Replay:
             position = chosen.result
             plays_seen += 1
             played[entry.side] += 1
-            frames.append(Frame(PLAY, position, entry.n, entry.side, dice, chosen.notation,
-                                cube, owner, line))
+            frames.append(
+                Frame(PLAY, position, entry.n, entry.side, dice, chosen.notation, cube, owner, line)
+            )
             expected_n += 1
             if position.winner:
                 ended = (position.winner, BORE_OFF)
@@ -469,51 +558,83 @@ def replay(record: Record) -> Replay:
             if not ruleset.cube:
                 raise RecordError(line, "this table has no doubling cube (R10)", "no_cube")
             if entry.cube > CUBE_VALUES[-1]:
-                raise RecordError(line, f"the cube stops at {CUBE_VALUES[-1]}: no double offers "
-                                  f"{entry.cube} (R10)", "cube_limit",
-                                  params={"value": entry.cube, "limit": CUBE_VALUES[-1]})
+                raise RecordError(
+                    line,
+                    f"the cube stops at {CUBE_VALUES[-1]}: no double offers {entry.cube} (R10)",
+                    "cube_limit",
+                    params={"value": entry.cube, "limit": CUBE_VALUES[-1]},
+                )
             if offer:
                 raise RecordError(line, "a double is already offered", "double_pending")
             if entry.side != position.turn:
-                raise RecordError(line, f"only {position.turn}, the side to move, may double now",
-                                  "double_not_mover", params={"side": position.turn})
+                raise RecordError(
+                    line,
+                    f"only {position.turn}, the side to move, may double now",
+                    "double_not_mover",
+                    params={"side": position.turn},
+                )
             if owner not in (None, entry.side):
-                raise RecordError(line, f"{owner} owns the cube; only it may redouble (R10)",
-                                  "cube_owner", params={"side": owner})
+                raise RecordError(
+                    line,
+                    f"{owner} owns the cube; only it may redouble (R10)",
+                    "cube_owner",
+                    params={"side": owner},
+                )
             if cube >= 64:
-                raise RecordError(line, "the cube is at 64 and cannot be turned again",
-                                  "cube_at_limit")
+                raise RecordError(
+                    line, "the cube is at 64 and cannot be turned again", "cube_at_limit"
+                )
             if entry.cube != cube * 2:
-                raise RecordError(line, f"the cube stands at {cube}; a double offers {cube * 2}",
-                                  "cube_value", params={"cube": cube, "offer": cube * 2})
+                raise RecordError(
+                    line,
+                    f"the cube stands at {cube}; a double offers {cube * 2}",
+                    "cube_value",
+                    params={"cube": cube, "offer": cube * 2},
+                )
             offer = entry.side
-            frames.append(Frame(DOUBLE, position, entry.n, entry.side, None, None, cube, owner,
-                                line))
+            frames.append(
+                Frame(DOUBLE, position, entry.n, entry.side, None, None, cube, owner, line)
+            )
         elif entry.kind in (TAKE, DROP):
             if not offer:
-                raise RecordError(line, f"no double was offered to {entry.kind}", "no_double",
-                                  params={"action": entry.kind})
+                raise RecordError(
+                    line,
+                    f"no double was offered to {entry.kind}",
+                    "no_double",
+                    params={"action": entry.kind},
+                )
             if entry.side != other(offer):
-                raise RecordError(line, f"the double was offered to {other(offer)}",
-                                  "double_offered_to", params={"side": other(offer)})
+                raise RecordError(
+                    line,
+                    f"the double was offered to {other(offer)}",
+                    "double_offered_to",
+                    params={"side": other(offer)},
+                )
             if entry.kind == TAKE:
                 cube, owner, offer = cube * 2, entry.side, None
             else:
                 ended = (offer, DROP)
-            frames.append(Frame(entry.kind, position, entry.n, entry.side, None, None, cube,
-                                owner, line))
+            frames.append(
+                Frame(entry.kind, position, entry.n, entry.side, None, None, cube, owner, line)
+            )
         elif entry.kind in CLOCK_KINDS:
             _check_clock_line(record, entry, position, offer, played)
             ended = (None, ABORTED) if entry.kind == ABORT else (other(entry.side), entry.kind)
-            frames.append(Frame(entry.kind, position, entry.n, entry.side, None, None, cube,
-                                owner, line))
+            frames.append(
+                Frame(entry.kind, position, entry.n, entry.side, None, None, cube, owner, line)
+            )
         else:  # resign
             if offer:
-                raise RecordError(line, f"{other(offer)} must first take or drop the double",
-                                  "answer_double", params={"side": other(offer)})
+                raise RecordError(
+                    line,
+                    f"{other(offer)} must first take or drop the double",
+                    "answer_double",
+                    params={"side": other(offer)},
+                )
             ended = (other(entry.side), RESIGN)
-            frames.append(Frame(RESIGN, position, entry.n, entry.side, None, None, cube, owner,
-                                line))
+            frames.append(
+                Frame(RESIGN, position, entry.n, entry.side, None, None, cube, owner, line)
+            )
 
     result = None
     if ended:
@@ -523,15 +644,33 @@ def replay(record: Record) -> Replay:
         elif reason == DROP:
             kind, points = OIN, cube
         else:  # bore off, resign, timeout, abandon: R9 on the loser's position, times the cube
-            kind, points = game_value(position.board(other(winner)), ruleset, cube=cube,
-                                      cube_turned=cube > 1)
+            kind, points = game_value(
+                position.board(other(winner)), ruleset, cube=cube, cube_turned=cube > 1
+            )
         result = Result(winner, kind, points, reason)
-        frames.append(Frame("end", position, None, winner, None, None, cube, owner,
-                            record.result.line if record.result else 0))
+        frames.append(
+            Frame(
+                "end",
+                position,
+                None,
+                winner,
+                None,
+                None,
+                cube,
+                owner,
+                record.result.line if record.result else 0,
+            )
+        )
     _check_result(record, result)
-    return Replay(frames, ruleset, result, starter, match_length,
-                  dice_verified=None if seed_check is None else mismatch is None,
-                  dice_mismatch_line=mismatch)
+    return Replay(
+        frames,
+        ruleset,
+        result,
+        starter,
+        match_length,
+        dice_verified=None if seed_check is None else mismatch is None,
+        dice_mismatch_line=mismatch,
+    )
 
 
 def _check_clock_line(record: Record, entry: Entry, position: Position, offer, played):
@@ -541,22 +680,34 @@ def _check_clock_line(record: Record, entry: Entry, position: Position, offer, p
     single game or a match's first game. A side may be away (abandon) whoever is to act."""
     line = entry.line
     if not (record.header("Clock") or "").strip():
-        raise RecordError(line, f"only a game with a clock (a Clock header) ends by "
-                          f"'{entry.kind}'", "no_clock")
+        raise RecordError(
+            line, f"only a game with a clock (a Clock header) ends by '{entry.kind}'", "no_clock"
+        )
     if entry.kind == TIMEOUT:
         running = other(offer) if offer else position.turn
         if entry.side != running:
-            raise RecordError(line, f"only {running}'s clock was running: {entry.side} cannot "
-                              "run out of time", "timeout_side", params={"side": running})
+            raise RecordError(
+                line,
+                f"only {running}'s clock was running: {entry.side} cannot run out of time",
+                "timeout_side",
+                params={"side": running},
+            )
     elif entry.kind == ABORT:
         if played[entry.side]:
-            raise RecordError(line, f"{entry.side} has already moved: only a side that has not "
-                              "made its first move can be a no-show", "abort_after_play",
-                              params={"side": entry.side})
+            raise RecordError(
+                line,
+                f"{entry.side} has already moved: only a side that has not "
+                "made its first move can be a no-show",
+                "abort_after_play",
+                params={"side": entry.side},
+            )
         game = (record.header("Game") or "").strip()
         if _ASCII_NUMBER.fullmatch(game) and int(game) >= 2:
-            raise RecordError(line, "only a single game or a match's first game is aborted for "
-                              "a missing first move", "abort_later_game")
+            raise RecordError(
+                line,
+                "only a single game or a match's first game is aborted for a missing first move",
+                "abort_later_game",
+            )
 
 
 def _seed(record: Record):
@@ -568,8 +719,9 @@ def _seed(record: Record):
     try:
         seed = bytes.fromhex(seed_text.strip())
     except ValueError:
-        raise RecordError(line, "the Seed header is written in hexadecimal",
-                          "seed_format") from None
+        raise RecordError(
+            line, "the Seed header is written in hexadecimal", "seed_format"
+        ) from None
     expected = record.header("Seed hash")
     # a revealed seed that does not hash to the committed fingerprint proves nothing about the
     # dice: the record is refused (docs/record-format.md)
@@ -584,22 +736,47 @@ def _check_result(record: Record, result):
     header_line = record.header_lines.get("Result", 0)
     if stated is not None:
         if result is None:
-            raise RecordError(stated.line, "the result line comes before the game is over",
-                              "result_early")
+            raise RecordError(
+                stated.line, "the result line comes before the game is over", "result_early"
+            )
         if stated != result:
-            raise RecordError(stated.line, f"the game ends {result.text()}, not {stated.text()}",
-                              "result_differs",
-                              params={"result": result.text(), "stated": stated.text()})
+            raise RecordError(
+                stated.line,
+                f"the game ends {result.text()}, not {stated.text()}",
+                "result_differs",
+                params={"result": result.text(), "stated": stated.text()},
+            )
     if header is not None and header.strip() not in ("", "*"):
         if result is None:
-            raise RecordError(header_line, "the Result header names a result, but the game is "
-                              "not over", "result_header_early")
+            raise RecordError(
+                header_line,
+                "the Result header names a result, but the game is not over",
+                "result_header_early",
+            )
         if " ".join(header.lower().split()) != result.text():
-            raise RecordError(header_line, f"the game ends {result.text()}, not {header!r}",
-                              "result_differs",
-                              params={"result": result.text(), "stated": header.strip()})
+            raise RecordError(
+                header_line,
+                f"the game ends {result.text()}, not {header!r}",
+                "result_differs",
+                params={"result": result.text(), "stated": header.strip()},
+            )
 
 
-__all__ = ["ABORTED", "CUBE_VALUES", "Entry", "Frame", "KNOWN_HEADERS", "Record", "RecordError", "Replay",
-           "Result", "clean_header_value", "opening_text", "parse", "replay", "ruleset_of",
-           "write", "SIDES"]
+__all__ = [
+    "ABORTED",
+    "CUBE_VALUES",
+    "Entry",
+    "Frame",
+    "KNOWN_HEADERS",
+    "Record",
+    "RecordError",
+    "Replay",
+    "Result",
+    "clean_header_value",
+    "opening_text",
+    "parse",
+    "replay",
+    "ruleset_of",
+    "write",
+    "SIDES",
+]

@@ -1,4 +1,5 @@
 """Rule presets (RULES.md R12) and per-table overrides."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -34,7 +35,7 @@ class Ruleset:
     #: table options a game may override (RULES.md R12: "table may switch off", "table option")
     TABLE_OPTIONS = ("koks", "cube")
 
-    def with_table(self, table: dict | None) -> "Ruleset":
+    def with_table(self, table: dict | None) -> Ruleset:
         """Return this ruleset with the per-table overrides in ``table`` (e.g. ``{"cube": True}``).
 
         Raises RulesetError for an unknown option or a non-boolean value, or an option the
@@ -57,12 +58,33 @@ class Ruleset:
 
 
 PRESETS = {
-    "sport": Ruleset("sport", PLAY_OPENING_DICE, koks=False, cube=False,
-                     gammons_need_turned_cube=False, match_lengths=(1,), clock="standard"),
-    "classic": Ruleset("classic", PLAY_OPENING_DICE, koks=True, cube=False,
-                       gammons_need_turned_cube=True, match_lengths=(1,), clock="standard"),
-    "match": Ruleset("match", REROLL, koks=False, cube=False,
-                     gammons_need_turned_cube=False, match_lengths=(1, 3, 5, 7), clock="match"),
+    "sport": Ruleset(
+        "sport",
+        PLAY_OPENING_DICE,
+        koks=False,
+        cube=False,
+        gammons_need_turned_cube=False,
+        match_lengths=(1,),
+        clock="standard",
+    ),
+    "classic": Ruleset(
+        "classic",
+        PLAY_OPENING_DICE,
+        koks=True,
+        cube=False,
+        gammons_need_turned_cube=True,
+        match_lengths=(1,),
+        clock="standard",
+    ),
+    "match": Ruleset(
+        "match",
+        REROLL,
+        koks=False,
+        cube=False,
+        gammons_need_turned_cube=False,
+        match_lengths=(1, 3, 5, 7),
+        clock="match",
+    ),
 }
 
 
@@ -76,5 +98,7 @@ def get_ruleset(name, table: dict | None = None) -> Ruleset:
     try:
         preset = PRESETS[name]
     except (KeyError, TypeError):
-        raise RulesetError(f"unknown ruleset {name!r}; expected one of: {', '.join(PRESETS)}") from None
+        raise RulesetError(
+            f"unknown ruleset {name!r}; expected one of: {', '.join(PRESETS)}"
+        ) from None
     return preset.with_table(table)

@@ -1,4 +1,5 @@
 """End of a game and its value (RULES.md R9, R10)."""
+
 from __future__ import annotations
 
 from .rules import get_ruleset
@@ -7,8 +8,9 @@ OIN, MARS, KOKS = "oin", "mars", "koks"
 BASE_POINTS = {OIN: 1, MARS: 2, KOKS: 3}
 
 
-def game_value(loser_board, ruleset, cube: int = 1, cube_turned: bool = False,
-               table: dict | None = None) -> tuple:
+def game_value(
+    loser_board, ruleset, cube: int = 1, cube_turned: bool = False, table: dict | None = None
+) -> tuple:
     """The result and points of a finished game, from the loser's board (R9, R10).
 
     ``loser_board``: 25 ints in the loser's own numbering (index 0 = borne off).

@@ -11,6 +11,7 @@ prints the figures; ``--out`` writes every report as JSON; ``--until-broken`` en
 at the first game count with errors. Exit status 0 when every run met the goal (no errors;
 p95 of the play round trip at most ``--ratio`` times the echo's), else 1.
 """
+
 import argparse
 import json
 import os
@@ -37,54 +38,105 @@ def _pids(values):
 
 
 def _parser():
-    parser = argparse.ArgumentParser(prog="python -m games.loadtool", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m games.loadtool",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
     stack = commands.add_parser("stack", help="start the production-like stack and keep it up")
-    stack.add_argument("--ports", type=_ints, default=[8900, 8901],
-                       help="Daphne ports, comma-separated (default 8900,8901)")
-    stack.add_argument("--database-url", default=os.environ.get("LOAD_DATABASE_URL",
-                                                                DEFAULT_DATABASE_URL),
-                       help=f"default $LOAD_DATABASE_URL or {DEFAULT_DATABASE_URL} "
-                            "(created when missing)")
+    stack.add_argument(
+        "--ports",
+        type=_ints,
+        default=[8900, 8901],
+        help="Daphne ports, comma-separated (default 8900,8901)",
+    )
+    stack.add_argument(
+        "--database-url",
+        default=os.environ.get("LOAD_DATABASE_URL", DEFAULT_DATABASE_URL),
+        help=f"default $LOAD_DATABASE_URL or {DEFAULT_DATABASE_URL} (created when missing)",
+    )
     stack.add_argument("--redis-url", default=os.environ.get("REDIS_URL", ""))
     stack.add_argument("--queue", default=DEFAULT_QUEUE, help="Celery queue of the stack")
     stack.add_argument("--stack-file", default=str(STACK_FILE))
 
-    run = commands.add_parser("run", help="measure against a running stack",
-                              formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    run.add_argument("--games", type=_ints, required=True,
-                     help="simultaneous games, or several comma-separated for a sweep")
+    run = commands.add_parser(
+        "run",
+        help="measure against a running stack",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    run.add_argument(
+        "--games",
+        type=_ints,
+        required=True,
+        help="simultaneous games, or several comma-separated for a sweep",
+    )
     run.add_argument("--mode", choices=("both", "game", "echo"), default="both")
-    run.add_argument("--think", type=float, default=1.5,
-                     help="mean seconds before each roll or play (uniform 0.5-1.5 times it)")
+    run.add_argument(
+        "--think",
+        type=float,
+        default=1.5,
+        help="mean seconds before each roll or play (uniform 0.5-1.5 times it)",
+    )
     run.add_argument("--duration", type=float, default=60, help="seconds measured per run")
     run.add_argument("--warmup", type=float, default=5, help="seconds between ramp and window")
     run.add_argument("--procs", type=int, default=1, help="client processes")
-    run.add_argument("--to-end", action="store_true",
-                     help="play one game per table to its end instead of a timed window")
+    run.add_argument(
+        "--to-end",
+        action="store_true",
+        help="play one game per table to its end instead of a timed window",
+    )
     run.add_argument("--preset", default="sport", choices=("sport", "classic", "match"))
     run.add_argument("--seed", type=int, default=1)
-    run.add_argument("--stall", type=float, default=60,
-                     help="seconds without progress after which a game is an error")
-    run.add_argument("--setup-threads", type=int, default=8,
-                     help="HTTP set-up requests in flight per client process")
-    run.add_argument("--ramp-rate", type=float, default=10,
-                     help="games (echo pairs) started per second during the ramp")
-    run.add_argument("--retry-pause", type=float, default=5,
-                     help="seconds a table rests after a game with an error")
-    run.add_argument("--ratio", type=float, default=3.0,
-                     help="goal: play p95 at most this many times the echo p95")
-    run.add_argument("--until-broken", action="store_true",
-                     help="stop the sweep at the first game count whose runs had errors")
-    run.add_argument("--rest", type=float, default=15,
-                     help="seconds of rest between runs (clock timers drain)")
+    run.add_argument(
+        "--stall",
+        type=float,
+        default=60,
+        help="seconds without progress after which a game is an error",
+    )
+    run.add_argument(
+        "--setup-threads",
+        type=int,
+        default=8,
+        help="HTTP set-up requests in flight per client process",
+    )
+    run.add_argument(
+        "--ramp-rate",
+        type=float,
+        default=10,
+        help="games (echo pairs) started per second during the ramp",
+    )
+    run.add_argument(
+        "--retry-pause",
+        type=float,
+        default=5,
+        help="seconds a table rests after a game with an error",
+    )
+    run.add_argument(
+        "--ratio",
+        type=float,
+        default=3.0,
+        help="goal: play p95 at most this many times the echo p95",
+    )
+    run.add_argument(
+        "--until-broken",
+        action="store_true",
+        help="stop the sweep at the first game count whose runs had errors",
+    )
+    run.add_argument(
+        "--rest", type=float, default=15, help="seconds of rest between runs (clock timers drain)"
+    )
     run.add_argument("--stack-file", default=str(STACK_FILE))
-    run.add_argument("--base", action="append", help="a server origin (instead of the stack "
-                     "file), e.g. http://127.0.0.1:8900; repeat for several")
-    run.add_argument("--pids", action="append", help="role=pid[,pid] of server processes to "
-                     "sample (with --base)")
+    run.add_argument(
+        "--base",
+        action="append",
+        help="a server origin (instead of the stack "
+        "file), e.g. http://127.0.0.1:8900; repeat for several",
+    )
+    run.add_argument(
+        "--pids", action="append", help="role=pid[,pid] of server processes to sample (with --base)"
+    )
     run.add_argument("--out", help="write the reports as JSON to this file")
     return parser
 
@@ -94,8 +146,9 @@ def _servers(args):
         return [base.rstrip("/") for base in args.base], _pids(args.pids)
     path = Path(args.stack_file)
     if not path.exists():
-        sys.exit(f"no stack file {path}: start the stack (python -m games.loadtool stack) "
-                 "or give --base")
+        sys.exit(
+            f"no stack file {path}: start the stack (python -m games.loadtool stack) or give --base"
+        )
     described = json.loads(path.read_text())
     return described["bases"], described["pids"]
 
@@ -114,36 +167,54 @@ def _goal(echo, game, ratio):
 def main(argv=None):
     args = _parser().parse_args(argv)
     if args.command == "stack":
-        return serve(args.ports, args.database_url, args.redis_url, args.queue,
-                     args.stack_file)
+        return serve(args.ports, args.database_url, args.redis_url, args.queue, args.stack_file)
     bases, pids = _servers(args)
     reports, all_met = [], True
     for count in args.games:
         runs = {}
-        for mode in (("echo", "game") if args.mode == "both" else (args.mode,)):
-            config = RunConfig(bases=bases, games=count, think=args.think,
-                               duration=args.duration, warmup=args.warmup,
-                               echo=mode == "echo", to_end=args.to_end, preset=args.preset,
-                               procs=args.procs, seed=args.seed, stall=args.stall,
-                               setup_threads=args.setup_threads, ramp_rate=args.ramp_rate,
-                               retry_pause=args.retry_pause, server_pids=pids)
-            print(f"--- {mode}: {count} {'pairs' if mode == 'echo' else 'games'} on "
-                  f"{', '.join(bases)}", flush=True)
+        for mode in ("echo", "game") if args.mode == "both" else (args.mode,):
+            config = RunConfig(
+                bases=bases,
+                games=count,
+                think=args.think,
+                duration=args.duration,
+                warmup=args.warmup,
+                echo=mode == "echo",
+                to_end=args.to_end,
+                preset=args.preset,
+                procs=args.procs,
+                seed=args.seed,
+                stall=args.stall,
+                setup_threads=args.setup_threads,
+                ramp_rate=args.ramp_rate,
+                retry_pause=args.retry_pause,
+                server_pids=pids,
+            )
+            print(
+                f"--- {mode}: {count} {'pairs' if mode == 'echo' else 'games'} on "
+                f"{', '.join(bases)}",
+                flush=True,
+            )
             result = run_load(config, log=lambda line: print(line, flush=True))
             runs[mode] = result
             reports.append(result)
             print("\n".join(summary_lines(result)), flush=True)
             if args.out:
                 Path(args.out).write_text(json.dumps(reports, indent=2) + "\n")
-            if args.rest and (mode, count) != (("game" if args.mode != "echo" else "echo"),
-                                                args.games[-1]):
+            if args.rest and (mode, count) != (
+                ("game" if args.mode != "echo" else "echo"),
+                args.games[-1],
+            ):
                 time.sleep(args.rest)
         met = all(r["errors"] == 0 for r in runs.values())
         if "echo" in runs and "game" in runs:
             met, why = _goal(runs["echo"], runs["game"], args.ratio)
             runs["game"]["goal"] = {"met": met, "why": why, "ratio": args.ratio}
-            print(f"goal (no errors, play p95 <= {args.ratio} x echo p95): "
-                  f"{'met' if met else 'MISSED'}: {why}", flush=True)
+            print(
+                f"goal (no errors, play p95 <= {args.ratio} x echo p95): "
+                f"{'met' if met else 'MISSED'}: {why}",
+                flush=True,
+            )
             if args.out:
                 Path(args.out).write_text(json.dumps(reports, indent=2) + "\n")
         all_met = all_met and met

@@ -21,7 +21,9 @@ HTTP step, a socket closed by the server, a game ended by anything but bearing o
 resignation at the end of a run (a clock running out means the server fell that far behind),
 and a game whose version did not change for ``stall`` seconds.
 """
+
 import asyncio
+import contextlib
 import json
 import random
 import re
@@ -107,10 +109,11 @@ class Stats:
 
 def ws_base(base):
     """``http://host:port`` -> ``ws://host:port`` (``https`` -> ``wss``)."""
-    return "ws" + base[len("http"):] if base.startswith("http") else base
+    return "ws" + base[len("http") :] if base.startswith("http") else base
 
 
 # --- set-up over HTTP (sync, run in a thread pool) ------------------------------------------
+
 
 def _form_token(session, url):
     response = session.get(url, timeout=HTTP_TIMEOUT)
@@ -126,8 +129,10 @@ def _redirect_id(response, pattern, what):
     location = response.headers.get("Location", "")
     found = pattern.search(location)
     if response.status_code != 302 or not found:
-        raise SetupError(f"{what}: HTTP {response.status_code} to {location!r}, "
-                         f"expected a redirect to the {what.split()[0]}")
+        raise SetupError(
+            f"{what}: HTTP {response.status_code} to {location!r}, "
+            f"expected a redirect to the {what.split()[0]}"
+        )
     return location, found.group(1)
 
 
@@ -146,13 +151,20 @@ def create_game(base_a, base_b, preset="sport"):
     try:
         form = f"{base_a}/{LANG}/friend/"
         token = _form_token(a, form)
-        response = a.post(form, data={"csrfmiddlewaretoken": token, "preset": preset,
-                                      "colour": "random"},
-                          allow_redirects=False, timeout=HTTP_TIMEOUT)
+        response = a.post(
+            form,
+            data={"csrfmiddlewaretoken": token, "preset": preset, "colour": "random"},
+            allow_redirects=False,
+            timeout=HTTP_TIMEOUT,
+        )
         link, _challenge = _redirect_id(response, _CHALLENGE, "challenge POST")
         token = _form_token(b, f"{base_b}{link}")
-        response = b.post(f"{base_b}{link}accept/", data={"csrfmiddlewaretoken": token},
-                          allow_redirects=False, timeout=HTTP_TIMEOUT)
+        response = b.post(
+            f"{base_b}{link}accept/",
+            data={"csrfmiddlewaretoken": token},
+            allow_redirects=False,
+            timeout=HTTP_TIMEOUT,
+        )
         if response.status_code == 503:
             retry = response.headers.get("Retry-After", "")
             if not retry.isdigit() or 'id="challenge-error"' not in response.text:
@@ -166,6 +178,7 @@ def create_game(base_a, base_b, preset="sport"):
 
 
 # --- the game sockets -------------------------------------------------------------------------
+
 
 def pick_play(game, rng):
     """A legal play (RULES.md notation, ``""`` for a pass) for the side to move in the
@@ -241,8 +254,10 @@ class Table:
                 if any(task in done for task in tasks) and not self.over.is_set():
                     break  # a socket ended before the game did (its error is counted)
                 if time.monotonic() - self.changed_at > self.stall:
-                    self.stats.error(f"game {self.game_id} stalled at version {self.top_version} "
-                                     f"for {self.stall:.0f} s")
+                    self.stats.error(
+                        f"game {self.game_id} stalled at version {self.top_version} "
+                        f"for {self.stall:.0f} s"
+                    )
                     break
         finally:
             stopper.cancel()
@@ -260,19 +275,18 @@ class Table:
         player.wake.set()
         try:
             await asyncio.wait_for(self.over.wait(), FINISH_TIMEOUT)
-        except asyncio.TimeoutError:
-            self.stats.error(f"game {self.game_id}: resignation not answered in "
-                             f"{FINISH_TIMEOUT} s")
+        except TimeoutError:
+            self.stats.error(f"game {self.game_id}: resignation not answered in {FINISH_TIMEOUT} s")
 
 
 async def _first(*awaitables, timeout):
     """The set of those of ``awaitables`` (tasks or coroutines) done within ``timeout``;
     coroutines wrapped here are cancelled afterwards, tasks are left running."""
-    wrapped = [a if isinstance(a, asyncio.Future) else asyncio.ensure_future(a)
-               for a in awaitables]
+    wrapped = [a if isinstance(a, asyncio.Future) else asyncio.ensure_future(a) for a in awaitables]
     try:
-        done, _pending = await asyncio.wait(wrapped, timeout=timeout,
-                                            return_when=asyncio.FIRST_COMPLETED)
+        done, _pending = await asyncio.wait(
+            wrapped, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+        )
     finally:
         for original, task in zip(awaitables, wrapped):
             if task is not original:
@@ -303,9 +317,15 @@ class Player:
         table, stats = self.table, self.table.stats
         url = f"{ws_base(self.base)}/ws/game/{table.game_id}/?lang={LANG}&events=1"
         try:
-            async with connect(url, origin=self.base, additional_headers={"Cookie": self.cookie},
-                               open_timeout=OPEN_TIMEOUT, ping_interval=None,
-                               max_size=MAX_FRAME, max_queue=None) as ws:
+            async with connect(
+                url,
+                origin=self.base,
+                additional_headers={"Cookie": self.cookie},
+                open_timeout=OPEN_TIMEOUT,
+                ping_interval=None,
+                max_size=MAX_FRAME,
+                max_queue=None,
+            ) as ws:
                 self.ws = ws
                 actor = asyncio.ensure_future(self._act())
                 try:
@@ -314,18 +334,17 @@ class Player:
                 finally:
                     actor.cancel()
                 if not self.closing and not table.over.is_set():
-                    stats.error(f"game {table.game_id}: socket closed by the server "
-                                f"({ws.close_code})")
-        except (OSError, WebSocketException, asyncio.TimeoutError) as exc:
+                    stats.error(
+                        f"game {table.game_id}: socket closed by the server ({ws.close_code})"
+                    )
+        except (TimeoutError, OSError, WebSocketException) as exc:
             if not self.closing:
                 stats.error(f"game {table.game_id}: socket failed: {exc!r}")
 
     async def close(self):
         if self.ws is not None:
-            try:
+            with contextlib.suppress(OSError, WebSocketException):
                 await self.ws.close()
-            except (OSError, WebSocketException):
-                pass
 
     def _receive(self, message):
         now = time.monotonic()
@@ -342,8 +361,9 @@ class Player:
         if kind == "error":
             # at the end of a run our resignation may race a move in flight: not an error
             if not (table.stopping and frame.get("code") in ("stale_version", "game_over")):
-                table.stats.error(f"game {table.game_id} error frame: {frame.get('code')}: "
-                                  f"{frame.get('message')}")
+                table.stats.error(
+                    f"game {table.game_id} error frame: {frame.get('code')}: {frame.get('message')}"
+                )
             return
         if kind == "touch":
             if self.view.game is not None and frame["version"] > self.view.game["version"]:
@@ -358,8 +378,9 @@ class Player:
             return  # old news or another frame (docs/protocol.md)
         game = self.view.game
         if game["you"] is None:
-            table.stats.error(f"game {table.game_id}: the server does not see this guest "
-                              "as a player")
+            table.stats.error(
+                f"game {table.game_id}: the server does not see this guest as a player"
+            )
         self.side = game["you"]
         self.version = game["version"]
         self.latest = game
@@ -383,8 +404,7 @@ class Player:
         if "roll" in actions:
             return {"type": "roll", "version": version}
         if "play" in actions:
-            return {"type": "play", "version": version,
-                    "play": pick_play(game, self.table.rng)}
+            return {"type": "play", "version": version, "play": pick_play(game, self.table.rng)}
         if "take" in actions:  # no cube in the load tool's presets; answered all the same
             return {"type": "take", "version": version}
         return None
@@ -404,8 +424,9 @@ class Player:
             pause = max(pause, self.retry_at - time.monotonic())
             if pause > 0:
                 await asyncio.sleep(pause)
-                if (self.latest["version"] != game["version"]
-                        or (table.stopping and frame["type"] != "resign")):
+                if self.latest["version"] != game["version"] or (
+                    table.stopping and frame["type"] != "resign"
+                ):
                     self.wake.set()  # things moved on meanwhile: decide again
                     continue
             self.acted = game["version"]
@@ -420,6 +441,7 @@ class Player:
 
 # --- the echo baseline ------------------------------------------------------------------------
 
+
 def echo_frame(version):
     """A frame the size of an ordinary play frame (about 55 characters)."""
     return json.dumps({"type": "play", "version": version, "play": "24/18 18/13"})
@@ -433,8 +455,14 @@ async def echo_pair(bases, stats, rng, think, stop, opened):
     sockets = []
     try:
         for base in bases:
-            sockets.append(await connect(f"{ws_base(base)}/ws/echo/", origin=base,
-                                         open_timeout=OPEN_TIMEOUT, ping_interval=None))
+            sockets.append(
+                await connect(
+                    f"{ws_base(base)}/ws/echo/",
+                    origin=base,
+                    open_timeout=OPEN_TIMEOUT,
+                    ping_interval=None,
+                )
+            )
         opened()
         version = 0
         while not stop.is_set():
@@ -453,25 +481,22 @@ async def echo_pair(bases, stats, rng, think, stop, opened):
                 stats.actions.append(sent)
                 if answer != frame:
                     stats.error(f"echo answered {answer[:80]!r} to {frame!r}")
-    except (OSError, WebSocketException, asyncio.TimeoutError) as exc:
+    except (TimeoutError, OSError, WebSocketException) as exc:
         stats.error(f"echo socket failed: {exc!r}")
     finally:
         for ws in sockets:
-            try:
+            with contextlib.suppress(OSError, WebSocketException):
                 await ws.close()
-            except (OSError, WebSocketException):
-                pass
 
 
 async def _sleep_unless(stop, seconds):
     """Sleep ``seconds``, or less if ``stop`` (an asyncio.Event) is set meanwhile."""
-    try:
+    with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(stop.wait(), seconds)
-    except asyncio.TimeoutError:
-        pass
 
 
 # --- one client process -----------------------------------------------------------------------
+
 
 @dataclass
 class ClientPlan:
@@ -523,8 +548,7 @@ async def run_client(plan, ready, should_stop):
 
     async def start_in_turn(index):
         if config.ramp_rate > 0:
-            await _sleep_unless(stop, (plan.index + index * plan.processes)
-                                / config.ramp_rate)
+            await _sleep_unless(stop, (plan.index + index * plan.processes) / config.ramp_rate)
 
     async def table_loop(index):
         first = True
@@ -533,7 +557,8 @@ async def run_client(plan, ready, should_stop):
             bases = two_bases()
             try:
                 game_id, cookie_a, cookie_b = await loop.run_in_executor(
-                    pool, create_game, bases[0], bases[1], config.preset)
+                    pool, create_game, bases[0], bases[1], config.preset
+                )
             except SiteFull as full:
                 stats.refused += 1
                 if config.to_end:
@@ -570,8 +595,9 @@ async def run_client(plan, ready, should_stop):
                 called = True
                 one_open()
 
-        await echo_pair(two_bases(), stats, random.Random(rng.random()), config.think, stop,
-                        opened_once)
+        await echo_pair(
+            two_bases(), stats, random.Random(rng.random()), config.think, stop, opened_once
+        )
         opened_once()
 
     watcher = asyncio.ensure_future(watch_stop())

@@ -25,15 +25,25 @@ def apply_event(game, frame):
         held, change = game.get(field), changes.get(field)
         if isinstance(held, dict) and isinstance(change, dict):
             changes[field] = {**held, **change}
-    new = {**game, **changes, "version": frame["version"], "actions": frame.get("actions", []),
-           "legal": frame.get("legal")}
+    new = {
+        **game,
+        **changes,
+        "version": frame["version"],
+        "actions": frame.get("actions", []),
+        "legal": frame.get("legal"),
+    }
     if frame.get("history"):
         new["history"] = list(game.get("history") or []) + frame["history"]
     old_id, new_id = game.get("position_id"), changes.get("position_id")
     if new_id and old_id and new_id != old_id and game.get("links"):
-        new["links"] = {key: (value.replace(old_id, new_id) if key in POSITION_LINKS
-                              and isinstance(value, str) else value)
-                        for key, value in game["links"].items()}
+        new["links"] = {
+            key: (
+                value.replace(old_id, new_id)
+                if key in POSITION_LINKS and isinstance(value, str)
+                else value
+            )
+            for key, value in game["links"].items()
+        }
     return new
 
 

@@ -7,6 +7,7 @@ window count. At its end every game still on is resigned by one of its players a
 sockets are closed. With ``to_end`` there is no window: each table plays one game to its end
 and everything counts.
 """
+
 import asyncio
 import math
 import multiprocessing
@@ -118,8 +119,9 @@ class CpuSampler(threading.Thread):
                 except psutil.Error:
                     self._known.pop(pid, None)
             reading[role] = total
-        self.samples.append((time.monotonic(), reading, psutil.cpu_percent(None),
-                             os.getloadavg()[0]))
+        self.samples.append(
+            (time.monotonic(), reading, psutil.cpu_percent(None), os.getloadavg()[0])
+        )
 
     def run(self):
         self.sample()
@@ -141,10 +143,13 @@ class CpuSampler(threading.Thread):
         def figures(values):
             return {"mean": round(statistics.fmean(values), 1), "max": round(max(values), 1)}
 
-        return {"cpu_percent": {role: figures([s[1].get(role, 0.0) for s in taken])
-                                for role in self.roles()},
-                "machine_cpu_percent": figures([s[2] for s in taken]),
-                "load1": figures([s[3] for s in taken])}
+        return {
+            "cpu_percent": {
+                role: figures([s[1].get(role, 0.0) for s in taken]) for role in self.roles()
+            },
+            "machine_cpu_percent": figures([s[2] for s in taken]),
+            "load1": figures([s[3] for s in taken]),
+        }
 
 
 def percentiles(samples):
@@ -157,8 +162,14 @@ def percentiles(samples):
         # nearest rank: the smallest sample with at least q of them at or below it
         return round(ordered[max(0, math.ceil(q * len(ordered)) - 1)], 1)
 
-    return {"n": len(ordered), "p50": at(0.50), "p95": at(0.95), "p99": at(0.99),
-            "max": round(ordered[-1], 1), "mean": round(statistics.fmean(ordered), 1)}
+    return {
+        "n": len(ordered),
+        "p50": at(0.50),
+        "p95": at(0.95),
+        "p99": at(0.99),
+        "max": round(ordered[-1], 1),
+        "mean": round(statistics.fmean(ordered), 1),
+    }
 
 
 def _shares(total, parts):
@@ -168,8 +179,7 @@ def _shares(total, parts):
 
 def _client_process(plan, ready_queue, stop_event, result_queue):
     """Body of a client process: run ``plan``, put its Stats on ``result_queue``."""
-    stats = asyncio.run(run_client(plan, lambda: ready_queue.put(os.getpid()),
-                                   stop_event.is_set))
+    stats = asyncio.run(run_client(plan, lambda: ready_queue.put(os.getpid()), stop_event.is_set))
     result_queue.put(stats)
 
 
@@ -199,8 +209,10 @@ def run_load(config, log=print):
             stop.set()
             return
         timeline["ramped"] = time.monotonic()
-        log(f"ramp done in {timeline['ramped'] - started:.1f} s: {config.games} "
-            f"{'echo pairs' if config.echo else 'games'} open")
+        log(
+            f"ramp done in {timeline['ramped'] - started:.1f} s: {config.games} "
+            f"{'echo pairs' if config.echo else 'games'} open"
+        )
         if config.to_end:
             timeline["window_start"] = started  # every game counts from its first move
             return
@@ -215,15 +227,19 @@ def run_load(config, log=print):
         sampler.start()
         coordinator = threading.Thread(target=coordinate, daemon=True)
         coordinator.start()
-        stats = asyncio.run(run_client(ClientPlan(config, shares[0]),
-                                       lambda: ready_queue.put(os.getpid()), stop.is_set))
+        stats = asyncio.run(
+            run_client(
+                ClientPlan(config, shares[0]), lambda: ready_queue.put(os.getpid()), stop.is_set
+            )
+        )
         stop.set()
         coordinator.join(timeout=10)
     else:
         for index, tables in enumerate(shares):
             plan = ClientPlan(config, tables, index, len(shares))
-            process = context.Process(target=_client_process,
-                                      args=(plan, ready_queue, stop, result_queue), daemon=True)
+            process = context.Process(
+                target=_client_process, args=(plan, ready_queue, stop, result_queue), daemon=True
+            )
             process.start()
             children.append(process)
         groups["client"] = [process.pid for process in children]
@@ -266,11 +282,15 @@ def report(config, stats, sampler, timeline):
     the action rate, and their sum ``server``) and the machine's load average at the end."""
     start = timeline.get("window_start", timeline["ended"])
     end = timeline.get("window_end", timeline["ended"])
-    in_window = (lambda t: start <= t <= end)
+
+    def in_window(t):
+        return start <= t <= end
+
     window_s = max(end - start, 1e-9)
     kinds = ("echo",) if config.echo else ("play", "roll")
-    trips = {kind: percentiles([ms for t, ms in getattr(stats, kind) if in_window(t)])
-             for kind in kinds}
+    trips = {
+        kind: percentiles([ms for t, ms in getattr(stats, kind) if in_window(t)]) for kind in kinds
+    }
     errors = sorted(stats.errors)
     kinds = {}
     for _t, text in errors:
@@ -301,8 +321,11 @@ def report(config, stats, sampler, timeline):
     cpu = result.get("cpu_percent") or {}
     if result["actions_per_s"] and cpu:
         # CPU time per action frame: percent of a core / (frames per second) * 10 = ms
-        per = {role: round(cpu[role]["mean"] * 10 / result["actions_per_s"], 2)
-               for role in cpu if role != "client"}
+        per = {
+            role: round(cpu[role]["mean"] * 10 / result["actions_per_s"], 2)
+            for role in cpu
+            if role != "client"
+        }
         per["server"] = round(sum(per.values()), 2)
         result["cpu_ms_per_action"] = per
     return result
@@ -311,32 +334,39 @@ def report(config, stats, sampler, timeline):
 def summary_lines(result):
     """A short human-readable account of one run's report."""
     config = result["config"]
-    lines = [f"{result['mode']}: {config['games']} {'pairs' if config['echo'] else 'games'}, "
-             f"{result['sockets']} sockets, think {config['think']} s, window "
-             f"{result['window_s']} s, ramp {result['ramp_s']} s, "
-             f"{result['actions_per_s']} actions/s, errors {result['errors']}"]
+    lines = [
+        f"{result['mode']}: {config['games']} {'pairs' if config['echo'] else 'games'}, "
+        f"{result['sockets']} sockets, think {config['think']} s, window "
+        f"{result['window_s']} s, ramp {result['ramp_s']} s, "
+        f"{result['actions_per_s']} actions/s, errors {result['errors']}"
+    ]
     for kind, figures in result["round_trip_ms"].items():
-        lines.append(f"  {kind} round trip ms: n={figures['n']} p50={figures['p50']} "
-                     f"p95={figures['p95']} p99={figures['p99']} max={figures['max']}")
-    cpu = ", ".join(f"{role} {v['mean']}/{v['max']}"
-                    for role, v in result.get("cpu_percent", {}).items())
+        lines.append(
+            f"  {kind} round trip ms: n={figures['n']} p50={figures['p50']} "
+            f"p95={figures['p95']} p99={figures['p99']} max={figures['max']}"
+        )
+    cpu = ", ".join(
+        f"{role} {v['mean']}/{v['max']}" for role, v in result.get("cpu_percent", {}).items()
+    )
     lines.append(f"  cpu % mean/max (100 = one core): {cpu}")
     per = result.get("cpu_ms_per_action")
     if per:
         lines.append("  cpu ms per action: " + ", ".join(f"{k} {v}" for k, v in per.items()))
     machine, load = result.get("machine_cpu_percent"), result.get("load1")
     if machine:
-        lines.append(f"  machine cpu % mean/max (100 = all cores): {machine['mean']}/"
-                     f"{machine['max']}; load average (1 min) mean/max: {load['mean']}/"
-                     f"{load['max']}")
+        lines.append(
+            f"  machine cpu % mean/max (100 = all cores): {machine['mean']}/"
+            f"{machine['max']}; load average (1 min) mean/max: {load['mean']}/"
+            f"{load['max']}"
+        )
     if result["rate_limited"]:
         lines.append(f"  refused as too quick (sent again): {result['rate_limited']} frames")
     if result["refused"]:
-        lines.append(f"  new games refused as the site was full (503, with the reason): "
-                     f"{result['refused']}")
+        lines.append(
+            f"  new games refused as the site was full (503, with the reason): {result['refused']}"
+        )
     if result["gaps"]:
-        lines.append(f"  events that missed a version (a snapshot was asked for): "
-                     f"{result['gaps']}")
+        lines.append(f"  events that missed a version (a snapshot was asked for): {result['gaps']}")
     if result["games_over"]:
         lines.append(f"  games over: {result['games_over']} of {result['games_started']} started")
     for kind, count in list(result["error_kinds"].items())[:5]:

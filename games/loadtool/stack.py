@@ -16,6 +16,7 @@ processes ``CONN_MAX_AGE=60``, as in the Procfile. A description of the running
 stack (origins, process ids by role, log directory) is written as JSON to the stack file,
 where ``python -m games.loadtool run --stack-file`` finds it.
 """
+
 import json
 import os
 import signal
@@ -37,9 +38,11 @@ DEFAULT_QUEUE = "nardy-load"
 def code_version():
     """The checkout's commit, with ``+changes`` when the working tree differs from it (the
     servers run what is on disk when they start)."""
+
     def git(*args):
-        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
-                              check=False).stdout.strip()
+        return subprocess.run(
+            ["git", *args], cwd=ROOT, capture_output=True, text=True, check=False
+        ).stdout.strip()
 
     commit = git("rev-parse", "--short", "HEAD") or "unknown"
     return commit + ("+changes" if git("status", "--porcelain", "--untracked-files=no") else "")
@@ -60,8 +63,9 @@ def ensure_database(database_url):
     name = urllib.parse.unquote(parts.path.lstrip("/"))
     admin = parts._replace(path="/postgres").geturl().replace("postgres://", "postgresql://", 1)
     with psycopg.connect(admin, autocommit=True) as connection:
-        exists = connection.execute("SELECT 1 FROM pg_database WHERE datname = %s",
-                                    (name,)).fetchone()
+        exists = connection.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", (name,)
+        ).fetchone()
         if not exists:
             connection.execute(f'CREATE DATABASE "{name}"')
 
@@ -81,8 +85,12 @@ class Stack:
 
     def describe(self):
         """The stack file's content."""
-        return {"bases": self.bases, "pids": self.pids(), "log_dir": str(self.log_dir),
-                "code": code_version()}
+        return {
+            "bases": self.bases,
+            "pids": self.pids(),
+            "log_dir": str(self.log_dir),
+            "code": code_version(),
+        }
 
     def exited(self):
         """``(role, returncode)`` of a process that has ended, else None."""
@@ -108,9 +116,10 @@ class Stack:
 
 
 def _spawn(stack, role, command, env, log_name):
-    log_file = open(stack.log_dir / log_name, "ab")
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log_file,
-                               stderr=subprocess.STDOUT)
+    log_file = open(stack.log_dir / log_name, "ab")  # noqa: SIM115 - open as long as the process
+    process = subprocess.Popen(
+        command, cwd=ROOT, env=env, stdout=log_file, stderr=subprocess.STDOUT
+    )
     log_file.close()
     stack.processes[role].append(process)
     return process
@@ -129,8 +138,9 @@ def _wait_http(stack, base, timeout):
         except (OSError, urllib.error.URLError):
             pass
         if time.monotonic() > deadline:
-            raise StackError(f"{base}/en/ did not answer within {timeout} s "
-                             f"(logs: {stack.log_dir})")
+            raise StackError(
+                f"{base}/en/ did not answer within {timeout} s (logs: {stack.log_dir})"
+            )
         time.sleep(0.3)
 
 
@@ -146,8 +156,9 @@ def _wait_log(stack, name, text, timeout):
         time.sleep(0.3)
 
 
-def start_stack(ports, database_url, redis_url, queue=DEFAULT_QUEUE, log_dir=RUN_DIR,
-                concurrency=2, log=print):
+def start_stack(
+    ports, database_url, redis_url, queue=DEFAULT_QUEUE, log_dir=RUN_DIR, concurrency=2, log=print
+):
     """Migrate the database (creating a missing PostgreSQL one) and start the stack; returns
     the ``Stack`` once every Daphne serves ``/en/`` and the worker is ready. Raises
     StackError (and stops what it started) when a part does not come up within 90 s."""
@@ -155,47 +166,105 @@ def start_stack(ports, database_url, redis_url, queue=DEFAULT_QUEUE, log_dir=RUN
         raise StackError("REDIS_URL is needed (e.g. redis://127.0.0.1:6379/0)")
     log_dir = Path(log_dir)
     log_dir.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ, DATABASE_URL=database_url, REDIS_URL=redis_url, DEBUG="false",
-               LOAD_ECHO="1", CELERY_QUEUE=queue, PYTHONUNBUFFERED="1",
-               DJANGO_SETTINGS_MODULE="nardy_site.settings")
+    env = dict(
+        os.environ,
+        DATABASE_URL=database_url,
+        REDIS_URL=redis_url,
+        DEBUG="false",
+        LOAD_ECHO="1",
+        CELERY_QUEUE=queue,
+        PYTHONUNBUFFERED="1",
+        DJANGO_SETTINGS_MODULE="nardy_site.settings",
+    )
     # one address for every guest: see above
     env.setdefault("GAMES_CREATE_IP_LIMITS", "")
     env.setdefault("GAMES_SOCKETS_PER_IP", "0")
     env.setdefault("GAMES_CONNECT_IP_LIMITS", "")
     ensure_database(database_url)
     log(f"migrating {database_url}")
-    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "--verbosity", "0"],
-                   cwd=ROOT, env=env, check=True)
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "--verbosity", "0"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+    )
     stack = Stack([f"http://127.0.0.1:{port}" for port in ports], log_dir)
     # database connections as the Procfile has them: kept by the Celery processes, pooled
     # by Daphne
     celery_env = dict(env, CONN_MAX_AGE=env.get("CONN_MAX_AGE") or "60")
     daphne_env = dict(env, DATABASE_POOL=env.get("DATABASE_POOL") or "10", CONN_MAX_AGE="0")
     try:
-        _spawn(stack, "celery", [sys.executable, "-m", "celery", "-A", "nardy_site", "worker",
-                                 "--concurrency", str(concurrency), "--queues", queue,
-                                 "--hostname", f"{queue}@%h", "--loglevel", "INFO"],
-               celery_env, "celery.log")
-        _spawn(stack, "beat", [sys.executable, "-m", "celery", "-A", "nardy_site", "beat",
-                               "--schedule", str(log_dir / "celerybeat-schedule"),
-                               "--loglevel", "INFO"], celery_env, "beat.log")
+        _spawn(
+            stack,
+            "celery",
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "nardy_site",
+                "worker",
+                "--concurrency",
+                str(concurrency),
+                "--queues",
+                queue,
+                "--hostname",
+                f"{queue}@%h",
+                "--loglevel",
+                "INFO",
+            ],
+            celery_env,
+            "celery.log",
+        )
+        _spawn(
+            stack,
+            "beat",
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "nardy_site",
+                "beat",
+                "--schedule",
+                str(log_dir / "celerybeat-schedule"),
+                "--loglevel",
+                "INFO",
+            ],
+            celery_env,
+            "beat.log",
+        )
         for port in ports:
-            _spawn(stack, "daphne", [sys.executable, "-m", "daphne", "-b", "127.0.0.1",
-                                     "-p", str(port), "nardy_site.asgi:application"],
-                   daphne_env, f"daphne-{port}.log")
+            _spawn(
+                stack,
+                "daphne",
+                [
+                    sys.executable,
+                    "-m",
+                    "daphne",
+                    "-b",
+                    "127.0.0.1",
+                    "-p",
+                    str(port),
+                    "nardy_site.asgi:application",
+                ],
+                daphne_env,
+                f"daphne-{port}.log",
+            )
         for base in stack.bases:
             _wait_http(stack, base, 90)
         _wait_log(stack, "celery.log", " ready.", 90)
     except BaseException:
         stack.stop()
         raise
-    log(f"stack up: Daphne at {', '.join(stack.bases)}; pids {stack.pids()}; code "
-        f"{code_version()}; logs in {log_dir}")
+    log(
+        f"stack up: Daphne at {', '.join(stack.bases)}; pids {stack.pids()}; code "
+        f"{code_version()}; logs in {log_dir}"
+    )
     return stack
 
 
-def serve(ports, database_url, redis_url, queue=DEFAULT_QUEUE, stack_file=STACK_FILE,
-          log=print):
+def serve(ports, database_url, redis_url, queue=DEFAULT_QUEUE, stack_file=STACK_FILE, log=print):
     """Start the stack, write ``stack_file`` and keep running until SIGINT/SIGTERM or until
     one of its processes exits; then stop them all. Returns the exit status (0: asked to
     stop, 1: a process died)."""

@@ -1,4 +1,5 @@
 """Who acts on a game or looks at it: a person (guest id, account) or the bot."""
+
 from dataclasses import dataclass
 
 from django.utils.translation import gettext as _

@@ -2,6 +2,7 @@
 which period runs for whom, what it leaves in reserve, the next deadline, and what has run
 out at a given instant. Works on the locked game; records nothing (``turns`` and
 ``timeouts`` do)."""
+
 from games import clocks
 from games.models import EventKind, Phase
 
@@ -14,8 +15,11 @@ def clock_spec(game):
 def first_move(game):
     """True while the side that must act has not made its first move in a game where a
     no-show aborts the game (a single game or a match's first game; not answering a double)."""
-    return (game.phase in (Phase.ROLL, Phase.PLAY) and bool(game.position.get("first_turn"))
-            and (game.match_number or 1) == 1)
+    return (
+        game.phase in (Phase.ROLL, Phase.PLAY)
+        and bool(game.position.get("first_turn"))
+        and (game.match_number or 1) == 1
+    )
 
 
 def has_moved(game, side):
@@ -42,9 +46,14 @@ def clock_deadline_ms(game):
     spec, side = running(game)
     if side is None:
         return None
-    return clocks.deadline(spec, game.clock_period, clocks.to_ms(game.period_started),
-                           clocks.to_ms(game.turn_started), game.reserve_of(side),
-                           first_move(game))
+    return clocks.deadline(
+        spec,
+        game.clock_period,
+        clocks.to_ms(game.period_started),
+        clocks.to_ms(game.turn_started),
+        game.reserve_of(side),
+        first_move(game),
+    )
 
 
 def clock_stop(game, at):
@@ -54,8 +63,12 @@ def clock_stop(game, at):
     if side is None:
         return
     started = clocks.to_ms(game.period_started)
-    game.set_reserve(side, clocks.reserve_after(spec, game.clock_period, started,
-                                                game.reserve_of(side), at, first_move(game)))
+    game.set_reserve(
+        side,
+        clocks.reserve_after(
+            spec, game.clock_period, started, game.reserve_of(side), at, first_move(game)
+        ),
+    )
 
 
 def start_period(game, before, now):
@@ -73,8 +86,11 @@ def start_period(game, before, now):
         game.clock_period = ""
         game.period_started = game.turn_started = None
     else:
-        game.clock_period = {Phase.ROLL: clocks.ROLL, Phase.PLAY: clocks.MOVE,
-                             Phase.CUBE: clocks.ANSWER}[game.phase]
+        game.clock_period = {
+            Phase.ROLL: clocks.ROLL,
+            Phase.PLAY: clocks.MOVE,
+            Phase.CUBE: clocks.ANSWER,
+        }[game.phase]
         game.period_started = clocks.from_ms(now)
         if side != before or game.turn_started is None:
             game.turn_started = clocks.from_ms(now)

@@ -10,6 +10,7 @@ per message); anywhere else (Celery, views) it is sent at once. A message that f
 is logged and not retried: every Daphne process compares the versions of its sockets' games
 every few seconds (``games.socket_watch``), so a lost message costs a snapshot, never a move.
 """
+
 import copy
 import hashlib
 import logging
@@ -111,8 +112,11 @@ def deliver(notice):
         if game.is_bot_turn and not notice.presence:
             send_bot_move(game_id, version)
         if notice.presence_notice_at is not None:
-            current_app.send_task(PRESENCE_NOTICE, (str(game_id),),
-                                  eta=clocks.from_ms(notice.presence_notice_at + TIMER_GRACE_MS))
+            current_app.send_task(
+                PRESENCE_NOTICE,
+                (str(game_id),),
+                eta=clocks.from_ms(notice.presence_notice_at + TIMER_GRACE_MS),
+            )
     except Exception:  # noqa: BLE001 - the sweep queues lost moves and applies lost deadlines
         logger.exception("game %s v%s: a task was not queued", game_id, version)
     _send_now(group_name(game_id), change_message(notice))
@@ -127,9 +131,10 @@ def send_bot_move(game_id, version, expires_ms=None):
 
 def notify_resync(game_id, version):
     """After the commit, every socket of the game gets a full snapshot (``game.resync``)."""
-    transaction.on_commit(lambda: _send_now(group_name(game_id),
-                                            {"type": "game.resync", "version": version}),
-                          robust=True)
+    transaction.on_commit(
+        lambda: _send_now(group_name(game_id), {"type": "game.resync", "version": version}),
+        robust=True,
+    )
 
 
 def session_group(session_key):
@@ -165,7 +170,9 @@ def change_message(notice):
     now = clocks.now_ms()
     events = notice.events
     message = {
-        "type": "game.changed", "version": game.version, "from": notice.from_version,
+        "type": "game.changed",
+        "version": game.version,
+        "from": notice.from_version,
         "events": [list(row) for row in events],
         "over": game.is_over,
     }
@@ -177,8 +184,9 @@ def change_message(notice):
         state["last"] = reading.last_of(last_play)
     message["state"] = state
     message["history"] = reading.history(events, first_n=_turn_number(game, events))
-    message["actions"] = {side: reading.actions_for(game, side, now) for side in Side.values
-                          if side != game.bot_side}
+    message["actions"] = {
+        side: reading.actions_for(game, side, now) for side in Side.values if side != game.bot_side
+    }
     message["legal"] = reading.shared_legal(game)
     return message
 
@@ -206,5 +214,4 @@ async def _group_send(layer, group, message):
     try:
         await layer.group_send(group, message)
     except Exception:  # noqa: BLE001 - logged; the socket watch catches the sockets up
-        logger.warning("%s: the message %s was not sent", group, message.get("type"),
-                       exc_info=True)
+        logger.warning("%s: the message %s was not sent", group, message.get("type"), exc_info=True)

@@ -2,6 +2,7 @@
 one change of the locked game through ``unit.changing``: the actions are judged by the clock
 at the instant the server received them, checked, applied by ``turns`` and dispatched after
 the commit."""
+
 import logging
 
 from django.db.models import F, Q
@@ -14,7 +15,13 @@ from games.models import EndReason, EventKind, Game, Phase, other_side
 from games.services import clockwork, dispatch, turns, unit, wording
 from games.services.actors import BOT
 from games.services.errors import (
-    BadFrame, CannotClaim, CubeNotAllowed, GameOver, NotYourTurn, StaleVersion, TimeRanOut,
+    BadFrame,
+    CannotClaim,
+    CubeNotAllowed,
+    GameOver,
+    NotYourTurn,
+    StaleVersion,
+    TimeRanOut,
     WrongPhase,
 )
 
@@ -32,9 +39,11 @@ def roll(game_id, actor, version, at=None):
     (see ``_act``). Raises NotYourTurn, StaleVersion, GameOver (TimeRanOut) or WrongPhase.
     Returns the game.
     """
+
     def apply(change):
         side = _check(change.game, actor, version, Phase.ROLL)
         turns.apply_roll(change, side)
+
     return _act(game_id, at, apply)
 
 
@@ -48,11 +57,12 @@ def play(game_id, actor, version, notation, at=None):
     WrongPhase or IllegalPlayError (with the engine's readable reason). Returns the game.
     """
     if not isinstance(notation, str):
-        raise BadFrame(_("The play must be a string such as \"24/18 18/13\"."))
+        raise BadFrame(_('The play must be a string such as "24/18 18/13".'))
 
     def apply(change):
         side = _check(change.game, actor, version, Phase.PLAY)
         turns.apply_play(change, side, notation)
+
     return _act(game_id, at, apply)
 
 
@@ -64,9 +74,11 @@ def double(game_id, actor, version, at=None):
     or drop. Raises NotYourTurn, StaleVersion, GameOver (TimeRanOut), WrongPhase (after
     rolling, or while an offer waits) or CubeNotAllowed. Returns the game.
     """
+
     def apply(change):
         side = _check(change.game, actor, version, Phase.ROLL, action="double")
         turns.apply_double(change, side)
+
     return _act(game_id, at, apply)
 
 
@@ -74,9 +86,11 @@ def take(game_id, actor, version, at=None):
     """The side offered a double accepts it (R10): the cube doubles and the taker owns it;
     the offerer then rolls (phase "roll"). Raises NotYourTurn, StaleVersion, GameOver
     (TimeRanOut) or WrongPhase (no offer waiting). Returns the game."""
+
     def apply(change):
         side = _check(change.game, actor, version, Phase.CUBE)
         turns.apply_take(change, side)
+
     return _act(game_id, at, apply)
 
 
@@ -84,9 +98,11 @@ def drop(game_id, actor, version, at=None):
     """The side offered a double declines it (R10): it loses the game at the stake before the
     double, counted as oin. Raises NotYourTurn, StaleVersion, GameOver (TimeRanOut) or
     WrongPhase (no offer waiting). Returns the game."""
+
     def apply(change):
         side = _check(change.game, actor, version, Phase.CUBE)
         turns.apply_drop(change, side)
+
     return _act(game_id, at, apply)
 
 
@@ -97,10 +113,12 @@ def resign(game_id, actor, version, at=None):
     Allowed in any phase and on either side's turn while the game is on. Raises
     NotYourTurn (not a player), StaleVersion or GameOver (TimeRanOut). Returns the game.
     """
+
     def apply(change):
         side = _check(change.game, actor, version, phase=None)
         change.record(EventKind.RESIGN, side)
         turns.finish(change, winner=other_side(side), reason=EndReason.RESIGN)
+
     return _act(game_id, at, apply)
 
 
@@ -113,6 +131,7 @@ def claim(game_id, actor, version, at=None):
     (the opponent is here, has not been away long enough, or the clock has no claim).
     Returns the game.
     """
+
     def apply(change):
         game = change.game
         side = _check(game, actor, version, phase=None)
@@ -121,18 +140,23 @@ def claim(game_id, actor, version, at=None):
         away = clocks.to_ms(game.away_since(opponent))
         allowed_from = clocks.claim_from(spec, away) if spec else None
         if opponent == game.bot_side:
-            raise CannotClaim(_("The computer never leaves a game: there is no win to claim."),
-                              game.version)
+            raise CannotClaim(
+                _("The computer never leaves a game: there is no win to claim."), game.version
+            )
         if away is None:
-            raise CannotClaim(_("Your opponent is here: there is no win to claim."),
-                              game.version)
+            raise CannotClaim(_("Your opponent is here: there is no win to claim."), game.version)
         if allowed_from is None:
-            raise CannotClaim(_("This game's clock has no claim: a player who stays away "
-                                "loses by the clock."), game.version)
+            raise CannotClaim(
+                _("This game's clock has no claim: a player who stays away loses by the clock."),
+                game.version,
+            )
         if clocks.now_ms() < allowed_from:
-            raise CannotClaim(_("Your opponent may still come back: wait until the grace "
-                                "period is over."), game.version)
+            raise CannotClaim(
+                _("Your opponent may still come back: wait until the grace period is over."),
+                game.version,
+            )
         turns.lose_by(change, opponent, EventKind.ABANDON, EndReason.ABANDON)
+
     return _act(game_id, at, apply)
 
 
@@ -166,20 +190,26 @@ def _bot_act(change, now):
     side = BOT.side_in(game)
     position = game.get_position()
     if game.phase == Phase.CUBE:
-        if cube_decisions.should_take(position, side, game.cube_value, game.ruleset,
-                                        level=game.bot_level):
+        if cube_decisions.should_take(
+            position, side, game.cube_value, game.ruleset, level=game.bot_level
+        ):
             turns.apply_take(change, side)
         else:
             turns.apply_drop(change, side)
-    elif game.phase == Phase.ROLL and game.may_double(side) and (
-            cube_decisions.should_double(position, side, game.cube_value, game.ruleset,
-                                          level=game.bot_level)):
+    elif (
+        game.phase == Phase.ROLL
+        and game.may_double(side)
+        and (
+            cube_decisions.should_double(
+                position, side, game.cube_value, game.ruleset, level=game.bot_level
+            )
+        )
+    ):
         turns.apply_double(change, side)
     else:
         if game.phase == Phase.ROLL:
             turns.apply_roll(change, side)
-        choice = bots.choose_play(position, tuple(game.dice), game.ruleset,
-                                  level=game.bot_level)
+        choice = bots.choose_play(position, tuple(game.dice), game.ruleset, level=game.bot_level)
         turns.apply_play(change, side, choice.notation)
     turns.end_of_change(change, before, now)
 
@@ -197,11 +227,16 @@ def queue_lost_bot_moves():
     expires after BOT_MOVE_LOST_MS, so copies do not pile up while no worker runs; a copy of
     a move that was not lost finds the version moved on (``bot_turn``) and does nothing."""
     turn = KeyTextTransform("turn", "position")
-    bot_to_act = ((Q(phase=Phase.CUBE) & ~Q(turn_side=F("bot_side")))
-                  | (~Q(phase=Phase.CUBE) & Q(turn_side=F("bot_side"))))
-    lost = list(Game.objects.active().against_bot().annotate(turn_side=turn)
-                .filter(bot_to_act, updated__lt=clocks.from_ms(clocks.now_ms() - BOT_MOVE_LOST_MS))
-                .values_list("pk", "version"))
+    bot_to_act = (Q(phase=Phase.CUBE) & ~Q(turn_side=F("bot_side"))) | (
+        ~Q(phase=Phase.CUBE) & Q(turn_side=F("bot_side"))
+    )
+    lost = list(
+        Game.objects.active()
+        .against_bot()
+        .annotate(turn_side=turn)
+        .filter(bot_to_act, updated__lt=clocks.from_ms(clocks.now_ms() - BOT_MOVE_LOST_MS))
+        .values_list("pk", "version")
+    )
     for game_id, version in lost:
         dispatch.send_bot_move(game_id, version, expires_ms=BOT_MOVE_LOST_MS)
     return len(lost)
@@ -214,8 +249,9 @@ def queue_due_bot_moves():
     keeps nothing on disk, a killed worker may have held it). Harmless when the move is still
     queued too: ``bot_turn`` plays a given version once.
     """
-    due = [(game.pk, game.version) for game in Game.objects.active().against_bot()
-           if game.is_bot_turn]
+    due = [
+        (game.pk, game.version) for game in Game.objects.active().against_bot() if game.is_bot_turn
+    ]
     for game_id, version in due:
         dispatch.send_bot_move(game_id, version)
     return len(due)
@@ -264,8 +300,7 @@ def _check(game, actor, version, phase, action=None):
             raise CubeNotAllowed(_("This table has no doubling cube."), game.version)
         if game.cube_value >= 64:
             raise CubeNotAllowed(_("The cube is at 64 and cannot be turned again."), game.version)
-        raise CubeNotAllowed(_("Your opponent owns the cube: only they may double."),
-                             game.version)
+        raise CubeNotAllowed(_("Your opponent owns the cube: only they may double."), game.version)
     return side
 
 

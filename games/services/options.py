@@ -1,11 +1,11 @@
 """The table options of a new game (RULES.md R11, R12): presets, match lengths, koks, the
 cube, the computer's levels and the clock."""
+
 from django.utils.translation import gettext as _
 
 from games import bots, clocks
 from games.models import Preset
 from games.services.errors import BadFrame
-
 
 #: R11 match lengths and the default one for a new ``match`` game
 MATCH_LENGTHS = (1, 3, 5, 7)

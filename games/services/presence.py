@@ -1,10 +1,10 @@
 """Who is at the table (docs/protocol.md "Presence"): a player's sockets come and go, an
 absent player's clock keeps running, and the opponent may claim the win once the grace period
 is over."""
+
 from games import clocks
 from games.models import Game, Presence
 from games.services import clockwork, dispatch, turns, unit
-
 
 #: a socket not seen for this long (ms) is taken for dead (its Daphne went away)
 PRESENCE_STALE_MS = 60_000
@@ -28,11 +28,15 @@ def player_here(game_id, viewer, channel_name):
             return side
         if turns.apply_expired(change, now):  # back too late: what ran out meanwhile stands
             return side
-        other_socket = Presence.objects.filter(game=game, side=side).exclude(
-            channel_name=channel_name).exists()
-        Presence.objects.update_or_create(channel_name=channel_name,
-                                          defaults={"game": game, "side": side,
-                                                    "seen": clocks.from_ms(now)})
+        other_socket = (
+            Presence.objects.filter(game=game, side=side)
+            .exclude(channel_name=channel_name)
+            .exists()
+        )
+        Presence.objects.update_or_create(
+            channel_name=channel_name,
+            defaults={"game": game, "side": side, "seen": clocks.from_ms(now)},
+        )
         if game.away_since(side) is not None:
             game.set_away_since(side, None)
             clockwork.refresh_deadline(game)
@@ -52,7 +56,8 @@ def player_still_here(channel_names):
     if isinstance(channel_names, str):
         channel_names = [channel_names]
     Presence.objects.filter(channel_name__in=channel_names).update(
-        seen=clocks.from_ms(clocks.now_ms()))
+        seen=clocks.from_ms(clocks.now_ms())
+    )
 
 
 def player_left(game_id, channel_name, stale=False):
@@ -71,8 +76,7 @@ def player_left(game_id, channel_name, stale=False):
         side, last_seen = row.side, row.seen
         row.delete()
         fresh = clocks.from_ms(now - PRESENCE_STALE_MS)
-        if game.is_over or Presence.objects.filter(game=game, side=side,
-                                                   seen__gte=fresh).exists():
+        if game.is_over or Presence.objects.filter(game=game, side=side, seen__gte=fresh).exists():
             return None
         # a dead socket missed its next touch: the player was surely gone by then
         away = clocks.to_ms(last_seen) + PRESENCE_TOUCH_MS if stale else now

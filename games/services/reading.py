@@ -1,6 +1,7 @@
 """The read side of a game: snapshots and the parts of an event that every socket shares
 (docs/protocol.md), each player's actions and legal plays, the history, the players' names
 and ratings, the clock and presence as a page shows them. Nothing here changes a game."""
+
 from collections import namedtuple
 
 from django.urls import reverse
@@ -12,7 +13,6 @@ from games.engine.position_id import encode as encode_position
 from games.models import EndReason, EventKind, Phase, Profile, Side, Status, other_side
 from games.services import clockwork, wording
 from games.services.errors import BadFrame, GameOver, IllegalPlayError, NotYourTurn, WrongPhase
-
 
 ACTION_ORDER = ("roll", "double", "play", "take", "drop", "resign", "claim")
 
@@ -50,8 +50,16 @@ EventRow = namedtuple("EventRow", HISTORY_FIELDS)
 
 
 #: the event kinds that make a ``history`` entry
-HISTORY_KINDS = (EventKind.PLAY, EventKind.DOUBLE, EventKind.TAKE, EventKind.DROP,
-                 EventKind.RESIGN, EventKind.TIMEOUT, EventKind.ABANDON, EventKind.ABORT)
+HISTORY_KINDS = (
+    EventKind.PLAY,
+    EventKind.DOUBLE,
+    EventKind.TAKE,
+    EventKind.DROP,
+    EventKind.RESIGN,
+    EventKind.TIMEOUT,
+    EventKind.ABANDON,
+    EventKind.ABORT,
+)
 
 
 def history(events, first_n=1):
@@ -65,12 +73,27 @@ def history(events, first_n=1):
     n = first_n
     for event in events:
         if event.kind == EventKind.PLAY:
-            out.append({"n": n, "side": event.side, "kind": "play", "dice": event.dice,
-                        "play": event.play, "version": event.seq})
+            out.append(
+                {
+                    "n": n,
+                    "side": event.side,
+                    "kind": "play",
+                    "dice": event.dice,
+                    "play": event.play,
+                    "version": event.seq,
+                }
+            )
             n += 1
         elif event.kind in (EventKind.DOUBLE, EventKind.TAKE, EventKind.DROP):
-            out.append({"n": n, "side": event.side, "kind": event.kind, "cube": event.cube,
-                        "version": event.seq})
+            out.append(
+                {
+                    "n": n,
+                    "side": event.side,
+                    "kind": event.kind,
+                    "cube": event.cube,
+                    "version": event.seq,
+                }
+            )
         elif event.kind in HISTORY_KINDS:
             out.append({"n": n, "side": event.side, "kind": event.kind, "version": event.seq})
     return out
@@ -78,8 +101,12 @@ def history(events, first_n=1):
 
 def last_of(play_event):
     """The snapshot's ``last`` from a play event (a GameEvent or an ``EventRow``)."""
-    return {"side": play_event.side, "dice": play_event.dice, "play": play_event.play,
-            "version": play_event.seq}
+    return {
+        "side": play_event.side,
+        "dice": play_event.dice,
+        "play": play_event.play,
+        "version": play_event.seq,
+    }
 
 
 def opening_of(game):
@@ -90,8 +117,13 @@ def opening_of(game):
     starter = opening.get("starter")
     if starter is None and white is not None and black is not None:
         starter = Side.WHITE.value if white > black else Side.BLACK.value
-    return {"white": white, "black": black, "ties": opening.get("ties", []),
-            "starter": starter, "roll_off": white is not None}
+    return {
+        "white": white,
+        "black": black,
+        "ties": opening.get("ties", []),
+        "starter": starter,
+        "roll_off": white is not None,
+    }
 
 
 def options_of(game):
@@ -116,16 +148,33 @@ def result_of(game):
         return None
     if game.status == Status.ABORTED:
         last = game.events.filter(kind=EventKind.ABORT).order_by("-seq").first()
-        return {"winner": None, "kind": None, "points": 0, "reason": "aborted",
-                "cube": game.cube_value, "loser": last.side if last else None,
-                "match_lost": False, "rating": None}
+        return {
+            "winner": None,
+            "kind": None,
+            "points": 0,
+            "reason": "aborted",
+            "cube": game.cube_value,
+            "loser": last.side if last else None,
+            "match_lost": False,
+            "rating": None,
+        }
     spec = clockwork.clock_spec(game)
-    match_lost = (game.end_reason in (EndReason.TIMEOUT, EndReason.ABANDON) and spec is not None
-                  and spec.loses == clocks.LOSES_MATCH and bool(game.match_id))
-    return {"winner": game.winner, "kind": game.result_kind, "points": game.result_points,
-            "reason": game.end_reason, "cube": game.cube_value,
-            "loser": other_side(game.winner), "match_lost": match_lost,
-            "rating": ratings.changes_of(game) if game.rated else None}
+    match_lost = (
+        game.end_reason in (EndReason.TIMEOUT, EndReason.ABANDON)
+        and spec is not None
+        and spec.loses == clocks.LOSES_MATCH
+        and bool(game.match_id)
+    )
+    return {
+        "winner": game.winner,
+        "kind": game.result_kind,
+        "points": game.result_points,
+        "reason": game.end_reason,
+        "cube": game.cube_value,
+        "loser": other_side(game.winner),
+        "match_lost": match_lost,
+        "rating": ratings.changes_of(game) if game.rated else None,
+    }
 
 
 def match_of(game):
@@ -151,8 +200,12 @@ def match_of(game):
 def event_rows(game, after_seq=0):
     """The game's events after ``after_seq`` in ``seq`` order, as ``EventRow``s: events are
     only ever added, so a reader that keeps the rows it has asks only for the new ones."""
-    return [EventRow(*row) for row in game.events.filter(seq__gt=after_seq).order_by("seq")
-            .values_list(*HISTORY_FIELDS)]
+    return [
+        EventRow(*row)
+        for row in game.events.filter(seq__gt=after_seq)
+        .order_by("seq")
+        .values_list(*HISTORY_FIELDS)
+    ]
 
 
 def shared_state(game, now):
@@ -167,13 +220,19 @@ def shared_state(game, now):
     spec = clockwork.clock_spec(game)
     cube = None
     if game.ruleset.cube:
-        cube = {"value": game.cube_value, "owner": game.cube_owner or None,
-                "offered_by": turn if game.phase == Phase.CUBE else None,
-                "turned": game.cube_value > 1}
+        cube = {
+            "value": game.cube_value,
+            "owner": game.cube_owner or None,
+            "offered_by": turn if game.phase == Phase.CUBE else None,
+            "turned": game.cube_value > 1,
+        }
     fairness = None
     if game.seed_hash:
-        fairness = {"seed_hash": game.seed_hash, "seed": game.seed if finished else None,
-                    "rolls": game.rolls}
+        fairness = {
+            "seed_hash": game.seed_hash,
+            "seed": game.seed if finished else None,
+            "rolls": game.rolls,
+        }
     return {
         "version": game.version,
         "status": game.status,
@@ -202,16 +261,19 @@ def legal_of(game, side, results=True):
     rolled = tuple(game.dice)
     plays = legal_plays(position, rolled, game.ruleset)
     if results:
-        listed = [{"play": p.notation, "result": board_to_json(p.result.board(side))}
-                  for p in plays]
+        listed = [
+            {"play": p.notation, "result": board_to_json(p.result.board(side))} for p in plays
+        ]
     else:
         listed = [{"play": p.notation} for p in plays]
     return {
         "plays": listed,
         "graph": step_graph(position, rolled, game.ruleset),
         "pass": len(plays) == 1 and plays[0].notation == "",
-        "why_not": {str(point): wording.explanation_frame(found) for point, found in
-                    explain.immovable_points(position, rolled, game.ruleset).items()},
+        "why_not": {
+            str(point): wording.explanation_frame(found)
+            for point, found in explain.immovable_points(position, rolled, game.ruleset).items()
+        },
     }
 
 
@@ -280,7 +342,7 @@ def explain_point(game, viewer, point, staged):
     if isinstance(point, bool) or not isinstance(point, int) or not 1 <= point <= 24:
         raise BadFrame(_("The point must be a whole number from 1 to 24."), game.version)
     if not isinstance(staged, str):
-        raise BadFrame(_("The staged steps must be a string such as \"24/18\"."), game.version)
+        raise BadFrame(_('The staged steps must be a string such as "24/18".'), game.version)
     if side is None:
         raise NotYourTurn(_("You are not a player of this game."), game.version)
     if game.is_over:
@@ -290,12 +352,19 @@ def explain_point(game, viewer, point, staged):
     if game.phase != Phase.PLAY:
         raise WrongPhase(_("Roll the dice first."), game.version)
     try:
-        found = explain.explain_point(game.get_position(), tuple(game.dice), point, staged,
-                                      game.ruleset)
+        found = explain.explain_point(
+            game.get_position(), tuple(game.dice), point, staged, game.ruleset
+        )
     except EngineError as exc:
         raise IllegalPlayError(wording.illegal_play_message(exc), game.version) from None
-    return {"type": "why", "point": point, "staged": staged, "version": game.version,
-            "movable": found.movable, **wording.explanation_frame(found)}
+    return {
+        "type": "why",
+        "point": point,
+        "staged": staged,
+        "version": game.version,
+        "movable": found.movable,
+        **wording.explanation_frame(found),
+    }
 
 
 def player_of(game, side):
@@ -303,16 +372,30 @@ def player_of(game, side):
     person), and for an account its ``rating`` in the game's preset (rounded points), whether
     it is ``provisional`` and its public ``profile`` URL (all None for a guest or the bot)."""
     if game.bot_side == side:
-        return {"name": _("Computer"), "bot": game.bot_level, "rating": None,
-                "provisional": None, "profile": None}
+        return {
+            "name": _("Computer"),
+            "bot": game.bot_level,
+            "rating": None,
+            "provisional": None,
+            "profile": None,
+        }
     user_id = game.user_of(side)
     if not user_id:
-        return {"name": _("Guest"), "bot": None, "rating": None, "provisional": None,
-                "profile": None}
+        return {
+            "name": _("Guest"),
+            "bot": None,
+            "rating": None,
+            "provisional": None,
+            "profile": None,
+        }
     rating = ratings.rating_of(user_id, game.preset)
-    return {"name": display_name(user_id), "bot": None, "rating": round(rating.rating),
-            "provisional": rating.provisional,
-            "profile": reverse("games:player", kwargs={"user_id": user_id})}
+    return {
+        "name": display_name(user_id),
+        "bot": None,
+        "rating": round(rating.rating),
+        "provisional": rating.provisional,
+        "profile": reverse("games:player", kwargs={"user_id": user_id}),
+    }
 
 
 def display_name(user_id):
@@ -328,9 +411,12 @@ def presence_of(game, side, spec):
     if side == game.bot_side:
         return None
     away = clocks.to_ms(game.away_since(side))
-    return {"here": away is None, "away_since": away,
-            "loses_at": clocks.away_deadline(spec, away) if spec else None,
-            "claim_from": clocks.claim_from(spec, away) if spec else None}
+    return {
+        "here": away is None,
+        "away_since": away,
+        "loses_at": clocks.away_deadline(spec, away) if spec else None,
+        "claim_from": clocks.claim_from(spec, away) if spec else None,
+    }
 
 
 def clock_of(game, now):

@@ -1,5 +1,6 @@
 """Imported game records (docs/record-format.md): checked by replaying them through the
 engine, then stored."""
+
 from django.db import transaction
 
 from games.engine import record as rec
@@ -19,5 +20,6 @@ def import_record(text, guest_id=None):
     white, black = record.header("White", "?"), record.header("Black", "?")
     title = rec.clean_header_value(f"{record.header('Event', '')} · {white} – {black}")[:200]
     with transaction.atomic():
-        return ImportedRecord.objects.create(text=rec.write(record), title=title,
-                                             guest=guest_id or "")
+        return ImportedRecord.objects.create(
+            text=rec.write(record), title=title, guest=guest_id or ""
+        )

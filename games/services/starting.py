@@ -1,6 +1,7 @@
 """Starting games: a game against the computer, challenge links between people (made,
 accepted, withdrawn), and the guest's games an account takes over at sign-in. The lobby
 starts its rated games with ``new_game``."""
+
 import secrets
 
 from django.db import transaction
@@ -8,7 +9,15 @@ from django.utils.translation import gettext as _
 
 from games import clocks
 from games.models import (
-    BotLevel, Challenge, ChallengeStatus, Colour, Game, Match, Preset, Side, other_side,
+    BotLevel,
+    Challenge,
+    ChallengeStatus,
+    Colour,
+    Game,
+    Match,
+    Preset,
+    Side,
+    other_side,
 )
 from games.services import turns
 from games.services.actors import Actor, person, seat
@@ -16,8 +25,16 @@ from games.services.errors import BadFrame, ChallengeError
 from games.services.options import bot_levels, clock_for, clock_kind_for, table_options
 
 
-def create_bot_game(who, preset=Preset.SPORT, bot_level=BotLevel.MEDIUM, human_side="white",
-                    match_length=None, koks=None, cube=None, clock=False):
+def create_bot_game(
+    who,
+    preset=Preset.SPORT,
+    bot_level=BotLevel.MEDIUM,
+    human_side="white",
+    match_length=None,
+    koks=None,
+    cube=None,
+    clock=False,
+):
     """Create a game between ``who`` (an Actor, or a guest id: the guest and, if signed in,
     the account) and the bot, and play the opening (R3).
 
@@ -42,8 +59,11 @@ def create_bot_game(who, preset=Preset.SPORT, bot_level=BotLevel.MEDIUM, human_s
         human_side = secrets.choice(Side.values)
     if human_side not in Side.values:
         raise BadFrame(_("Unknown side."))
-    players = {**seat(human_side, actor), "bot_side": other_side(human_side),
-               "bot_level": bot_level}
+    players = {
+        **seat(human_side, actor),
+        "bot_side": other_side(human_side),
+        "bot_level": bot_level,
+    }
     return new_game(preset, table, length, colour, spec, players)
 
 
@@ -56,15 +76,30 @@ def new_game(preset, table, length, colour, spec, players):
         match = None
         if length is not None:
             match = Match.objects.create(
-                preset=preset, length=length, rated=players.get("rated", False),
-                **{key: value for key, value in players.items()
-                   if key in ("white_guest", "black_guest", "bot_side", "bot_level")})
+                preset=preset,
+                length=length,
+                rated=players.get("rated", False),
+                **{
+                    key: value
+                    for key, value in players.items()
+                    if key in ("white_guest", "black_guest", "bot_side", "bot_level")
+                },
+            )
         reserves = None
         if spec is not None:
             reserves = {side: spec.reserve_ms for side in Side.values}
-        game = turns.start_game(preset=preset, table=table, colour=colour, match=match,
-                           match_number=1 if match else None, starter=None, clock=spec,
-                           reserves=reserves, clock_from=clocks.now_ms(), **players)
+        game = turns.start_game(
+            preset=preset,
+            table=table,
+            colour=colour,
+            match=match,
+            match_number=1 if match else None,
+            starter=None,
+            clock=spec,
+            reserves=reserves,
+            clock_from=clocks.now_ms(),
+            **players,
+        )
     return game
 
 
@@ -78,17 +113,27 @@ def adopt_guest_games(guest_id, user_id):
     with transaction.atomic():
         for side in Side.values:
             # never both seats of one game: an account does not play itself
-            moved += Game.objects.filter(**{f"{side}_guest": guest_id,
-                                            f"{side}_user__isnull": True}).exclude(
-                **{f"{other_side(side)}_user_id": user_id}).update(
-                **{f"{side}_user_id": user_id})
+            moved += (
+                Game.objects.filter(**{f"{side}_guest": guest_id, f"{side}_user__isnull": True})
+                .exclude(**{f"{other_side(side)}_user_id": user_id})
+                .update(**{f"{side}_user_id": user_id})
+            )
         Challenge.objects.filter(creator_guest=guest_id, creator_user__isnull=True).update(
-            creator_user_id=user_id)
+            creator_user_id=user_id
+        )
     return moved
 
 
-def create_challenge(who, preset=Preset.SPORT, colour=Colour.RANDOM, match_length=None,
-                     koks=None, cube=None, rated=False, clock=None):
+def create_challenge(
+    who,
+    preset=Preset.SPORT,
+    colour=Colour.RANDOM,
+    match_length=None,
+    koks=None,
+    cube=None,
+    rated=False,
+    clock=None,
+):
     """Open a challenge link for a game between people.
 
     ``who`` is the creator (an Actor, or a guest id). ``colour`` is the side they want
@@ -108,10 +153,16 @@ def create_challenge(who, preset=Preset.SPORT, colour=Colour.RANDOM, match_lengt
         raise BadFrame(_("Sign in to play rated games."))
     kind = clock_kind_for(preset, clock)
     with transaction.atomic():
-        return Challenge.objects.create(preset=preset, table=table, match_length=length,
-                                        colour=colour, creator_guest=actor.guest_id,
-                                        creator_user_id=actor.user_id, rated=rated,
-                                        clock_kind=kind)
+        return Challenge.objects.create(
+            preset=preset,
+            table=table,
+            match_length=length,
+            colour=colour,
+            creator_guest=actor.guest_id,
+            creator_user_id=actor.user_id,
+            rated=rated,
+            clock_kind=kind,
+        )
 
 
 def accept_challenge(challenge_id, who, clock=None):
@@ -130,19 +181,32 @@ def accept_challenge(challenge_id, who, clock=None):
             raise ChallengeError(_("Someone has already accepted this challenge."))
         creator = Actor(guest_id=challenge.creator_guest, user_id=challenge.creator_user_id)
         if challenge.creator_guest == actor.guest_id or (
-                creator.user_id and creator.user_id == actor.user_id):
+            creator.user_id and creator.user_id == actor.user_id
+        ):
             raise ChallengeError(_("This is your own challenge: send the link to a friend."))
         if challenge.rated and not actor.user_id:
             raise ChallengeError(_("This is a rated game: sign in to accept it."))
         creator_side = challenge.colour
         if creator_side == Colour.RANDOM:
             creator_side = secrets.choice(Side.values)
-        players = {**seat(creator_side, creator), **seat(other_side(creator_side), actor),
-                   "rated": challenge.rated}
-        spec = clock if isinstance(clock, clocks.ClockSpec) else clocks.CLOCKS[
-            clock_kind_for(challenge.preset, challenge.clock_kind)]
-        game = new_game(challenge.preset, challenge.table, challenge.match_length,
-                         challenge.colour, spec, players)
+        players = {
+            **seat(creator_side, creator),
+            **seat(other_side(creator_side), actor),
+            "rated": challenge.rated,
+        }
+        spec = (
+            clock
+            if isinstance(clock, clocks.ClockSpec)
+            else clocks.CLOCKS[clock_kind_for(challenge.preset, challenge.clock_kind)]
+        )
+        game = new_game(
+            challenge.preset,
+            challenge.table,
+            challenge.match_length,
+            challenge.colour,
+            spec,
+            players,
+        )
         challenge.status = ChallengeStatus.ACCEPTED
         challenge.game = game
         challenge.save()
@@ -157,7 +221,8 @@ def cancel_challenge(challenge_id, who):
     with transaction.atomic():
         challenge = Challenge.objects.select_for_update().get(pk=challenge_id)
         mine = (bool(actor.guest_id) and challenge.creator_guest == actor.guest_id) or (
-            bool(actor.user_id) and challenge.creator_user_id == actor.user_id)
+            bool(actor.user_id) and challenge.creator_user_id == actor.user_id
+        )
         if not mine:
             raise ChallengeError(_("Only the player who made this challenge may withdraw it."))
         if challenge.status != ChallengeStatus.OPEN:

@@ -1,6 +1,8 @@
 """Deadlines that pass (RULES.md R11; docs/protocol.md "Clocks"): the beat sweep's work (and
-the Celery timer task an older release queued), and reading a game as it stands now (a page never shows a clock past
-zero). What a passed deadline does to the game is ``turns.apply_expired``."""
+the Celery timer task an older release queued), and reading a game as it stands now (a page
+never shows a clock past zero). What a passed deadline does to the game is
+``turns.apply_expired``."""
+
 import logging
 
 from games import clocks
@@ -26,8 +28,12 @@ def apply_timeouts(game_id, version=None):
         due = clocks.to_ms(game.deadline)
         if not turns.apply_expired(change, now - TIMER_GRACE_MS):
             return None
-    logger.info("clock: game %s ended (%s) %s ms after its deadline", game_id,
-                game.end_reason or game.status, "?" if due is None else now - due)
+    logger.info(
+        "clock: game %s ended (%s) %s ms after its deadline",
+        game_id,
+        game.end_reason or game.status,
+        "?" if due is None else now - due,
+    )
     return game
 
 
@@ -40,14 +46,20 @@ def sweep_clocks():
         logger.info("sweep: queued %d lost bot moves again", requeued)
     now = clocks.now_ms()
     dropped = 0
-    stale = list(Presence.objects.filter(seen__lt=clocks.from_ms(now - presence.PRESENCE_STALE_MS))
-                 .values_list("game_id", "channel_name"))
+    stale = list(
+        Presence.objects.filter(
+            seen__lt=clocks.from_ms(now - presence.PRESENCE_STALE_MS)
+        ).values_list("game_id", "channel_name")
+    )
     for game_id, channel_name in stale:
         presence.player_left(game_id, channel_name, stale=True)
         dropped += 1
     ended = 0
-    for game_id in list(Game.objects.with_expired_deadline(clocks.from_ms(now - TIMER_GRACE_MS))
-                        .values_list("pk", flat=True)):
+    for game_id in list(
+        Game.objects.with_expired_deadline(clocks.from_ms(now - TIMER_GRACE_MS)).values_list(
+            "pk", flat=True
+        )
+    ):
         if apply_timeouts(game_id) is not None:
             ended += 1
     return ended, dropped
@@ -55,8 +67,9 @@ def sweep_clocks():
 
 def current(game):
     """``game`` as it stands now: if its deadline has passed (by ``TIMER_GRACE_MS``, as for the
-    timers) before any timer applied it, the timeout is applied first (so a page or a snapshot never shows a clock past zero) and the
-    fresh game returned; otherwise ``game`` itself. For readers: pages and socket snapshots."""
+    sweep) before the sweep applied it, the timeout is applied first (so a page or a snapshot
+    never shows a clock past zero) and the fresh game returned; otherwise ``game`` itself. For
+    readers: pages and socket snapshots."""
     if game.deadline is None or clocks.to_ms(game.deadline) > clocks.now_ms() - TIMER_GRACE_MS:
         return game
     return apply_timeouts(game.pk) or Game.objects.get(pk=game.pk)

@@ -1,6 +1,7 @@
 """What a change does to a locked game, by the rules (RULES.md R3-R11): the dice, a play,
 the cube, the end of a game and its score, the next game of a match, the clock's own roll.
 Each function takes the ``unit.GameChange`` it records into; none saves."""
+
 from games import clocks, ratings
 from games import dice as dice_rolls
 from games.engine import OIN, EngineError, Position, check_play, fairdice, game_value
@@ -74,8 +75,12 @@ def finish(change, winner, reason, match_lost=False):
     if reason == EndReason.DROP:
         kind, points = OIN, game.cube_value
     else:
-        kind, points = game_value(game.get_position().board(loser), game.ruleset,
-                                  cube=game.cube_value, cube_turned=game.cube_value > 1)
+        kind, points = game_value(
+            game.get_position().board(loser),
+            game.ruleset,
+            cube=game.cube_value,
+            cube_turned=game.cube_value > 1,
+        )
     game.status = Status.FINISHED
     game.phase = Phase.OVER
     game.dice = None
@@ -113,14 +118,28 @@ def _score_match(game, winner, points, match_lost=False):
         reserves = None
         if spec is not None:
             per_match = spec.loses == clocks.LOSES_MATCH
-            reserves = {side: game.reserve_of(side) if per_match else spec.reserve_ms
-                        for side in Side.values}
-        start_game(preset=game.preset, table=game.table, colour=game.colour, match=match,
-                   match_number=game.match_number + 1, starter=winner, clock=spec,
-                   reserves=reserves, clock_from=clocks.now_ms() + BETWEEN_GAMES_MS,
-                   white_guest=game.white_guest, black_guest=game.black_guest,
-                   white_user_id=game.white_user_id, black_user_id=game.black_user_id,
-                   rated=game.rated, bot_side=game.bot_side, bot_level=game.bot_level)
+            reserves = {
+                side: game.reserve_of(side) if per_match else spec.reserve_ms
+                for side in Side.values
+            }
+        start_game(
+            preset=game.preset,
+            table=game.table,
+            colour=game.colour,
+            match=match,
+            match_number=game.match_number + 1,
+            starter=winner,
+            clock=spec,
+            reserves=reserves,
+            clock_from=clocks.now_ms() + BETWEEN_GAMES_MS,
+            white_guest=game.white_guest,
+            black_guest=game.black_guest,
+            white_user_id=game.white_user_id,
+            black_user_id=game.black_user_id,
+            rated=game.rated,
+            bot_side=game.bot_side,
+            bot_level=game.bot_level,
+        )
     game.match = match
 
 
@@ -148,29 +167,48 @@ def abort(change, side):
 
 
 #: after a game of a match, the next game's clock starts this much later (ms), so the
-#: players can see the result and their pages move to the next game (room.js waits 5 s)
+#: players can see the result and their pages move to the next game (the page waits 6 s)
 BETWEEN_GAMES_MS = 6_000
 
 
-def start_game(*, preset, table, colour, match, match_number, starter, clock=None,
-               reserves=None, clock_from=None, **players):
+def start_game(
+    *,
+    preset,
+    table,
+    colour,
+    match,
+    match_number,
+    starter,
+    clock=None,
+    reserves=None,
+    clock_from=None,
+    **players,
+):
     """Create and save a game at version 1 with its opening (inside the caller's transaction).
 
     ``starter`` None: the R3 roll-off from the game's seed; else that side starts and rolls
     both dice (a match game after the first, R11). ``clock`` (a ClockSpec or None) with each
     side's ``reserves`` (ms) starts the first turn's clock at ``clock_from`` (ms)."""
     seed = dice_rolls.new_seed()
-    game = Game(preset=preset, table=table, colour=colour, match=match,
-                match_number=match_number, seed=seed.hex(), seed_hash=fairdice.seed_hash(seed),
-                version=0, clock=clock.to_json() if clock else {}, **players)
+    game = Game(
+        preset=preset,
+        table=table,
+        colour=colour,
+        match=match,
+        match_number=match_number,
+        seed=seed.hex(),
+        seed_hash=fairdice.seed_hash(seed),
+        version=0,
+        clock=clock.to_json() if clock else {},
+        **players,
+    )
     if clock is not None:
         for side in Side.values:
             game.set_reserve(side, reserves[side])
     if starter is None:
         white_die, black_die, ties, next_roll = dice_rolls.opening_roll(seed, 0)
         starter = Side.WHITE.value if white_die > black_die else Side.BLACK.value
-        game.opening = {"white": white_die, "black": black_die, "ties": ties,
-                        "starter": starter}
+        game.opening = {"white": white_die, "black": black_die, "ties": ties, "starter": starter}
         game.rolls = next_roll
         opening_dice = [white_die, black_die]
     else:
@@ -196,8 +234,13 @@ def end_of_change(change, before, now):
     ``before``: the side that had to act before the change)."""
     game = change.game
     spec = clockwork.clock_spec(game)
-    if (spec is not None and spec.auto_roll and not game.is_over
-            and game.phase == Phase.ROLL and game.awaiting != game.bot_side):
+    if (
+        spec is not None
+        and spec.auto_roll
+        and not game.is_over
+        and game.phase == Phase.ROLL
+        and game.awaiting != game.bot_side
+    ):
         apply_roll(change, game.awaiting)
     clockwork.start_period(game, before, now)
 

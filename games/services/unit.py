@@ -7,6 +7,7 @@ save once and hand one ``dispatch.Notice`` to the commit.
 
 A ``GameError`` raised inside rolls the whole change back and sends nothing.
 """
+
 from contextlib import contextmanager
 
 from django.db import transaction
@@ -35,10 +36,21 @@ class GameChange:
         with ``seq`` = the new version)."""
         game = self.game
         game.version += 1
-        GameEvent.objects.create(game=game, seq=game.version, kind=kind, side=side or "",
-                                 dice=dice, play=play, roll_number=roll_number, cube=cube)
-        self.events.append(EventRow(game.version, kind, side or "",
-                                    list(dice) if dice is not None else None, play, cube))
+        GameEvent.objects.create(
+            game=game,
+            seq=game.version,
+            kind=kind,
+            side=side or "",
+            dice=dice,
+            play=play,
+            roll_number=roll_number,
+            cube=cube,
+        )
+        self.events.append(
+            EventRow(
+                game.version, kind, side or "", list(dice) if dice is not None else None, play, cube
+            )
+        )
 
     def mark_presence(self, notice_at=None):
         """Who is here changed (no version): save and tell the sockets. ``notice_at`` (ms):
@@ -57,10 +69,15 @@ class GameChange:
         if not self.changed:
             return
         self.game.save()
-        dispatch.after_commit(dispatch.Notice.of(
-            self.game, self.from_version, self.events,
-            presence=self.presence and not self.events,
-            presence_notice_at=self.presence_notice_at))
+        dispatch.after_commit(
+            dispatch.Notice.of(
+                self.game,
+                self.from_version,
+                self.events,
+                presence=self.presence and not self.events,
+                presence_notice_at=self.presence_notice_at,
+            )
+        )
 
 
 def lock(game_id):

@@ -1,6 +1,7 @@
 """``{% load account_tags %}``: ``{% account_menu %}``, the header's "Sign in" or the
 visitor's name with "Sign out" (games.accounts.account_menu; in a cached page a marker that
 games.accounts.AccountMenuMiddleware fills in per visitor)."""
+
 from django import template
 
 from games import accounts

@@ -2,6 +2,7 @@
 2 minutes") for the "… ago" phrases of our pages. It is Django's ``timesince`` with units from
 our own catalogue (context "time ago"): Django's units are in the nominative, but Russian needs
 the accusative before "назад" ("1 минуту назад", not "1 минута назад")."""
+
 from django import template
 from django.utils.timesince import timesince
 from django.utils.translation import npgettext_lazy

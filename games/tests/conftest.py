@@ -2,6 +2,7 @@
 worker with Celery beat for the clock tests; several Daphne processes and a private Redis for
 the multi-server and fault tests. Every process is a ``ServerProcess``
 (nardy_site/tests/servers.py)."""
+
 import json
 import re
 import statistics
@@ -17,15 +18,19 @@ from celery import Celery
 from django.conf import settings
 
 from nardy_site.celery import app as celery_app
-from nardy_site.embedded_redis import redis_server_executable, wait as wait_for_redis
-from nardy_site.tests.servers import (DaphneServer, ServerProcess, free_port, running,
-                                      start_all)
+from nardy_site.embedded_redis import redis_server_executable
+from nardy_site.embedded_redis import wait as wait_for_redis
+from nardy_site.tests.servers import DaphneServer, ServerProcess, free_port, running, start_all
 
 ROOT = Path(__file__).resolve().parents[2]
-BOT_LINE = re.compile(r"games\.bot: bot move game=(?P<game>\S+) version=(?P<version>\d+) "
-                      r"ms=(?P<ms>[\d.]+) played=(?P<played>True|False)")
-CLOCK_LINE = re.compile(r"games\.clock: clock timer game=(?P<game>\S+) version=(?P<version>\d+) "
-                        r"lag_ms=(?P<lag>-?\d+) applied=(?P<applied>True|False)")
+BOT_LINE = re.compile(
+    r"games\.bot: bot move game=(?P<game>\S+) version=(?P<version>\d+) "
+    r"ms=(?P<ms>[\d.]+) played=(?P<played>True|False)"
+)
+CLOCK_LINE = re.compile(
+    r"games\.clock: clock timer game=(?P<game>\S+) version=(?P<version>\d+) "
+    r"lag_ms=(?P<lag>-?\d+) applied=(?P<applied>True|False)"
+)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -87,10 +92,27 @@ class WorkerProcess(ServerProcess):
     def __init__(self, env, queue, log_path):
         self.queue = queue
         self.node = f"{queue}@localhost"
-        super().__init__([sys.executable, "-m", "celery", "-A", "nardy_site", "worker",
-                          "--pool=solo", "--queues", queue, "--hostname", self.node,
-                          "--loglevel", "INFO", "--without-gossip", "--without-mingle"],
-                         dict(env, CELERY_QUEUE=queue), log_path)
+        super().__init__(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "nardy_site",
+                "worker",
+                "--pool=solo",
+                "--queues",
+                queue,
+                "--hostname",
+                self.node,
+                "--loglevel",
+                "INFO",
+                "--without-gossip",
+                "--without-mingle",
+            ],
+            dict(env, CELERY_QUEUE=queue),
+            log_path,
+        )
         self._pinger = None
 
     def start(self, timeout=None):
@@ -131,8 +153,11 @@ class WorkerProcess(ServerProcess):
     @staticmethod
     def summary(times):
         """``{"moves", "median_ms", "worst_ms"}`` of a list of bot move times."""
-        return {"moves": len(times), "median_ms": round(statistics.median(times), 1),
-                "worst_ms": round(max(times), 1)}
+        return {
+            "moves": len(times),
+            "median_ms": round(statistics.median(times), 1),
+            "worst_ms": round(max(times), 1),
+        }
 
 
 def start_worker(env, queue, log_path):
@@ -174,10 +199,22 @@ class BeatProcess(ServerProcess):
         self.queue = queue
         self.interval = interval
         schedule = log_path.with_name(f"{log_path.stem}-schedule")
-        super().__init__([sys.executable, "-m", "celery", "-A", "nardy_site", "beat",
-                          "--schedule", str(schedule), "--loglevel", "INFO"],
-                         dict(env, CELERY_QUEUE=queue, CLOCK_SWEEP_SECONDS=str(interval)),
-                         log_path)
+        super().__init__(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "nardy_site",
+                "beat",
+                "--schedule",
+                str(schedule),
+                "--loglevel",
+                "INFO",
+            ],
+            dict(env, CELERY_QUEUE=queue, CLOCK_SWEEP_SECONDS=str(interval)),
+            log_path,
+        )
 
     def ready(self):
         return "beat: Starting..." in self.log()
@@ -229,20 +266,28 @@ class ClockWorker:
 
     def log(self):
         """The output of every worker started so far (each start has its own file)."""
-        return "".join((self.directory / f"worker-{n}.log").read_text(errors="replace")
-                       for n in range(1, self.starts + 1))
+        return "".join(
+            (self.directory / f"worker-{n}.log").read_text(errors="replace")
+            for n in range(1, self.starts + 1)
+        )
 
     def bot_moves(self, game_id):
         """``[(version, played)]`` of each bot move task of game ``game_id`` that the workers
         ran (their ``games.bot`` lines), in order; ``played`` False: it found nothing to do."""
-        return [(int(m["version"]), m["played"] == "True")
-                for m in BOT_LINE.finditer(self.log()) if m["game"] == str(game_id)]
+        return [
+            (int(m["version"]), m["played"] == "True")
+            for m in BOT_LINE.finditer(self.log())
+            if m["game"] == str(game_id)
+        ]
 
     def clock_timers(self, game_id):
         """``[(version, lag_ms, applied)]`` of each clock timer of game ``game_id`` that the
         workers ran (their ``games.clock`` lines), in order."""
-        return [(int(m["version"]), int(m["lag"]), m["applied"] == "True")
-                for m in CLOCK_LINE.finditer(self.log()) if m["game"] == str(game_id)]
+        return [
+            (int(m["version"]), int(m["lag"]), m["applied"] == "True")
+            for m in CLOCK_LINE.finditer(self.log())
+            if m["game"] == str(game_id)
+        ]
 
 
 #: how often the clock tests' beat sweeps (seconds); production's default is 2
@@ -260,8 +305,9 @@ def clock_worker(test_process_env, celery_test_queue, tmp_path_factory):
     holder = ClockWorker(test_process_env, queue, directory)
     holder.start()
     try:
-        holder.beat = start_beat(test_process_env, queue, directory / "beat.log",
-                                 interval=TEST_SWEEP_SECONDS)
+        holder.beat = start_beat(
+            test_process_env, queue, directory / "beat.log", interval=TEST_SWEEP_SECONDS
+        )
         yield holder
     finally:
         if holder.beat is not None:
@@ -296,15 +342,22 @@ def clock_lags():
     def figures(samples):
         if not samples:
             return {"runs": 0, "median_ms": None, "worst_ms": None, "samples": []}
-        return {"runs": len(samples), "median_ms": statistics.median(samples),
-                "worst_ms": max(samples), "samples": samples}
+        return {
+            "runs": len(samples),
+            "median_ms": statistics.median(samples),
+            "worst_ms": max(samples),
+            "samples": samples,
+        }
 
     from games.services import TIMER_GRACE_MS
 
-    report = dict(figures(lags["timer"]), grace_ms=TIMER_GRACE_MS,
-                  note="lag = the TIMEOUT/ABANDON/ABORT event's created minus the deadline; "
-                       "timers run TIMER_GRACE_MS after a deadline by design",
-                  sweep_only=dict(figures(lags["sweep"]), interval_ms=TEST_SWEEP_SECONDS * 1000))
+    report = dict(
+        figures(lags["timer"]),
+        grace_ms=TIMER_GRACE_MS,
+        note="lag = the TIMEOUT/ABANDON/ABORT event's created minus the deadline; "
+        "timers run TIMER_GRACE_MS after a deadline by design",
+        sweep_only=dict(figures(lags["sweep"]), interval_ms=TEST_SWEEP_SECONDS * 1000),
+    )
     path = ROOT / "artifacts" / "clock" / "lag.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(report, indent=2) + "\n")
@@ -360,10 +413,27 @@ class RedisServer(ServerProcess):
     def __init__(self, port, directory):
         self.port = port
         self.url = f"redis://127.0.0.1:{port}/0"
-        super().__init__([redis_server_executable(), "--bind", "127.0.0.1", "--port", str(port),
-                          "--save", "", "--appendonly", "no", "--dir", str(directory),
-                          "--daemonize", "no", "--loglevel", "warning"],
-                         None, directory / f"redis-{port}.log")
+        super().__init__(
+            [
+                redis_server_executable(),
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(directory),
+                "--daemonize",
+                "no",
+                "--loglevel",
+                "warning",
+            ],
+            None,
+            directory / f"redis-{port}.log",
+        )
 
     def ready(self):
         return wait_for_redis(self.url, 0)  # one PING

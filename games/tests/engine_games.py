@@ -1,4 +1,5 @@
 """Random long-nardy games played with the engine, for property tests and benchmarks."""
+
 import random
 
 from games.engine import Position, legal_plays

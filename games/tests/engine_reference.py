@@ -3,6 +3,7 @@
 It enumerates every ordering of every die over every checker with plain loops and checks R7 by
 looking at all six-point windows, so it shares no code (and no cleverness) with games.engine.
 """
+
 from games.engine import mirror
 
 # The mover's points in the order the opponent walks them (RULES.md R7).
@@ -11,10 +12,10 @@ OPP_PATH = list(range(12, 0, -1)) + list(range(24, 12, -1))
 
 def _has_forbidden_block(me, opp):
     for start in range(0, 19):
-        window = OPP_PATH[start:start + 6]
+        window = OPP_PATH[start : start + 6]
         if all(me[p] for p in window):
             # Opponent checkers on points it reaches after the window, or borne off.
-            after = OPP_PATH[start + 6:]
+            after = OPP_PATH[start + 6 :]
             ahead = opp[0] > 0 or any(opp[mirror(p)] for p in after)
             if not ahead:
                 return True

@@ -1,5 +1,6 @@
 """Helpers that set up games for the tests: fixed dice, games in a given state, and a
 random-but-reproducible player that plays legal plays through the services."""
+
 import random
 from contextlib import contextmanager
 
@@ -36,15 +37,23 @@ class FixedDice:
         return self._real_opening(seed, start)
 
 
-def new_bot_game(fixed=None, opening=(6, 5), human_side="white", preset="sport",
-                 guest=HUMAN, level="medium", **options):
+def new_bot_game(
+    fixed=None,
+    opening=(6, 5),
+    human_side="white",
+    preset="sport",
+    guest=HUMAN,
+    level="medium",
+    **options,
+):
     """A game of ``guest`` against the bot with the opening dice ``opening`` (white, black)
     when ``fixed`` (a FixedDice) is given; ``options`` are more table options
     (``match_length``, ``koks``, ``cube``) for ``services.create_bot_game``."""
     if fixed is not None:
         fixed.openings.append(opening)
-    return services.create_bot_game(guest, preset=preset, bot_level=level,
-                                    human_side=human_side, **options)
+    return services.create_bot_game(
+        guest, preset=preset, bot_level=level, human_side=human_side, **options
+    )
 
 
 def set_position(game, position, phase=Phase.ROLL, dice_rolled=None):
@@ -66,10 +75,16 @@ def state(game_id):
     """Everything a request could change: the game row's fields (but who is connected) and its
     whole record."""
     game = Game.objects.get(pk=game_id)
-    fields = {f.attname: getattr(game, f.attname) for f in Game._meta.fields
-              if f.attname not in PRESENCE_FIELDS}
-    events = list(GameEvent.objects.filter(game_id=game_id).order_by("seq")
-                  .values_list("seq", "kind", "side", "dice", "play"))
+    fields = {
+        f.attname: getattr(game, f.attname)
+        for f in Game._meta.fields
+        if f.attname not in PRESENCE_FIELDS
+    }
+    events = list(
+        GameEvent.objects.filter(game_id=game_id)
+        .order_by("seq")
+        .values_list("seq", "kind", "side", "dice", "play")
+    )
     return fields, events
 
 

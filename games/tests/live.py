@@ -3,6 +3,7 @@ session over HTTP (``requests``: cookies, CSRF, the challenge-link flow) and gam
 (the ``websockets`` library) against Daphne processes, plus a player that picks its plays with
 the rules engine. Nothing here touches the database: the clients see only what the servers
 send, as a browser would."""
+
 import asyncio
 import json
 import re
@@ -43,8 +44,12 @@ class Guest:
         redirect. Raises for an HTTP error. Returns the final response."""
         if "csrftoken" not in self.http.cookies:
             self.get(base, form_page or path)
-        response = self.http.post(base + path, data=data, timeout=30,
-                                  headers={"X-CSRFToken": self.http.cookies["csrftoken"]})
+        response = self.http.post(
+            base + path,
+            data=data,
+            timeout=30,
+            headers={"X-CSRFToken": self.http.cookies["csrftoken"]},
+        )
         response.raise_for_status()
         return response
 
@@ -96,8 +101,13 @@ class GameSocket:
         raised). Returns the GameSocket."""
         headers = {"Cookie": guest.cookie_header()} if guest is not None else {}
         uri = f"ws://127.0.0.1:{server.port}/ws/game/{game_id}/?lang=en&events=1"
-        ws = await connect(uri, origin=server.base, additional_headers=headers,
-                           open_timeout=timeout, max_size=2**22)
+        ws = await connect(
+            uri,
+            origin=server.base,
+            additional_headers=headers,
+            open_timeout=timeout,
+            max_size=2**22,
+        )
         socket = cls(name or (guest.name if guest else "onlooker"), server, ws)
         try:
             await socket.wait_for(lambda: socket.snapshots, timeout, what="the first snapshot")
@@ -112,8 +122,11 @@ class GameSocket:
                 async with self._changed:
                     frame = json.loads(message)
                     self.frames.append(frame)
-                    behind = frame.get("type") == "touch" and self.view.game is not None and (
-                        frame["version"] > self.view.game["version"])
+                    behind = (
+                        frame.get("type") == "touch"
+                        and self.view.game is not None
+                        and (frame["version"] > self.view.game["version"])
+                    )
                     if self.view.take(frame) == GAP or behind:
                         await self.send({"type": "snapshot"})
                     self._changed.notify_all()
@@ -141,23 +154,31 @@ class GameSocket:
     async def wait_for(self, predicate, timeout=FRAME_TIMEOUT, what="a frame"):
         """Wait until ``predicate()`` is true (checked after each frame); raises
         AssertionError after ``timeout`` seconds or if the socket closes first."""
+
         async def until():
             async with self._changed:
                 while not predicate():
                     if self.closed_at is not None:
-                        raise AssertionError(f"{self.name}: the socket closed before {what}; "
-                                             f"last frames {self.frames[-3:]}")
+                        raise AssertionError(
+                            f"{self.name}: the socket closed before {what}; "
+                            f"last frames {self.frames[-3:]}"
+                        )
                     await self._changed.wait()
+
         try:
             await asyncio.wait_for(until(), timeout)
         except TimeoutError:
-            raise AssertionError(f"{self.name}: no {what} within {timeout} s; "
-                                 f"last frames {self.frames[-3:]}") from None
+            raise AssertionError(
+                f"{self.name}: no {what} within {timeout} s; last frames {self.frames[-3:]}"
+            ) from None
 
     async def wait_version(self, version, timeout=FRAME_TIMEOUT):
         """Wait for a snapshot of at least ``version``; returns the newest snapshot."""
-        await self.wait_for(lambda: self.latest is not None and self.latest["version"] >= version,
-                            timeout, what=f"snapshot of version {version}")
+        await self.wait_for(
+            lambda: self.latest is not None and self.latest["version"] >= version,
+            timeout,
+            what=f"snapshot of version {version}",
+        )
         return self.latest
 
     async def send(self, frame):
@@ -171,15 +192,18 @@ class GameSocket:
         deadline = time.monotonic() + timeout
 
         def refused(since):
-            return next((f for f in self.frames[since:] if f.get("code") == "rate_limited"),
-                        None)
+            return next((f for f in self.frames[since:] if f.get("code") == "rate_limited"), None)
 
         while True:
             since = len(self.frames)
             await self.send(frame)
             await self.wait_for(
-                lambda: (self.latest["version"] >= version) or refused(since) is not None,
-                max(deadline - time.monotonic(), 0.1), what=f"snapshot of version {version}")
+                lambda since=since: (
+                    (self.latest["version"] >= version) or refused(since) is not None
+                ),
+                max(deadline - time.monotonic(), 0.1),
+                what=f"snapshot of version {version}",
+            )
             if self.latest["version"] >= version:
                 return self.latest
             await asyncio.sleep(float(refused(since)["retry_after"]))
@@ -189,8 +213,9 @@ class GameSocket:
         await self._reader
 
 
-async def reconnect(server, game_id, guest=None, name=None, give_up=60, pause=0.5,
-                    first_snapshot=5):
+async def reconnect(
+    server, game_id, guest=None, name=None, give_up=60, pause=0.5, first_snapshot=5
+):
     """Open a socket as the game page does after losing one: try again every ``pause``
     seconds until one opens and sends its snapshot within ``first_snapshot`` seconds (a
     socket that opens but stays silent is closed and tried again). Returns ``(socket,
@@ -208,8 +233,10 @@ async def reconnect(server, game_id, guest=None, name=None, give_up=60, pause=0.
         except (OSError, TimeoutError, ConnectionClosed, InvalidHandshake):
             failures.append("refused")
         if time.monotonic() > deadline:
-            raise AssertionError(f"{name or 'socket'}: no connection to {server.base} within "
-                                 f"{give_up} s (failed attempts: {failures})")
+            raise AssertionError(
+                f"{name or 'socket'}: no connection to {server.base} within "
+                f"{give_up} s (failed attempts: {failures})"
+            )
         await asyncio.sleep(pause)
 
 
@@ -226,10 +253,14 @@ def engine_play(snap, rng):
     """A legal play of the snapshot's roll for its side to move, chosen by ``rng`` among the
     rules engine's own legal plays (not the server's list)."""
     options = snap["options"]
-    table = ({"koks": options["koks"], "cube": options["cube"]}
-             if snap["preset"] == "classic" else None)
-    plays = legal_plays(Position.from_json(snap["position"]), tuple(snap["dice"]),
-                        get_ruleset(snap["preset"], table))
+    table = (
+        {"koks": options["koks"], "cube": options["cube"]} if snap["preset"] == "classic" else None
+    )
+    plays = legal_plays(
+        Position.from_json(snap["position"]),
+        tuple(snap["dice"]),
+        get_ruleset(snap["preset"], table),
+    )
     return rng.choice(plays).notation
 
 
@@ -249,9 +280,11 @@ async def in_step(sockets, version, timeout=FRAME_TIMEOUT):
     first = snaps[0]
     for socket, snap in zip(sockets, snaps):
         assert (snap["version"], snap["position"], snap["phase"], snap["dice"]) == (
-            first["version"], first["position"], first["phase"], first["dice"]), (
-            f"{socket.name} sees version {snap['version']}, {sockets[0].name} "
-            f"{first['version']}")
+            first["version"],
+            first["position"],
+            first["phase"],
+            first["dice"],
+        ), f"{socket.name} sees version {snap['version']}, {sockets[0].name} {first['version']}"
     return snaps
 
 
@@ -280,4 +313,3 @@ async def play_to_end(players, watchers, rng, log, max_steps=2000):
         if snap is None:
             return next(iter(players.values())).latest
     raise AssertionError(f"the game did not end within {max_steps} actions")
-

@@ -2,6 +2,7 @@
 plays through the socket by account, from any device; after a logout the same open socket can
 no longer move (its session is read again before each action), and it stops counting the
 player as present."""
+
 import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
@@ -14,8 +15,7 @@ from games.models import Game, Phase, Presence
 from games.tests.factories import FixedDice, new_bot_game, state
 from games.tests.test_consumers import connect, origin, receive, run
 
-pytestmark = [pytest.mark.django_db(transaction=True),
-              pytest.mark.usefixtures("unattended_queue")]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("unattended_queue")]
 
 User = get_user_model()
 
@@ -36,9 +36,11 @@ async def socket_of(client, game_id):
     from nardy_site.asgi import application
 
     cookie = f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
-    return WebsocketCommunicator(application, f"/ws/game/{game_id}/",
-                                 headers=[(b"origin", origin().encode()),
-                                          (b"cookie", cookie.encode())])
+    return WebsocketCommunicator(
+        application,
+        f"/ws/game/{game_id}/",
+        headers=[(b"origin", origin().encode()), (b"cookie", cookie.encode())],
+    )
 
 
 async def next_error(comm):
@@ -68,8 +70,9 @@ def test_a_signed_in_player_plays_by_account_and_after_logout_the_open_socket_ca
         snap = await connect(comm)
         assert snap["you"] == "white" and "play" in snap["actions"]
         plays = snap["legal"]["plays"]
-        await comm.send_json_to({"type": "play", "version": snap["version"],
-                                 "play": plays[0]["play"]})
+        await comm.send_json_to(
+            {"type": "play", "version": snap["version"], "play": plays[0]["play"]}
+        )
         after = await receive(comm)
         assert after["type"] == "snapshot" and after["game"]["version"] > snap["version"]
         played = await sync_to_async(Game.objects.get)(pk=game.pk)
@@ -118,8 +121,7 @@ def test_an_account_that_plays_no_side_only_watches(fixed):
         comm = await socket_of(stranger, game.id)
         snap = await connect(comm)
         assert snap["you"] is None and snap["actions"] == [] and snap["legal"] is None
-        await comm.send_json_to({"type": "play", "version": snap["version"],
-                                 "play": "24/18 24/19"})
+        await comm.send_json_to({"type": "play", "version": snap["version"], "play": "24/18 24/19"})
         refused = await receive(comm)
         assert refused["type"] == "error" and refused["code"] == "not_your_turn"
         assert await comm.receive_nothing(timeout=0.3)
@@ -144,8 +146,7 @@ def test_signing_in_elsewhere_does_not_give_an_open_guest_socket_an_account(fixe
         # the same browser signs in to the owner's account afterwards: the socket opened
         # before keeps the identity it had (the new session key is not this socket's)
         await sync_to_async(guest.force_login)(owner)
-        await comm.send_json_to({"type": "play", "version": snap["version"],
-                                 "play": "24/18 24/19"})
+        await comm.send_json_to({"type": "play", "version": snap["version"], "play": "24/18 24/19"})
         assert (await receive(comm))["code"] == "not_your_turn"
         await comm.disconnect()
 

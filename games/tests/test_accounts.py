@@ -3,6 +3,7 @@ environment, the sign-in page and the header's sign-in / sign-out in every langu
 Telegram sign-in with its checks in front of allauth, the whole Google OAuth2 flow with
 Google's endpoints answered by the test, the Profile made on sign-up, the guest's games that
 follow the account, and the views that know a player by account."""
+
 import base64
 import copy
 import hashlib
@@ -48,16 +49,21 @@ def provider_settings(google=True, telegram=True):
     from nardy_site.settings import TELEGRAM_AUTH_MAX_AGE
 
     providers = {
-        "google": {"SCOPE": ["profile"], "AUTH_PARAMS": {"prompt": "select_account"},
-                   "OAUTH_PKCE_ENABLED": True},
+        "google": {
+            "SCOPE": ["profile"],
+            "AUTH_PARAMS": {"prompt": "select_account"},
+            "OAUTH_PKCE_ENABLED": True,
+        },
         "telegram": {"AUTH_PARAMS": {"auth_date_validity": TELEGRAM_AUTH_MAX_AGE}},
     }
     if google:
-        providers["google"]["APPS"] = [{"client_id": GOOGLE_CLIENT_ID,
-                                        "secret": GOOGLE_CLIENT_SECRET}]
+        providers["google"]["APPS"] = [
+            {"client_id": GOOGLE_CLIENT_ID, "secret": GOOGLE_CLIENT_SECRET}
+        ]
     if telegram:
-        providers["telegram"]["APPS"] = [{"client_id": TELEGRAM_BOT_ID,
-                                          "secret": TELEGRAM_BOT_TOKEN}]
+        providers["telegram"]["APPS"] = [
+            {"client_id": TELEGRAM_BOT_ID, "secret": TELEGRAM_BOT_TOKEN}
+        ]
     return providers
 
 
@@ -82,6 +88,7 @@ def providers(settings):
 
 # --- Telegram, as Telegram does it (https://core.telegram.org/widgets/login) -----------------
 
+
 def telegram_signed(fields, token=TELEGRAM_BOT_TOKEN):
     """``fields`` with the ``hash`` Telegram adds: HMAC-SHA-256 of the data-check string (the
     fields sorted by key as ``key=value`` lines) keyed with SHA-256 of the bot token."""
@@ -93,9 +100,14 @@ def telegram_signed(fields, token=TELEGRAM_BOT_TOKEN):
 def telegram_user(user_id=4242, age=5, **extra):
     """Telegram's sign-in fields; each call a second older than the last, so two answers of
     one test are two sign-ins (each answer signs in once)."""
-    fields = {"id": user_id, "first_name": "Ivan", "last_name": "Petrov",
-              "username": "ivan_p", "photo_url": "https://t.me/i/userpic/320/ivan.jpg",
-              "auth_date": int(time.time()) - age - next(_signed_so_far) % 60}
+    fields = {
+        "id": user_id,
+        "first_name": "Ivan",
+        "last_name": "Petrov",
+        "username": "ivan_p",
+        "photo_url": "https://t.me/i/userpic/320/ivan.jpg",
+        "auth_date": int(time.time()) - age - next(_signed_so_far) % 60,
+    }
     fields.update(extra)
     return {key: value for key, value in fields.items() if value is not None}
 
@@ -109,8 +121,9 @@ def tg_auth_result(data):
 def telegram_start(client, lang="en", next_url=None):
     """Press "Continue with Telegram": returns the callback URL (path?state=…) Telegram is told
     to return to."""
-    response = client.post(f"/{lang}/accounts/telegram/login/",
-                           {"next": next_url} if next_url else {})
+    response = client.post(
+        f"/{lang}/accounts/telegram/login/", {"next": next_url} if next_url else {}
+    )
     assert response.status_code == 302
     target = urlparse(response["Location"])
     assert target.netloc == "oauth.telegram.org"
@@ -142,6 +155,7 @@ def signed_in_user(client):
 
 
 # --- Google, answered by the test ------------------------------------------------------------
+
 
 def _json_response(request, payload, status=200):
     response = requests.Response()
@@ -179,21 +193,36 @@ class FakeGoogle:
             assert form["client_secret"] == GOOGLE_CLIENT_SECRET
             assert form["redirect_uri"] == GOOGLE_CALLBACK
             verifier_hash = hashlib.sha256(form["code_verifier"].encode()).digest()
-            assert (base64.urlsafe_b64encode(verifier_hash).decode().rstrip("=")
-                    == self.code_challenge)
-            payload = {"access_token": "access-from-google", "expires_in": 3599,
-                       "token_type": "Bearer", "scope": "openid profile"}
+            assert (
+                base64.urlsafe_b64encode(verifier_hash).decode().rstrip("=") == self.code_challenge
+            )
+            payload = {
+                "access_token": "access-from-google",
+                "expires_in": 3599,
+                "token_type": "Bearer",
+                "scope": "openid profile",
+            }
             if self.id_token:
                 now = int(time.time())
                 payload["id_token"] = jwt.encode(
-                    {"iss": "https://accounts.google.com", "aud": GOOGLE_CLIENT_ID,
-                     "azp": GOOGLE_CLIENT_ID, "iat": now, "exp": now + 3600, **self.claims},
-                    "a key that only this test knows, 32+ bytes", algorithm="HS256")
+                    {
+                        "iss": "https://accounts.google.com",
+                        "aud": GOOGLE_CLIENT_ID,
+                        "azp": GOOGLE_CLIENT_ID,
+                        "iat": now,
+                        "exp": now + 3600,
+                        **self.claims,
+                    },
+                    "a key that only this test knows, 32+ bytes",
+                    algorithm="HS256",
+                )
             return _json_response(request, payload)
         if (url.netloc, url.path) == ("www.googleapis.com", "/oauth2/v2/userinfo"):
             assert request.headers["Authorization"] == "Bearer access-from-google"
-            info = {"id": self.claims["sub"], **{k: v for k, v in self.claims.items()
-                                                 if k != "sub"}}
+            info = {
+                "id": self.claims["sub"],
+                **{k: v for k, v in self.claims.items() if k != "sub"},
+            }
             return _json_response(request, info)
         raise AssertionError(f"unexpected request to {request.url}")
 
@@ -208,8 +237,9 @@ def google_answers(claims, code_challenge, id_token=True):
 def google_sign_in(client, claims, lang="en", next_url=None, id_token=True):
     """The whole Google sign-in: "Continue with Google", Google's consent (skipped: it sends the
     browser back with a code), the callback. Returns (callback response, FakeGoogle)."""
-    response = client.post(f"/{lang}/accounts/google/login/",
-                           {"next": next_url} if next_url else {})
+    response = client.post(
+        f"/{lang}/accounts/google/login/", {"next": next_url} if next_url else {}
+    )
     assert response.status_code == 302
     target = urlparse(response["Location"])
     assert (target.netloc, target.path) == ("accounts.google.com", "/o/oauth2/v2/auth")
@@ -218,22 +248,33 @@ def google_sign_in(client, claims, lang="en", next_url=None, id_token=True):
     assert query["redirect_uri"] == GOOGLE_CALLBACK
     assert query["response_type"] == "code" and query["code_challenge_method"] == "S256"
     with google_answers(claims, query["code_challenge"], id_token) as fake:
-        response = client.get(f"/accounts/google/login/callback/?"
-                              f"{urlencode({'code': 'code-from-google', 'state': query['state']})}")
+        response = client.get(
+            f"/accounts/google/login/callback/?"
+            f"{urlencode({'code': 'code-from-google', 'state': query['state']})}"
+        )
     return response, fake
 
 
-GOOGLE_CLAIMS = {"sub": "109876543210987654321", "name": "Maria Ivanova",
-                 "given_name": "Maria", "picture": "https://lh3.googleusercontent.com/a/maria"}
+GOOGLE_CLAIMS = {
+    "sub": "109876543210987654321",
+    "name": "Maria Ivanova",
+    "given_name": "Maria",
+    "picture": "https://lh3.googleusercontent.com/a/maria",
+}
 
 
 # --- configuration ------------------------------------------------------------------------------
 
+
 def test_providers_come_from_the_environment_and_are_left_out_without_credentials(monkeypatch):
     from nardy_site import settings as site_settings
 
-    for name in ("GOOGLE_CLIENT_ID", "GOOGLE_CLIENT_SECRET", "TELEGRAM_BOT_ID",
-                 "TELEGRAM_BOT_TOKEN"):
+    for name in (
+        "GOOGLE_CLIENT_ID",
+        "GOOGLE_CLIENT_SECRET",
+        "TELEGRAM_BOT_ID",
+        "TELEGRAM_BOT_TOKEN",
+    ):
         monkeypatch.delenv(name, raising=False)
     none = site_settings._social_providers()
     assert "APPS" not in none["google"] and "APPS" not in none["telegram"]
@@ -252,13 +293,17 @@ def test_providers_come_from_the_environment_and_are_left_out_without_credential
     assert both["telegram"]["AUTH_PARAMS"]["auth_date_validity"] == MAX_AGE
 
 
-@pytest.mark.parametrize("lang, google_text, telegram_text", [
-    ("en", "Continue with Google", "Continue with Telegram"),
-    ("ru", "Продолжить через Google", "Продолжить через Telegram"),
-    ("bg", "Продължете с Google", "Продължете с Telegram"),
-])
+@pytest.mark.parametrize(
+    "lang, google_text, telegram_text",
+    [
+        ("en", "Continue with Google", "Continue with Telegram"),
+        ("ru", "Продолжить через Google", "Продолжить через Telegram"),
+        ("bg", "Продължете с Google", "Продължете с Telegram"),
+    ],
+)
 def test_the_sign_in_page_shows_a_button_for_each_configured_provider(
-        settings, lang, google_text, telegram_text):
+    settings, lang, google_text, telegram_text
+):
     settings.SOCIALACCOUNT_PROVIDERS = provider_settings()
     page = Client().get(f"/{lang}/accounts/login/").content.decode()
     assert google_text in page and telegram_text in page
@@ -276,18 +321,22 @@ def test_the_sign_in_page_shows_a_button_for_each_configured_provider(
     assert 'class="provider-list"' not in page
 
 
-@pytest.mark.parametrize("google, telegram, lang, said", [
-    (True, True, "en", "Sign in with Google or Telegram: no password"),
-    (True, False, "en", "Sign in with Google: no password"),
-    (False, True, "en", "Sign in with Telegram: no password"),
-    (False, False, "en", "Signing in is not available on this server yet."),
-    (True, True, "ru", "Войдите через Google или Telegram — без пароля"),
-    (False, True, "ru", "Войдите через Telegram — без пароля"),
-    (True, True, "bg", "Влезте с Google или Telegram: без парола"),
-    (True, False, "bg", "Влезте с Google: без парола"),
-])
+@pytest.mark.parametrize(
+    "google, telegram, lang, said",
+    [
+        (True, True, "en", "Sign in with Google or Telegram: no password"),
+        (True, False, "en", "Sign in with Google: no password"),
+        (False, True, "en", "Sign in with Telegram: no password"),
+        (False, False, "en", "Signing in is not available on this server yet."),
+        (True, True, "ru", "Войдите через Google или Telegram — без пароля"),
+        (False, True, "ru", "Войдите через Telegram — без пароля"),
+        (True, True, "bg", "Влезте с Google или Telegram: без парола"),
+        (True, False, "bg", "Влезте с Google: без парола"),
+    ],
+)
 def test_the_lobby_tells_a_guest_only_the_sign_in_services_this_server_has(
-        settings, google, telegram, lang, said):
+    settings, google, telegram, lang, said
+):
     settings.SOCIALACCOUNT_PROVIDERS = provider_settings(google=google, telegram=telegram)
     page = Client().get(f"/{lang}/lobby/").content.decode()
     told = page.split('id="lobby-sign-in"', 1)[1].split("</div>", 1)[0]
@@ -298,11 +347,16 @@ def test_the_lobby_tells_a_guest_only_the_sign_in_services_this_server_has(
 def test_without_credentials_the_provider_urls_lead_nowhere(settings):
     settings.SOCIALACCOUNT_PROVIDERS = provider_settings(google=False, telegram=False)
     client = Client()
-    response = client.post("/en/accounts/telegram/login/callback/?state=x",
-                           {"tgAuthResult": tg_auth_result(telegram_signed(telegram_user()))})
+    response = client.post(
+        "/en/accounts/telegram/login/callback/?state=x",
+        {"tgAuthResult": tg_auth_result(telegram_signed(telegram_user()))},
+    )
     assert response.status_code == 404
-    for path in ("/en/accounts/telegram/login/", "/ru/accounts/google/login/",
-                 "/accounts/google/login/callback/?code=x&state=y"):
+    for path in (
+        "/en/accounts/telegram/login/",
+        "/ru/accounts/google/login/",
+        "/accounts/google/login/callback/?code=x&state=y",
+    ):
         # (the path without a language that answers 404 is first sent to its /en/ twin)
         assert client.get(path, follow=True).status_code == 404, path
         assert client.post(path, follow=True).status_code == 404, path
@@ -311,20 +365,24 @@ def test_without_credentials_the_provider_urls_lead_nowhere(settings):
 
 def test_local_passwords_and_sign_up_forms_do_not_exist(providers):
     client = Client()
-    for path in ("/en/accounts/signup/", "/en/accounts/password/reset/",
-                 "/en/accounts/email/"):
+    for path in ("/en/accounts/signup/", "/en/accounts/password/reset/", "/en/accounts/email/"):
         assert client.get(path).status_code == 404, path
     User.objects.create_user("admin-like", password="a password")
-    response = client.post("/en/accounts/login/", {"login": "admin-like",
-                                                   "password": "a password"})
+    response = client.post("/en/accounts/login/", {"login": "admin-like", "password": "a password"})
     assert response.status_code != 302 and signed_in_user(client) is None
 
 
 # --- the header, on every page, in every language -------------------------------------------------
 
-@pytest.mark.parametrize("lang, sign_in, sign_out", [
-    ("en", "Sign in", "Sign out"), ("ru", "Войти", "Выйти"), ("bg", "Вход", "Изход"),
-])
+
+@pytest.mark.parametrize(
+    "lang, sign_in, sign_out",
+    [
+        ("en", "Sign in", "Sign out"),
+        ("ru", "Войти", "Выйти"),
+        ("bg", "Вход", "Изход"),
+    ],
+)
 @pytest.mark.parametrize("page", ["", "rules/", "faq/", "games/", "friend/", "records/import/"])
 def test_every_page_offers_sign_in_and_then_the_name_and_sign_out(lang, sign_in, sign_out, page):
     path = f"/{lang}/{page}"
@@ -400,10 +458,12 @@ def test_the_sign_out_page_asks_first_in_the_visitors_language():
 
 # --- Telegram -------------------------------------------------------------------------------------
 
+
 def test_a_valid_telegram_sign_in_makes_the_account_and_its_profile_and_comes_back(providers):
     client = Client()
-    response = telegram_sign_in(client, telegram_signed(telegram_user()), lang="ru",
-                                next_url="/ru/rules/")
+    response = telegram_sign_in(
+        client, telegram_signed(telegram_user()), lang="ru", next_url="/ru/rules/"
+    )
     assert response.status_code == 302 and response["Location"] == "/ru/rules/"
     user = signed_in_user(client)
     assert user is not None
@@ -445,31 +505,37 @@ def test_a_telegram_answer_signs_in_once(providers):
 
 def test_a_telegram_name_falls_back_to_the_username(providers):
     client = Client()
-    telegram_sign_in(client, telegram_signed(telegram_user(first_name=None, last_name=None,
-                                                           photo_url=None)))
+    telegram_sign_in(
+        client, telegram_signed(telegram_user(first_name=None, last_name=None, photo_url=None))
+    )
     profile = Profile.objects.get(user=signed_in_user(client))
     assert profile.display_name == "ivan_p" and profile.avatar_url == ""
 
 
 REFUSALS = {
-    "wrong hash": (lambda: {**telegram_signed(telegram_user()), "hash": "0" * 64},
-                   "does not carry a valid signature"),
-    "signed with another bot": (lambda: telegram_signed(telegram_user(), token="1:other"),
-                                "does not carry a valid signature"),
-    "changed after signing": (lambda: {**telegram_signed(telegram_user()), "id": 1},
-                              "does not carry a valid signature"),
+    "wrong hash": (
+        lambda: {**telegram_signed(telegram_user()), "hash": "0" * 64},
+        "does not carry a valid signature",
+    ),
+    "signed with another bot": (
+        lambda: telegram_signed(telegram_user(), token="1:other"),
+        "does not carry a valid signature",
+    ),
+    "changed after signing": (
+        lambda: {**telegram_signed(telegram_user()), "id": 1},
+        "does not carry a valid signature",
+    ),
     "stale": (lambda: telegram_signed(telegram_user(age=MAX_AGE + 60)), "has expired"),
     "from the future": (lambda: telegram_signed(telegram_user(age=-3600)), "has expired"),
-    "no auth_date": (lambda: telegram_signed(telegram_user(auth_date=None)),
-                     "missing: auth_date"),
+    "no auth_date": (lambda: telegram_signed(telegram_user(auth_date=None)), "missing: auth_date"),
     "no id": (lambda: telegram_signed(telegram_user(id=None)), "missing: id"),
     "no hash": (lambda: telegram_user(), "missing: hash"),
-    "auth_date not a number": (lambda: telegram_signed(telegram_user(auth_date="yesterday")),
-                               "no valid sign-in time"),
-    "id not a number": (lambda: telegram_signed(telegram_user(id="ivan")),
-                        "could not be read"),
-    "a list inside": (lambda: telegram_signed(telegram_user(username=["a"])),
-                      "could not be read"),
+    "auth_date not a number": (
+        lambda: telegram_signed(telegram_user(auth_date="yesterday")),
+        "no valid sign-in time",
+    ),
+    "id not a number": (lambda: telegram_signed(telegram_user(id="ivan")), "could not be read"),
+    "a list inside": (lambda: telegram_signed(telegram_user(username=["a"])), "could not be read"),
 }
 
 
@@ -489,27 +555,36 @@ def test_refused_telegram_data_gets_a_clear_page_and_creates_nothing(providers, 
 def test_telegram_answers_that_are_no_json_are_refused(providers):
     client = Client()
     callback = telegram_start(client)
-    for answer in ("", "not base64 at all!", base64.b64encode(b"[1, 2]").decode(),
-                   base64.b64encode(b"{broken").decode()):
+    for answer in (
+        "",
+        "not base64 at all!",
+        base64.b64encode(b"[1, 2]").decode(),
+        base64.b64encode(b"{broken").decode(),
+    ):
         response = client.post(callback, {"tgAuthResult": answer})
         assert response.status_code == 400
         assert "could not be read" in response.content.decode()
     assert not User.objects.exists()
 
 
-@pytest.mark.parametrize("lang, title, reason", [
-    ("ru", "Вход через Telegram отклонён", "устарел"),
-    ("bg", "Входът с Telegram е отказан", "е изтекъл"),
-])
+@pytest.mark.parametrize(
+    "lang, title, reason",
+    [
+        ("ru", "Вход через Telegram отклонён", "устарел"),
+        ("bg", "Входът с Telegram е отказан", "е изтекъл"),
+    ],
+)
 def test_the_telegram_refusal_is_translated(providers, lang, title, reason):
-    response = telegram_sign_in(Client(), telegram_signed(telegram_user(age=2 * MAX_AGE)),
-                                lang=lang)
+    response = telegram_sign_in(
+        Client(), telegram_signed(telegram_user(age=2 * MAX_AGE)), lang=lang
+    )
     assert response.status_code == 400
     page = response.content.decode()
     assert title in page and reason in page
 
 
 # --- Google ---------------------------------------------------------------------------------------
+
 
 def test_the_google_flow_makes_the_account_and_its_profile_and_comes_back(providers):
     client = Client()
@@ -536,8 +611,7 @@ def test_the_google_flow_without_an_id_token_reads_the_user_info(providers):
     client = Client()
     response, google = google_sign_in(client, GOOGLE_CLAIMS, id_token=False)
     assert response.status_code == 302
-    assert google.calls == ["oauth2.googleapis.com/token",
-                            "www.googleapis.com/oauth2/v2/userinfo"]
+    assert google.calls == ["oauth2.googleapis.com/token", "www.googleapis.com/oauth2/v2/userinfo"]
     user = signed_in_user(client)
     assert SocialAccount.objects.get(user=user).uid == GOOGLE_CLAIMS["sub"]
     assert Profile.objects.get(user=user).display_name == "Maria Ivanova"
@@ -554,6 +628,7 @@ def test_a_google_callback_with_a_forged_state_signs_nobody_in(providers):
 
 
 # --- a guest's games follow the account; views know the account -----------------------------------
+
 
 def test_signing_in_keeps_the_guest_and_hands_its_games_to_the_account(providers):
     client = Client()
@@ -594,16 +669,16 @@ def test_a_signed_in_players_new_games_belong_to_the_account():
     client.post("/en/new/")
     client.post("/en/friend/", {"preset": "sport"})
     game = Game.objects.get()
-    assert game.user_of(game.side_of(services.Actor(guest_id=client.session["guest_id"]))) \
-        == user.pk
+    assert (
+        game.user_of(game.side_of(services.Actor(guest_id=client.session["guest_id"]))) == user.pk
+    )
     assert Challenge.objects.get().creator_user == user
 
     client.post("/en/accounts/logout/")
     again = Client()
     again.force_login(user)
     assert again.get(f"/en/game/{game.id}/").context["is_player"] is True
-    assert [row["id"] for row in again.get("/en/games/").context["active_games"]] == [
-        str(game.id)]
+    assert [row["id"] for row in again.get("/en/games/").context["active_games"]] == [str(game.id)]
 
 
 def test_an_account_that_plays_no_side_is_an_onlooker():

@@ -1,6 +1,7 @@
 """Admission control (games/admission.py): past GAMES_MAX_ACTIVE games in progress the site
 refuses new games with its reason (HTTP 503 and Retry-After, the lobby's site_full error),
 while the games in progress go on and a challenge link may still be made."""
+
 import pytest
 from asgiref.sync import async_to_sync
 from django.core.cache import cache
@@ -13,8 +14,7 @@ from games.tests.factories import FixedDice, new_bot_game
 from games.tests.test_consumers import receive
 from games.tests.test_lobby import account, join_frame, lobby_socket
 
-pytestmark = [pytest.mark.django_db(transaction=True),
-              pytest.mark.usefixtures("unattended_queue")]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("unattended_queue")]
 
 MESSAGES = {
     "en": "Every table is taken just now",
@@ -47,15 +47,13 @@ def test_a_new_game_past_the_cap_gets_the_503_page_with_the_reason(full_site, la
 
 def test_the_games_in_progress_go_on_and_a_challenge_may_be_made_but_not_accepted(full_site):
     game = full_site[0]
-    moved = services.play(game.pk, services.Actor(guest_id="guest-0"), game.version,
-                          "24/18 18/13")
+    moved = services.play(game.pk, services.Actor(guest_id="guest-0"), game.version, "24/18 18/13")
     assert moved.version == game.version + 1
     creator, friend = Client(), Client()
     response = creator.post("/en/friend/", {"preset": "sport", "colour": "random"})
     assert response.status_code == 302
     challenge = Challenge.objects.get()
-    response = friend.post(reverse("games:challenge_accept",
-                                   kwargs={"challenge_id": challenge.pk}))
+    response = friend.post(reverse("games:challenge_accept", kwargs={"challenge_id": challenge.pk}))
     assert response.status_code == 503 and response["Retry-After"] == "40"
     assert MESSAGES["en"] in response.content.decode()
     assert Challenge.objects.get().game_id is None

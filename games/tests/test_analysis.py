@@ -1,6 +1,7 @@
 """Post-game analysis (games/analysis.py): the judgement of plays by the hard evaluator, the
 stored analysis (once per game, on request or after a game against the computer), the replay
 page's marks and summary, the request button, and the task in a real Celery worker."""
+
 import random
 import time
 
@@ -33,8 +34,7 @@ def scripted_record():
         pick = (min if n == BAD_TURN else max)(equities, key=equities.get)
         if n == BAD_TURN:
             bad = plays[pick].notation
-        entries.append(rec.Entry(n, position.turn, rec.PLAY, dice=dice,
-                                 play=plays[pick].notation))
+        entries.append(rec.Entry(n, position.turn, rec.PLAY, dice=dice, play=plays[pick].notation))
         position = plays[pick].result
     headers = [("Event", "test"), ("Preset", "sport"), ("Opening", "6-5")]
     return rec.Record(headers=headers, entries=entries), bad
@@ -51,8 +51,7 @@ def test_a_deliberately_bad_play_is_a_blunder_and_the_best_play_is_best():
     assert worst["mark"] == "blunder"
     assert worst["lost"] >= analysis.BLUNDER
     assert worst["best"] != bad
-    assert worst["lost"] == pytest.approx(worst["best_equity"] - worst["played_equity"],
-                                          abs=1e-3)
+    assert worst["lost"] == pytest.approx(worst["best_equity"] - worst["played_equity"], abs=1e-3)
     # the best play drawn on the board: the position after it, with black to move
     best_after = Position.from_json(worst["best_position"])
     assert best_after.turn == "black"
@@ -86,11 +85,11 @@ def test_plays_with_one_legal_choice_are_forced_and_not_analysed():
 
     # A pass is forced too.
     # (white all on its head, 24; black holds white's 18: 6-6 cannot move)
-    blocked = Position.from_json({"turn": "white", "white": {"24": 15},
-                                  "black": {"6": 1, "24": 14}})
+    blocked = Position.from_json(
+        {"turn": "white", "white": {"24": 15}, "black": {"6": 1, "24": 14}}
+    )
     assert legal_plays(blocked, (6, 6), SPORT)[0].notation == ""
-    assert analysis.analyse_play(blocked, (6, 6), blocked, SPORT) == {"plays": 1,
-                                                                       "mark": "forced"}
+    assert analysis.analyse_play(blocked, (6, 6), blocked, SPORT) == {"plays": 1, "mark": "forced"}
 
 
 def test_throwing_away_the_last_bear_off_is_a_blunder_by_the_exact_values():
@@ -111,14 +110,25 @@ def test_throwing_away_the_last_bear_off_is_a_blunder_by_the_exact_values():
     assert (good["mark"], good["lost"], good["best"]) == ("best", 0.0, "2/off 1/off")
 
 
-@pytest.mark.parametrize("lost, mark", [(0.0, "best"), (0.0004, "best"), (0.001, "ok"),
-                                        (0.0499, "ok"), (0.05, "mistake"), (0.1199, "mistake"),
-                                        (0.12, "blunder"), (2.0, "blunder")])
+@pytest.mark.parametrize(
+    "lost, mark",
+    [
+        (0.0, "best"),
+        (0.0004, "best"),
+        (0.001, "ok"),
+        (0.0499, "ok"),
+        (0.05, "mistake"),
+        (0.1199, "mistake"),
+        (0.12, "blunder"),
+        (2.0, "blunder"),
+    ],
+)
 def test_marks_follow_the_thresholds(lost, mark):
     assert analysis.mark_of(lost) == mark
 
 
 # --- the stored analysis ----------------------------------------------------------------------
+
 
 def finished_bot_game(monkeypatch, turns=3):
     """A game of HUMAN (white) against the medium bot: ``turns`` turns each, then HUMAN
@@ -170,8 +180,9 @@ def test_one_analysis_is_queued_at_a_time_and_a_stale_or_failed_one_again(monkey
     assert queued
     assert analysis.request_analysis(game.id) == (pending, False)
 
-    GameAnalysis.objects.update(status=AnalysisStatus.RUNNING,
-                                started=pending.requested - analysis.STALE_AFTER * 2)
+    GameAnalysis.objects.update(
+        status=AnalysisStatus.RUNNING, started=pending.requested - analysis.STALE_AFTER * 2
+    )
     _, queued = analysis.request_analysis(game.id)  # a worker died with it
     assert queued and GameAnalysis.objects.get().status == AnalysisStatus.PENDING
 
@@ -210,8 +221,10 @@ def test_the_replay_page_shows_marks_and_the_summary(monkeypatch):
     frames = [f for f in response.context["frames"] if f["kind"] == "play"]
     assert [f["analysis"]["n"] for f in frames] == [r["n"] for r in done.plays]
     marked = next(f for f in frames if f["n"] == row["n"])
-    assert f'id="frame-{marked["index"]}" data-index="{marked["index"]}" ' \
-           'class="replay-item replay-play an-blunder"' in html
+    assert (
+        f'id="frame-{marked["index"]}" data-index="{marked["index"]}" '
+        'class="replay-item replay-play an-blunder"' in html
+    )
     assert 'an-mark-blunder"><span class="an-badge">Blunder</span>' in html
     assert "−0.250" in html
     assert 'id="an-best-toggle"' in html and 'id="replay-analysis"' in html
@@ -263,8 +276,9 @@ def test_the_request_button_queues_one_analysis_with_csrf(monkeypatch, unattende
     # Asked again (or by someone else) while queued: the same analysis, nothing more queued.
     other = Client(enforce_csrf_checks=True)
     other_token = other.get(replay_url(game)).cookies["csrftoken"].value
-    answer = other.post(request_url(game), {"csrfmiddlewaretoken": other_token},
-                        HTTP_ACCEPT="application/json")
+    answer = other.post(
+        request_url(game), {"csrfmiddlewaretoken": other_token}, HTTP_ACCEPT="application/json"
+    )
     assert answer.status_code == 200
     assert (answer.json()["status"], answer.json()["queued"]) == ("pending", False)
     assert GameAnalysis.objects.count() == 1
@@ -290,14 +304,16 @@ def test_the_request_is_refused_for_a_game_in_play(monkeypatch):
 
 # --- the task in a real Celery worker ---------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def analysis_worker(test_process_env, celery_test_queue, tmp_path_factory):
     """A Celery worker reading the analyses' queue of this run (analysis.analysis_queue)."""
     from nardy_site.celery import app
 
     queue = analysis.analysis_queue(app)
-    worker = start_worker(test_process_env, queue,
-                          tmp_path_factory.mktemp("analysis") / "worker.log")
+    worker = start_worker(
+        test_process_env, queue, tmp_path_factory.mktemp("analysis") / "worker.log"
+    )
     try:
         yield worker
     finally:
@@ -307,7 +323,8 @@ def analysis_worker(test_process_env, celery_test_queue, tmp_path_factory):
 @pytest.mark.celery
 @pytest.mark.django_db(transaction=True)
 def test_a_finished_game_against_the_computer_is_analysed_by_the_worker(
-        monkeypatch, analysis_worker):
+    monkeypatch, analysis_worker
+):
     game = finished_bot_game(monkeypatch, turns=4)
     assert game.status == Status.FINISHED
     deadline = time.monotonic() + 60
@@ -321,5 +338,5 @@ def test_a_finished_game_against_the_computer_is_analysed_by_the_worker(
     assert stored.status == AnalysisStatus.DONE, (stored.error, analysis_worker.log()[-3000:])
     assert len(stored.plays) == Game.objects.get(pk=game.id).events.filter(kind="play").count()
     assert stored.duration_ms is not None and stored.method == analysis.METHOD
-    assert "analysis game=%s" % game.id in analysis_worker.log()
+    assert f"analysis game={game.id}" in analysis_worker.log()
     assert queued_tasks(analysis_worker.queue) == 0

@@ -1,5 +1,6 @@
 """The arena (games.bots.arena): dice-paired matches. Smoke sizes with loose thresholds; the
 measurements over 1,000 pairs are in docs/bots.md. Pure Python: no database."""
+
 from games.bots import arena
 
 
@@ -8,8 +9,9 @@ def test_both_games_of_a_pair_see_the_same_dice_with_the_colours_swapped():
     again = arena.play_pair(("easy", "random", 5))
     assert [r[:3] for r in (first, second)] == [r[:3] for r in again]  # reproducible
     a, b = arena.DiceStream(5), arena.DiceStream(5)
-    assert a.opening == b.opening and [a.roll(i) for i in range(50)] == [b.roll(i)
-                                                                         for i in range(50)]
+    assert a.opening == b.opening and [a.roll(i) for i in range(50)] == [
+        b.roll(i) for i in range(50)
+    ]
 
 
 def test_easy_and_medium_beat_a_random_player():

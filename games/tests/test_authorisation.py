@@ -1,6 +1,7 @@
 """Who may act (issue #8): a player only in their own game and on their turn, an onlooker
 never, a guest never in another guest's game, whose id cannot be guessed (random UUID4s);
 every form posted without its CSRF token is refused with 403."""
+
 import re
 import uuid
 from pathlib import Path
@@ -14,7 +15,13 @@ from django.urls import reverse
 from games import services
 from games.models import Challenge, Game, ImportedRecord, Match
 from games.tests.factories import (
-    BLACK_GUEST, HUMAN, ONLOOKER, FixedDice, new_bot_game, new_people_game, state,
+    BLACK_GUEST,
+    HUMAN,
+    ONLOOKER,
+    FixedDice,
+    new_bot_game,
+    new_people_game,
+    state,
 )
 from games.tests.test_account_sockets import account_game, next_error, socket_of
 from games.tests.test_consumers import communicator, connect, receive
@@ -33,14 +40,16 @@ def fixed(monkeypatch):
 def every_action(version, play="24/18 18/13"):
     """One frame of each kind that changes a game, all at ``version`` (the play is legal for
     white after a 6-5 opening)."""
-    return [{"type": kind, "version": version} for kind in
-            ("roll", "double", "take", "drop", "resign", "claim")] + [
-        {"type": "play", "version": version, "play": play}]
+    return [
+        {"type": kind, "version": version}
+        for kind in ("roll", "double", "take", "drop", "resign", "claim")
+    ] + [{"type": "play", "version": version, "play": play}]
 
 
 def answers_to(game_id, guest_id, frames):
     """The viewer's snapshot and the answer to each frame sent on a socket as ``guest_id``
     (None: a visitor without a session)."""
+
     async def scenario():
         comm = await communicator(game_id, guest_id)
         snapshot = await connect(comm)
@@ -55,6 +64,7 @@ def answers_to(game_id, guest_id, frames):
 
 
 # --- ids ----------------------------------------------------------------------------------
+
 
 @pytest.mark.django_db(transaction=True)
 def test_ids_in_urls_are_random_uuid4s_not_a_sequence():
@@ -72,8 +82,15 @@ def test_ids_in_urls_are_random_uuid4s_not_a_sequence():
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize("path", ["/ws/game/1/", "/ws/game/00000000-0000-4000-8000-000000000001/",
-                                  f"/ws/game/{uuid.uuid4()}/", "/ws/game/../lobby/"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/ws/game/1/",
+        "/ws/game/00000000-0000-4000-8000-000000000001/",
+        f"/ws/game/{uuid.uuid4()}/",
+        "/ws/game/../lobby/",
+    ],
+)
 def test_a_guessed_game_id_is_closed_with_4404(path):
     async def scenario():
         comm = await communicator(None, INTRUDER, path=path)
@@ -88,6 +105,7 @@ def test_a_guessed_game_id_is_closed_with_4404(path):
 
 # --- acting in a game ---------------------------------------------------------------------
 
+
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("viewer", [INTRUDER, ONLOOKER, None])
 def test_nobody_but_its_players_can_act_in_a_game(fixed, viewer):
@@ -96,8 +114,9 @@ def test_nobody_but_its_players_can_act_in_a_game(fixed, viewer):
     game = new_bot_game(fixed, opening=(6, 5))
     new_bot_game(fixed, opening=(6, 5), guest=INTRUDER)
     before = state(game.id)
-    snapshot, answers = answers_to(game.id, viewer, every_action(game.version)
-                                   + [{"type": "why", "point": 1}])
+    snapshot, answers = answers_to(
+        game.id, viewer, every_action(game.version) + [{"type": "why", "point": 1}]
+    )
     assert snapshot["you"] is None and snapshot["actions"] == [] and snapshot["legal"] is None
     assert [a["code"] for a in answers] == ["not_your_turn"] * len(answers)
     assert all(a["message"] == "You are not a player of this game." for a in answers)
@@ -108,9 +127,11 @@ def test_nobody_but_its_players_can_act_in_a_game(fixed, viewer):
 def test_a_player_acts_only_on_their_turn(fixed):
     game = new_people_game(clock=None, fixed=fixed, opening=(6, 5))  # white to play 6-5
     before = state(game.id)
-    frames = [{"type": "roll", "version": game.version},
-              {"type": "play", "version": game.version, "play": "24/18 18/13"},
-              {"type": "play", "version": game.version, "play": "13/7 13/8"}]
+    frames = [
+        {"type": "roll", "version": game.version},
+        {"type": "play", "version": game.version, "play": "24/18 18/13"},
+        {"type": "play", "version": game.version, "play": "13/7 13/8"},
+    ]
     _snapshot, answers = answers_to(game.id, BLACK_GUEST, frames)
     assert [a["code"] for a in answers] == ["not_your_turn"] * 3
     assert state(game.id) == before
@@ -118,8 +139,9 @@ def test_a_player_acts_only_on_their_turn(fixed):
 
 @pytest.mark.django_db(transaction=True)
 def test_a_signed_in_account_cannot_act_in_another_accounts_game(fixed):
-    owner, other = (get_user_model().objects.create_user(username=name)
-                    for name in ("owner", "other"))
+    owner, other = (
+        get_user_model().objects.create_user(username=name) for name in ("owner", "other")
+    )
     game = account_game(fixed, owner)
     client = Client()
     client.force_login(other)
@@ -128,8 +150,7 @@ def test_a_signed_in_account_cannot_act_in_another_accounts_game(fixed):
     async def scenario():
         comm = await socket_of(client, game.id)
         snapshot = await connect(comm)
-        await comm.send_json_to({"type": "play", "version": game.version,
-                                 "play": "24/18 18/13"})
+        await comm.send_json_to({"type": "play", "version": game.version, "play": "24/18 18/13"})
         answer = await next_error(comm)
         await comm.disconnect()
         return snapshot, answer
@@ -149,13 +170,15 @@ def test_another_guest_cannot_withdraw_a_challenge_or_read_a_running_game(fixed)
     assert Challenge.objects.get().status == "open"
     game = new_bot_game(fixed, opening=(6, 5))
     for name in ("replay", "record"):
-        assert intruder.get(reverse(f"games:{name}", kwargs={"game_id": game.id})).status_code \
-            == 404
+        assert (
+            intruder.get(reverse(f"games:{name}", kwargs={"game_id": game.id})).status_code == 404
+        )
     analysis = reverse("games:analysis_request", kwargs={"game_id": game.id})
     assert intruder.post(analysis).status_code == 404
 
 
 # --- CSRF ---------------------------------------------------------------------------------
+
 
 def _token(client):
     """Give ``client`` a CSRF cookie (as any form page does) and return its token."""
@@ -169,24 +192,43 @@ def _forms():
     forms = []
     creator = Client(enforce_csrf_checks=True)
     forms.append(("new game", creator, reverse("games:new"), {"preset": "sport"}))
-    forms.append(("challenge link", creator, reverse("games:challenge_new"),
-                  {"preset": "sport"}))
+    forms.append(("challenge link", creator, reverse("games:challenge_new"), {"preset": "sport"}))
     # a challenge of another guest to accept, one of this guest's to withdraw
     link = services.create_challenge("guest-creator", preset="sport")
-    forms.append(("accept", Client(enforce_csrf_checks=True),
-                  reverse("games:challenge_accept", kwargs={"challenge_id": link.id}), {}))
+    forms.append(
+        (
+            "accept",
+            Client(enforce_csrf_checks=True),
+            reverse("games:challenge_accept", kwargs={"challenge_id": link.id}),
+            {},
+        )
+    )
     mine = Client(enforce_csrf_checks=True)
     own = services.create_challenge(_guest(mine), preset="sport")
-    forms.append(("withdraw", mine,
-                  reverse("games:challenge_cancel", kwargs={"challenge_id": own.id}), {}))
-    forms.append(("import", Client(enforce_csrf_checks=True), reverse("games:import"),
-                  {"text": "garbage"}))
-    forms.append(("language", Client(enforce_csrf_checks=True), reverse("set_language"),
-                  {"language": "ru", "next": "/ru/"}))
+    forms.append(
+        ("withdraw", mine, reverse("games:challenge_cancel", kwargs={"challenge_id": own.id}), {})
+    )
+    forms.append(
+        ("import", Client(enforce_csrf_checks=True), reverse("games:import"), {"text": "garbage"})
+    )
+    forms.append(
+        (
+            "language",
+            Client(enforce_csrf_checks=True),
+            reverse("set_language"),
+            {"language": "ru", "next": "/ru/"},
+        )
+    )
     finished = services.create_bot_game(HUMAN)
     services.resign(finished.id, services.Actor(guest_id=HUMAN), finished.version)
-    forms.append(("analysis", Client(enforce_csrf_checks=True),
-                  reverse("games:analysis_request", kwargs={"game_id": finished.id}), {}))
+    forms.append(
+        (
+            "analysis",
+            Client(enforce_csrf_checks=True),
+            reverse("games:analysis_request", kwargs={"game_id": finished.id}),
+            {},
+        )
+    )
     user = get_user_model().objects.create_user(username="named")
     signed_in = Client(enforce_csrf_checks=True)
     signed_in.force_login(user)
@@ -194,8 +236,14 @@ def _forms():
     signed_out = Client(enforce_csrf_checks=True)
     signed_out.force_login(get_user_model().objects.create_user(username="leaving"))
     forms.append(("sign out", signed_out, reverse("account_logout"), {}))
-    forms.append(("admin sign-in", Client(enforce_csrf_checks=True), reverse("admin:login"),
-                  {"username": "nobody", "password": "nothing"}))
+    forms.append(
+        (
+            "admin sign-in",
+            Client(enforce_csrf_checks=True),
+            reverse("admin:login"),
+            {"username": "nobody", "password": "nothing"},
+        )
+    )
     return forms
 
 
@@ -223,8 +271,9 @@ def test_every_post_form_in_the_templates_carries_the_csrf_token():
     forms = 0
     for path in (ROOT / "templates").rglob("*.html"):
         text = path.read_text()
-        for form in re.findall(r"<form\b[^>]*method=\"post\"[^>]*>.*?</form>", text,
-                               flags=re.S | re.I):
+        for form in re.findall(
+            r"<form\b[^>]*method=\"post\"[^>]*>.*?</form>", text, flags=re.S | re.I
+        ):
             forms += 1
             assert "{% csrf_token %}" in form or "{% csrf_field %}" in form, path
     assert forms >= 10

@@ -1,20 +1,21 @@
 """The bot levels, the neural evaluator, its training and the bear-off table.
 Pure Python + numpy: no database."""
+
 import random
 
 import numpy as np
 import pytest
 
-from games.bots import ALL_LEVELS, choose_play
-from games.bots import bearoff, neural, train
+from games.bots import ALL_LEVELS, bearoff, choose_play, neural, train
 from games.bots.features import N_INPUTS, encode
 from games.bots.network import Network, equity, flip
 from games.engine import Position, legal_plays
 
 
 def pos(white, black, turn="white", first_turn=False):
-    return Position.from_json({"turn": turn, "white": white, "black": black,
-                               "first_turn": first_turn})
+    return Position.from_json(
+        {"turn": turn, "white": white, "black": black, "first_turn": first_turn}
+    )
 
 
 def test_encoding_has_213_inputs_and_sees_the_opponent_on_the_same_physical_point():
@@ -50,9 +51,10 @@ def test_encoding_carries_the_medium_evaluations_blocking_terms_for_both_sides()
                 mine = play.result.board(mover)
                 for k, (board, blocked) in enumerate(((mine, them), (them, mine))):
                     t = medium_terms(board, blocked)
-                    got = row[N_BASE + 5 * k:N_BASE + 5 * k + 5]
+                    got = row[N_BASE + 5 * k : N_BASE + 5 * k + 5]
                     assert list(got[:4]) == pytest.approx(
-                        [t["hold"] / 36, t["near"] / 6, t["run_squares"] / 36, t["front"] / 6])
+                        [t["hold"] / 36, t["near"] / 6, t["run_squares"] / 36, t["front"] / 6]
+                    )
                     assert got[4] * 6 <= t["no_reply"] + 1e-6
                     checked += 1
             position = rng.choice(plays).result
@@ -66,7 +68,7 @@ def test_encoding_knows_a_finished_race_the_home_and_the_longest_block():
     black = {"6": 2, "5": 2}
     position = pos(white, black)
     x = encode([position.white], position.black)[0]
-    assert x[198] == 0                                   # contact: white 13 is black's 1
+    assert x[198] == 0  # contact: white 13 is black's 1
     assert x[199] == pytest.approx(5 / 15) and x[200] == pytest.approx(4 / 15)
     # Along the other side's path (own 12, 11, …, 1, 24, …, 13): white 12-11, 6-5-4, 2-1 and
     # 13 apart; black 6-5.
@@ -87,12 +89,17 @@ def test_training_trace_is_the_gradient_of_whites_values_for_both_sides():
         trace = trainer._zero_trace()
         trainer._accumulate(trace, x, side)
 
-        def whites(n):
+        def whites(n, side=side):
             y = n.forward(x)[1]
             return y if side == "white" else flip(y)
 
-        for name, index, slot in (("w1", (92, 3), 0), ("b1", (2,), 1), ("w2", (4, 1), 2),
-                                  ("w2", (4, 2), 2), ("b2", (0,), 3)):
+        for name, index, slot in (
+            ("w1", (92, 3), 0),
+            ("b1", (2,), 1),
+            ("w2", (4, 1), 2),
+            ("w2", (4, 2), 2),
+            ("b2", (0,), 3),
+        ):
             weights = getattr(net, name).astype(np.float64)
             setattr(net, name, weights)
             weights[index] += 1e-3
@@ -122,25 +129,72 @@ def test_network_weights_round_trip(tmp_path):
 
 def test_training_is_reproducible_from_its_seed(tmp_path):
     for name in ("a", "b"):
-        assert train.main(["--games", "3", "--seed", "7", "--hidden", "8",
-                           "--out", str(tmp_path / f"{name}.npz")]) == 0
+        assert (
+            train.main(
+                [
+                    "--games",
+                    "3",
+                    "--seed",
+                    "7",
+                    "--hidden",
+                    "8",
+                    "--out",
+                    str(tmp_path / f"{name}.npz"),
+                ]
+            )
+            == 0
+        )
     a, b = (np.load(tmp_path / f"{n}.npz") for n in ("a", "b"))
     assert all(np.array_equal(a[k], b[k]) for k in ("w1", "b1", "w2", "b2"))
     assert not np.array_equal(a["w1"], Network(hidden=8, seed=7).w1)  # it learned something
 
 
 def test_training_steps_fall_to_alpha_end_and_every_save_is_kept(tmp_path):
-    assert train.main(["--games", "4", "--seed", "7", "--hidden", "8", "--alpha", "0.1",
-                       "--alpha-end", "0.01", "--save-every", "2",
-                       "--out", str(tmp_path / "run-{games}.npz")]) == 0
+    assert (
+        train.main(
+            [
+                "--games",
+                "4",
+                "--seed",
+                "7",
+                "--hidden",
+                "8",
+                "--alpha",
+                "0.1",
+                "--alpha-end",
+                "0.01",
+                "--save-every",
+                "2",
+                "--out",
+                str(tmp_path / "run-{games}.npz"),
+            ]
+        )
+        == 0
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run-2.npz", "run-4.npz"]
     meta = Network.load(tmp_path / "run-4.npz").meta
     assert (meta["games"], meta["alpha"], meta["alpha_end"]) == (4, 0.1, 0.01)
     # A different step schedule learns differently from the same seed.
-    assert train.main(["--games", "4", "--seed", "7", "--hidden", "8", "--alpha", "0.1",
-                       "--out", str(tmp_path / "flat.npz")]) == 0
-    assert not np.array_equal(np.load(tmp_path / "flat.npz")["w1"],
-                              np.load(tmp_path / "run-4.npz")["w1"])
+    assert (
+        train.main(
+            [
+                "--games",
+                "4",
+                "--seed",
+                "7",
+                "--hidden",
+                "8",
+                "--alpha",
+                "0.1",
+                "--out",
+                str(tmp_path / "flat.npz"),
+            ]
+        )
+        == 0
+    )
+    assert not np.array_equal(
+        np.load(tmp_path / "flat.npz")["w1"], np.load(tmp_path / "run-4.npz")["w1"]
+    )
 
 
 def test_the_arena_can_measure_another_network_file(tmp_path):
@@ -166,8 +220,9 @@ def test_every_level_plays_legal_plays(level):
 def test_hard_bot_falls_back_to_its_first_choice_at_the_time_cap():
     position = pos({"24": 10, "18": 2, "13": 3}, {"24": 12, "19": 3}, turn="black")
     plays = legal_plays(position, (6, 5))
-    values = neural._values(neural.network(), "black", [p.result for p in plays],
-                            position.board("white"))
+    values = neural._values(
+        neural.network(), "black", [p.result for p in plays], position.board("white")
+    )
     capped = neural.choose_hard(position, (6, 5), plays, cap_s=0)
     assert capped == plays[int(np.argmax(values))]
 
@@ -175,7 +230,10 @@ def test_hard_bot_falls_back_to_its_first_choice_at_the_time_cap():
 def test_bearoff_table_is_exact_on_small_positions():
     t = bearoff.table()
     empty = (15,) + (0,) * 24
-    one_on = lambda p: tuple(14 if i == 0 else (1 if i == p else 0) for i in range(25))
+
+    def one_on(p):
+        return tuple(14 if i == 0 else (1 if i == p else 0) for i in range(25))
+
     assert t.rolls_to_finish(empty) == 0
     assert t.rolls_to_finish(one_on(1)) == pytest.approx(1.0)
     # One checker on 6: off at once with a 6, a double from 2-2 up, or two dice summing to

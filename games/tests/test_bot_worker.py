@@ -1,6 +1,7 @@
 """The bot's moves run in a real Celery worker process, queued on commit through the real Redis
 broker, and their snapshots reach a connected socket. Also times each bot move (measured in
 the task) over a whole game."""
+
 import json
 import random
 import time
@@ -53,14 +54,14 @@ def test_bot_move_from_the_worker_reaches_the_socket(celery_worker_process, monk
 
     async_to_sync(scenario)()
     events = list(Game.objects.get(pk=game.id).events.values_list("kind", "side"))
-    assert events == [("opening", "white"), ("play", "white"), ("roll", "black"),
-                      ("play", "black")]
+    assert events == [("opening", "white"), ("play", "white"), ("roll", "black"), ("play", "black")]
     assert len(celery_worker_process.wait_for_bot_moves(game.id, 1)) == 1
 
 
 @pytest.mark.parametrize("level", ["medium", "hard"])
-def test_a_whole_game_against_the_worker_bot(celery_worker_process, celery_test_queue, level,
-                                            settings):
+def test_a_whole_game_against_the_worker_bot(
+    celery_worker_process, celery_test_queue, level, settings
+):
     """The human plays random legal plays over the socket; every bot move comes from the
     worker. Ends with a result; the record replays to the final position. Prints the bot's
     move times (median and worst, ms) measured inside the task."""
@@ -105,7 +106,8 @@ def test_a_whole_game_against_the_worker_bot(celery_worker_process, celery_test_
 
 
 def test_a_bot_move_lost_before_a_restart_is_played_once_when_a_worker_starts(
-        unattended_queue, test_process_env, tmp_path, monkeypatch):
+    unattended_queue, test_process_env, tmp_path, monkeypatch
+):
     from games.tests.conftest import start_worker, stop_worker
 
     fixed = FixedDice(monkeypatch)
@@ -113,6 +115,7 @@ def test_a_bot_move_lost_before_a_restart_is_played_once_when_a_worker_starts(
     assert Game.objects.get(pk=game.pk).is_bot_turn
     # The queued move is lost, as with a restarted embedded Redis.
     from games.tests.conftest import _delete_queue
+
     _delete_queue(unattended_queue)
     worker = start_worker(test_process_env, f"{unattended_queue}-fresh", tmp_path / "w.log")
     try:

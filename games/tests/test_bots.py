@@ -1,5 +1,6 @@
 """games.bots: the heuristic bot chooses legal plays, bears off, leaves the head, and beats
 a random player. Pure engine, no database."""
+
 import random
 
 import pytest
@@ -9,8 +10,7 @@ from games.engine import Position, legal_plays
 
 
 def pos(white, black, turn="white"):
-    return Position.from_json({"turn": turn, "white": white, "black": black,
-                               "first_turn": False})
+    return Position.from_json({"turn": turn, "white": white, "black": black, "first_turn": False})
 
 
 @pytest.mark.parametrize("level", LEVELS)
@@ -52,14 +52,16 @@ def test_score_prefers_points_just_in_front_of_the_opponent():
             b[p] = 1
         return tuple(b)
 
-    assert score_position(board((11, 10, 9)), opponent) > score_position(board((21, 5, 4)),
-                                                                         opponent)
+    assert score_position(board((11, 10, 9)), opponent) > score_position(
+        board((21, 5, 4)), opponent
+    )
 
 
 def test_bot_is_reproducible_with_the_same_rng():
     position = pos({"24": 14, "13": 1}, {"24": 14, "13": 1})
-    first = [choose_play(position, (3, 3), "sport", rng=random.Random(9)).notation
-             for _ in range(3)]
+    first = [
+        choose_play(position, (3, 3), "sport", rng=random.Random(9)).notation for _ in range(3)
+    ]
     assert len(set(first)) == 1
 
 
@@ -82,6 +84,5 @@ def _play_out(rng, levels):
 
 def test_medium_bot_beats_a_random_player():
     rng = random.Random(2024)
-    wins = sum(_play_out(rng, {"white": "medium", "black": "easy"}) == "medium"
-               for _ in range(6))
+    wins = sum(_play_out(rng, {"white": "medium", "black": "easy"}) == "medium" for _ in range(6))
     assert wins >= 5

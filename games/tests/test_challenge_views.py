@@ -3,8 +3,9 @@ challenge link's form, page, accept, withdraw and status; the clock option of a 
 the computer; the game page, "my games" and the replay of games with a clock, aborted ones too;
 in "my games" the opponent's name for an account, "rated", "with a friend" only for games a
 link started, and "just now" for a change of the last minute."""
+
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -18,7 +19,7 @@ from games.tests.factories import new_people_game, play_turn
 
 pytestmark = pytest.mark.django_db
 
-T0 = datetime(2027, 3, 1, 12, 0, tzinfo=timezone.utc)
+T0 = datetime(2027, 3, 1, 12, 0, tzinfo=UTC)
 
 
 def make_challenge(client, **data):
@@ -56,11 +57,14 @@ def test_the_form_makes_a_link_with_the_chosen_table_and_its_creator_gets_it_to_
     assert "Standard clock" in page and "Match clock" in page
     assert "15 s to roll and 45 s for each move" in page
 
-    response, challenge = make_challenge(creator, preset="match", match_length="5",
-                                         colour="white")
+    response, challenge = make_challenge(creator, preset="match", match_length="5", colour="white")
     assert response.status_code == 302 and response["Location"] == page_of(challenge)
     assert (challenge.preset, challenge.match_length, challenge.colour, challenge.status) == (
-        "match", 5, "white", ChallengeStatus.OPEN)
+        "match",
+        5,
+        "white",
+        ChallengeStatus.OPEN,
+    )
     assert challenge.creator_guest == creator.session["guest_id"]
 
     response = creator.get(page_of(challenge))
@@ -77,8 +81,9 @@ def test_the_form_makes_a_link_with_the_chosen_table_and_its_creator_gets_it_to_
 
 
 def test_classic_options_are_kept_and_shown_to_the_friend(creator, friend):
-    _response, challenge = make_challenge(creator, preset="classic", koks="off", cube="on",
-                                          colour="black")
+    _response, challenge = make_challenge(
+        creator, preset="classic", koks="off", cube="on", colour="black"
+    )
     assert challenge.table == {"koks": False, "cube": True}
     page = friend.get(page_of(challenge)).content.decode()
     assert "No koks." in page and "With the doubling cube." in page
@@ -86,10 +91,15 @@ def test_classic_options_are_kept_and_shown_to_the_friend(creator, friend):
     assert "Standard clock" in page and "2 min for the whole game" in page
 
 
-@pytest.mark.parametrize("data", [
-    {"preset": "sport", "cube": "on"}, {"preset": "match", "match_length": "4"},
-    {"preset": "classic", "match_length": "3"}, {"colour": "purple"},
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"preset": "sport", "cube": "on"},
+        {"preset": "match", "match_length": "4"},
+        {"preset": "classic", "match_length": "3"},
+        {"colour": "purple"},
+    ],
+)
 def test_bad_challenge_options_get_the_form_again_with_the_reason(creator, data):
     response = creator.post(reverse("games:challenge_new"), data)
     assert response.status_code == 400
@@ -177,19 +187,23 @@ def test_a_withdrawn_challenge_says_so_and_cannot_be_accepted(creator, friend):
     assert Challenge.objects.get().status == ChallengeStatus.CANCELLED
     assert "You withdrew this challenge." in creator.get(page_of(challenge)).content.decode()
     assert creator.get(action_url("challenge_status", challenge)).json() == {
-        "status": "cancelled", "game": None}
+        "status": "cancelled",
+        "game": None,
+    }
 
     assert "This challenge was withdrawn." in friend.get(page_of(challenge)).content.decode()
     response = friend.post(action_url("challenge_accept", challenge))
     assert response.status_code == 409 and response.context["error"] == (
-        "This challenge was withdrawn.")
+        "This challenge was withdrawn."
+    )
     assert not Game.objects.exists()
     response = creator.post(action_url("challenge_cancel", challenge))
     assert response.status_code == 409
 
 
-def test_an_accepted_challenge_cannot_be_withdrawn_and_its_creator_goes_to_the_game(creator,
-                                                                                    friend):
+def test_an_accepted_challenge_cannot_be_withdrawn_and_its_creator_goes_to_the_game(
+    creator, friend
+):
     _response, challenge = make_challenge(creator)
     friend.post(action_url("challenge_accept", challenge))
     response = creator.post(action_url("challenge_cancel", challenge))
@@ -198,10 +212,15 @@ def test_an_accepted_challenge_cannot_be_withdrawn_and_its_creator_goes_to_the_g
     assert Challenge.objects.get().status == ChallengeStatus.ACCEPTED
 
 
-@pytest.mark.parametrize("name,method", [
-    ("challenge", "get"), ("challenge_status", "get"), ("challenge_accept", "post"),
-    ("challenge_cancel", "post"),
-])
+@pytest.mark.parametrize(
+    "name,method",
+    [
+        ("challenge", "get"),
+        ("challenge_status", "get"),
+        ("challenge_accept", "post"),
+        ("challenge_cancel", "post"),
+    ],
+)
 def test_an_unknown_challenge_is_404(client, name, method):
     url = reverse(f"games:{name}", kwargs={"challenge_id": uuid.uuid4()})
     assert getattr(client, method)(url).status_code == 404
@@ -222,12 +241,16 @@ def test_the_site_menu_and_the_new_game_page_lead_to_play_a_friend(client):
 
 # --- the clock against the computer --------------------------------------------------------
 
+
 def test_a_game_against_the_computer_has_a_clock_only_if_asked(client):
     client.post(reverse("games:new"), {"preset": "sport"})
     assert Game.objects.get().clock == {}
     # The form sends a hidden "off" before the checkbox: the last value counts.
-    client.post(reverse("games:new"), "preset=match&match_length=3&clock=off&clock=on",
-                content_type="application/x-www-form-urlencoded")
+    client.post(
+        reverse("games:new"),
+        "preset=match&match_length=3&clock=off&clock=on",
+        content_type="application/x-www-form-urlencoded",
+    )
     game = Game.objects.order_by("-created").first()
     assert game.clock == CLOCKS[MATCH].to_json()
     room = client.get(reverse("games:game", kwargs={"game_id": game.id}))
@@ -255,6 +278,7 @@ def test_a_bad_clock_value_is_refused(client):
 
 # --- games that a clock ended -------------------------------------------------------------
 
+
 def test_my_games_lists_games_with_friends_aborted_games_and_open_links(time_machine):
     time_machine.move_to(T0, tick=False)
     creator_guest, friend = Client(), Client()
@@ -279,7 +303,8 @@ def test_my_games_lists_games_with_friends_aborted_games_and_open_links(time_mac
     replay = Client().get(reverse("games:replay", kwargs={"game_id": game.id}))
     assert replay.status_code == 200
     assert "Game aborted: a first move was not made in time; no result." in (
-        replay.content.decode())
+        replay.content.decode()
+    )
 
 
 def test_a_game_lost_on_time_shows_why_in_my_games_and_the_replay(time_machine):
@@ -303,6 +328,7 @@ def test_a_game_lost_on_time_shows_why_in_my_games_and_the_replay(time_machine):
 
 # --- "my games": who the opponent is ------------------------------------------------------
 
+
 def account(name):
     """A new account whose display name is ``name``."""
     user = get_user_model().objects.create_user(username=name.lower())
@@ -325,11 +351,13 @@ def test_my_games_names_an_opponent_with_an_account_and_says_rated(time_machine)
     lobby.join(anna.pk, "sport")
     paired = lobby.join(boris.pk, "sport").game  # the lobby's rated game: no link, no friend
     casual = services.accept_challenge(services.create_challenge(as_anna).pk, as_boris)
-    with_guest = services.accept_challenge(services.create_challenge(as_anna).pk,
-                                           "guest-of-a-friend")
+    with_guest = services.accept_challenge(
+        services.create_challenge(as_anna).pk, "guest-of-a-friend"
+    )
     match = services.accept_challenge(
         services.create_challenge(as_anna, preset="match", match_length=5, colour="white").pk,
-        "guest-of-a-match-friend")
+        "guest-of-a-match-friend",
+    )
     services.resign(match.pk, as_anna, match.version)  # the match goes on with game 2
     second = Game.objects.get(match_id=match.match_id, match_number=2)
     client = Client()

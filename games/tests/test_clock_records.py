@@ -3,7 +3,8 @@ time or by leaving is written with its timeout/abandon line and scored like a re
 aborted game with ``result aborted``; the replay page, the record download and the importer
 take them all. The games are played through the services with short clocks and controlled
 time (time-machine)."""
-from datetime import datetime, timezone
+
+from datetime import UTC, datetime
 
 import pytest
 import time_machine
@@ -19,13 +20,27 @@ from games.tests.factories import FixedDice, new_bot_game
 
 pytestmark = pytest.mark.django_db
 
-START = datetime(2026, 5, 1, 12, 0, tzinfo=timezone.utc)
+START = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 #: standard-like: 1 s to roll, 1 s per move, 1 s reserve, claim after 1 s away, 2 s first move
-STANDARD = ClockSpec(kind="standard", roll_ms=1000, move_ms=1000, reserve_ms=1000,
-                     claim_after_ms=1000, first_move_ms=2000)
+STANDARD = ClockSpec(
+    kind="standard",
+    roll_ms=1000,
+    move_ms=1000,
+    reserve_ms=1000,
+    claim_after_ms=1000,
+    first_move_ms=2000,
+)
 #: match-like: automatic roll, 1 s per move, 1 s reserve, 60 s cap, 1 s to reconnect
-MATCH = ClockSpec(kind="match", roll_ms=None, move_ms=1000, reserve_ms=1000, max_move_ms=60_000,
-                  reconnect_ms=1000, first_move_ms=2000, loses=LOSES_MATCH)
+MATCH = ClockSpec(
+    kind="match",
+    roll_ms=None,
+    move_ms=1000,
+    reserve_ms=1000,
+    max_move_ms=60_000,
+    reconnect_ms=1000,
+    first_move_ms=2000,
+    loses=LOSES_MATCH,
+)
 
 
 @pytest.fixture
@@ -57,7 +72,7 @@ def past_deadline(clock, game):
     the timers allow) and apply what has expired; returns the game as it then is."""
     game = Game.objects.get(pk=game.pk)
     deadline = services.deadline_of(game)
-    clock.move_to(datetime.fromtimestamp(deadline / 1000 + 1.0, tz=timezone.utc))
+    clock.move_to(datetime.fromtimestamp(deadline / 1000 + 1.0, tz=UTC))
     services.apply_timeouts(game.id)
     return Game.objects.get(pk=game.pk)
 
@@ -84,7 +99,8 @@ def assert_record_round_trips(game):
     imported = client.get(response["Location"])
     assert imported.status_code == 200
     assert [f["kind"] for f in imported.context["frames"]] == [
-        f["kind"] for f in page.context["frames"]]
+        f["kind"] for f in page.context["frames"]
+    ]
     return text
 
 
@@ -119,7 +135,10 @@ def test_a_match_game_lost_on_the_match_clock_is_recorded_with_its_match_headers
     assert game.end_reason == "timeout" and game.match.status == Status.FINISHED
     record = game_record(game)
     assert [(name, record.header(name)) for name in ("Match length", "Game", "Clock")] == [
-        ("Match length", "3"), ("Game", "1"), ("Clock", "match")]
+        ("Match length", "3"),
+        ("Game", "1"),
+        ("Clock", "match"),
+    ]
     assert record.result.reason == "timeout" and record.result.winner == "black"
     assert_record_round_trips(game)
 
@@ -134,8 +153,9 @@ def test_a_player_who_leaves_and_is_claimed_against_is_recorded_with_an_abandon(
         services.player_here(game.id, "guest-b", "socket-b")
         services.player_left(game.id, "socket-b")
         clock.shift(1.001)
-        game = services.claim(game.id, services.Actor(guest_id="guest-a"),
-                              Game.objects.get(pk=game.id).version)
+        game = services.claim(
+            game.id, services.Actor(guest_id="guest-a"), Game.objects.get(pk=game.id).version
+        )
     assert (game.end_reason, game.winner) == ("abandon", "white")
     assert game.events.filter(kind=EventKind.ABANDON, side="black").count() == 1
     record = game_record(game)
@@ -156,8 +176,11 @@ def test_an_aborted_game_is_recorded_without_a_result(fixed):
     text = assert_record_round_trips(game)
     assert '[Result "aborted"]' in text and text.endswith("\n1 white abort\nresult aborted\n")
     assert f'[Seed "{game.seed}"]' in text
-    frames = player_client(game.white_guest).get(
-        reverse("games:replay", kwargs={"game_id": game.id})).context["frames"]
+    frames = (
+        player_client(game.white_guest)
+        .get(reverse("games:replay", kwargs={"game_id": game.id}))
+        .context["frames"]
+    )
     assert [f["kind"] for f in frames] == ["start", "abort", "end"]
     assert frames[1]["text"] == "Turn 1: White did not make a first move in time."
     assert frames[2]["text"] == "The game is aborted: it has no result."

@@ -2,9 +2,10 @@
 time under the test's control (time-machine): periods and reserves, the 60 s cap, loss on time
 and its R9 value, the first-move rule, presence and claims, and that a deadline is applied
 once whichever comes first: the player's message, a timer or the sweep."""
+
 import dataclasses
 import random
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.urls import reverse
@@ -12,13 +13,23 @@ from django.urls import reverse
 from games import clocks, services
 from games.clocks import CLOCKS, MATCH, STANDARD, ClockSpec
 from games.models import Game, Match, Phase, Presence, Status, other_side
-from games.tests.factories import (BLACK_GUEST, HUMAN, ONLOOKER, WHITE_GUEST, FixedDice,
-                                   guest_to_act, new_bot_game, new_people_game, play_turn,
-                                   set_position, unchanged)
+from games.tests.factories import (
+    BLACK_GUEST,
+    HUMAN,
+    ONLOOKER,
+    WHITE_GUEST,
+    FixedDice,
+    guest_to_act,
+    new_bot_game,
+    new_people_game,
+    play_turn,
+    set_position,
+    unchanged,
+)
 
 pytestmark = pytest.mark.django_db
 
-T0 = datetime(2027, 3, 1, 12, 0, tzinfo=timezone.utc)
+T0 = datetime(2027, 3, 1, 12, 0, tzinfo=UTC)
 GRACE = services.TIMER_GRACE_MS
 #: the match clock without its cap and with a long reserve: only presence ends a game
 PRESENCE_ONLY = dataclasses.replace(CLOCKS[MATCH], reserve_ms=3_600_000, max_move_ms=None)
@@ -39,7 +50,7 @@ class Clock:
         self.traveller.shift(timedelta(milliseconds=ms))
 
     def to(self, ms):
-        self.traveller.move_to(datetime.fromtimestamp(ms / 1000, tz=timezone.utc), tick=False)
+        self.traveller.move_to(datetime.fromtimestamp(ms / 1000, tz=UTC), tick=False)
 
 
 @pytest.fixture
@@ -76,6 +87,7 @@ def kinds(game):
 
 # --- periods, reserves, the cap -----------------------------------------------------------
 
+
 def test_standard_reserve_is_spent_only_after_the_roll_and_move_free_times(clock):
     game = past_first_moves(new_people_game(True))
     side, other = game.awaiting, other_side(game.awaiting)
@@ -88,8 +100,11 @@ def test_standard_reserve_is_spent_only_after_the_roll_and_move_free_times(clock
     game = services.roll(game.pk, actor, game.version)
     assert game.reserve_of(side) == 120_000
     snap = clock_snap(game)
-    assert (snap["period"], snap["free_ms"], snap["period_started"]) == ("move", 45_000,
-                                                                         clock.now())
+    assert (snap["period"], snap["free_ms"], snap["period_started"]) == (
+        "move",
+        45_000,
+        clock.now(),
+    )
     assert snap["turn_started"] == clock.now() - 15_000
     assert snap["deadline"] == clock.now() + 45_000 + 120_000
 
@@ -118,29 +133,43 @@ def test_out_of_reserve_loses_the_standard_game_scored_by_r9(clock):
     assert kinds(game)[-2:] == ["timeout", "end"]
     result = services.snapshot(fresh(game), WHITE_GUEST)["game"]["result"]
     # both sides still have all their checkers: a mars (R9), one game lost, not a match
-    assert result == {"winner": other_side(loser), "kind": "mars", "points": 2,
-                      "reason": "timeout", "cube": 1, "loser": loser, "match_lost": False, "rating": None}
+    assert result == {
+        "winner": other_side(loser),
+        "kind": "mars",
+        "points": 2,
+        "reason": "timeout",
+        "cube": 1,
+        "loser": loser,
+        "match_lost": False,
+        "rating": None,
+    }
 
 
 WINNER_HOME = {"1": 15}  # the winner's checkers, all in its home
 
 
-@pytest.mark.parametrize("preset, table, loser_board, cube, kind, points", [
-    ("sport", {}, {"12": 14}, 1, "oin", 1),  # one checker off
-    ("sport", {}, {"12": 15}, 1, "mars", 2),  # none off
-    ("sport", {}, {"12": 14, "20": 1}, 1, "mars", 2),  # no koks in sport
-    ("classic", {"koks": True}, {"12": 14, "20": 1}, 1, "koks", 3),  # one in the winner's half
-    ("classic", {"koks": True, "cube": True}, {"12": 14, "20": 1}, 2, "koks", 6),  # x the cube
-    ("classic", {"koks": True, "cube": True}, {"12": 15}, 4, "mars", 8),
-    ("classic", {"koks": False}, {"12": 14, "20": 1}, 1, "mars", 2),
-])
-def test_a_loss_on_time_is_scored_by_r9_on_the_losers_position(clock, fixed, preset, table,
-                                                                 loser_board, cube, kind,
-                                                                 points):
+@pytest.mark.parametrize(
+    "preset, table, loser_board, cube, kind, points",
+    [
+        ("sport", {}, {"12": 14}, 1, "oin", 1),  # one checker off
+        ("sport", {}, {"12": 15}, 1, "mars", 2),  # none off
+        ("sport", {}, {"12": 14, "20": 1}, 1, "mars", 2),  # no koks in sport
+        ("classic", {"koks": True}, {"12": 14, "20": 1}, 1, "koks", 3),  # one in the winner's half
+        ("classic", {"koks": True, "cube": True}, {"12": 14, "20": 1}, 2, "koks", 6),  # x the cube
+        ("classic", {"koks": True, "cube": True}, {"12": 15}, 4, "mars", 8),
+        ("classic", {"koks": False}, {"12": 14, "20": 1}, 1, "mars", 2),
+    ],
+)
+def test_a_loss_on_time_is_scored_by_r9_on_the_losers_position(
+    clock, fixed, preset, table, loser_board, cube, kind, points
+):
     game = new_people_game(True, preset=preset, fixed=fixed, opening=(6, 5), **table)
     # a later turn of black's (the loser's), arranged directly
-    set_position(game, {"turn": "black", "white": WINNER_HOME, "black": loser_board,
-                        "first_turn": False}, phase=Phase.ROLL)
+    set_position(
+        game,
+        {"turn": "black", "white": WINNER_HOME, "black": loser_board, "first_turn": False},
+        phase=Phase.ROLL,
+    )
     game.cube_value, game.cube_owner = cube, ("white" if cube > 1 else "")
     game.clock_period = clocks.ROLL
     game.period_started = game.turn_started = T0
@@ -148,7 +177,11 @@ def test_a_loss_on_time_is_scored_by_r9_on_the_losers_position(clock, fixed, pre
     clock.wait(15_000 + 120_000 + GRACE)
     game = services.apply_timeouts(game.pk)
     assert (game.winner, game.end_reason, game.result_kind, game.result_points) == (
-        "white", "timeout", kind, points)
+        "white",
+        "timeout",
+        kind,
+        points,
+    )
 
 
 def test_the_match_clock_caps_a_turn_at_60_s_and_losing_on_time_loses_the_match(clock):
@@ -210,6 +243,7 @@ def test_a_match_clock_rolls_by_itself(clock):
 
 # --- the first move ----------------------------------------------------------------------
 
+
 def test_a_first_move_may_take_up_to_60_s_and_spends_no_reserve(clock):
     game = new_people_game(True)  # sport: the starter plays the opening dice
     starter = game.awaiting
@@ -232,8 +266,16 @@ def test_no_first_move_in_time_aborts_the_game_and_its_match(clock, preset):
     assert game.status == Status.ABORTED and game.winner == "" and game.deadline is None
     assert kinds(game)[-1] == "abort"
     snap = services.snapshot(fresh(game), WHITE_GUEST)["game"]
-    assert snap["result"] == {"winner": None, "kind": None, "points": 0, "reason": "aborted",
-                              "cube": 1, "loser": no_show, "match_lost": False, "rating": None}
+    assert snap["result"] == {
+        "winner": None,
+        "kind": None,
+        "points": 0,
+        "reason": "aborted",
+        "cube": 1,
+        "loser": no_show,
+        "match_lost": False,
+        "rating": None,
+    }
     assert snap["history"][-1]["kind"] == "abort" and snap["history"][-1]["side"] == no_show
     assert snap["actions"] == []
     if preset == "match":
@@ -244,10 +286,12 @@ def test_no_first_move_in_time_aborts_the_game_and_its_match(clock, preset):
 
 # --- matches ------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("per_match", [True, False])
 def test_the_match_reserve_carries_into_the_next_game(clock, per_match):
-    spec = CLOCKS[MATCH] if per_match else dataclasses.replace(CLOCKS[MATCH],
-                                                               loses=clocks.LOSES_GAME)
+    spec = (
+        CLOCKS[MATCH] if per_match else dataclasses.replace(CLOCKS[MATCH], loses=clocks.LOSES_GAME)
+    )
     game = past_first_moves(new_people_game(spec, preset="match", match_length=5))
     mover, other = game.awaiting, other_side(game.awaiting)
     clock.wait(12_000 + 20_000)  # 20 s of reserve
@@ -268,6 +312,7 @@ def test_the_match_reserve_carries_into_the_next_game(clock, per_match):
 
 
 # --- the computer ------------------------------------------------------------------------
+
 
 def test_the_bot_never_runs_a_clock(clock, fixed):
     game = new_bot_game(fixed, opening=(5, 6), clock=True)  # black, the bot, starts
@@ -290,11 +335,16 @@ def test_a_game_against_the_computer_has_no_clock_unless_asked(clock):
     assert game.clock == {} and game.deadline is None
     assert services.snapshot(game, HUMAN)["game"]["clock"] is None
     presence = services.snapshot(game, HUMAN)["game"]["presence"]
-    assert presence["white"] == {"here": True, "away_since": None, "loses_at": None,
-                                 "claim_from": None}
+    assert presence["white"] == {
+        "here": True,
+        "away_since": None,
+        "loses_at": None,
+        "claim_from": None,
+    }
 
 
 # --- which comes first: the move or the deadline -------------------------------------------
+
 
 def test_a_move_received_before_the_deadline_is_accepted_when_handled_after_it(clock):
     game = past_first_moves(new_people_game(True))
@@ -376,6 +426,7 @@ def test_the_sweep_ends_every_game_past_its_deadline(clock):
 
 # --- presence ----------------------------------------------------------------------------
 
+
 def leave(game, guest, channel):
     """The guest's socket ``channel`` opens and closes again (they are away from now)."""
     services.player_here(game.pk, guest, channel)
@@ -388,8 +439,12 @@ def test_a_match_player_away_too_long_loses_the_match(clock):
     assert leave(game, BLACK_GUEST, "black-1") == "black"
     away = clock.now()
     snap = services.snapshot(fresh(game), WHITE_GUEST)["game"]
-    assert snap["presence"]["black"] == {"here": False, "away_since": away,
-                                         "loses_at": away + 60_000, "claim_from": None}
+    assert snap["presence"]["black"] == {
+        "here": False,
+        "away_since": away,
+        "loses_at": away + 60_000,
+        "claim_from": None,
+    }
     assert snap["presence"]["white"]["here"] is True
     assert services.deadline_of(fresh(game)) == away + 60_000
     assert "claim" not in snap["actions"]  # the match clock ends it by itself
@@ -471,8 +526,12 @@ def test_standard_claim_is_refused_before_the_grace_period_and_wins_after_it(clo
     leave(game, BLACK_GUEST, "black-1")
     away = clock.now()
     presence = services.snapshot(fresh(game), WHITE_GUEST)["game"]["presence"]["black"]
-    assert presence == {"here": False, "away_since": away, "loses_at": None,
-                        "claim_from": away + 60_000}
+    assert presence == {
+        "here": False,
+        "away_since": away,
+        "loses_at": None,
+        "claim_from": away + 60_000,
+    }
     clock.wait(59_999)
     with unchanged(game.pk):
         with pytest.raises(services.CannotClaim):
@@ -487,7 +546,11 @@ def test_standard_claim_is_refused_before_the_grace_period_and_wins_after_it(clo
     assert "claim" not in services.snapshot(fresh(game), BLACK_GUEST)["game"]["actions"]
     game = services.claim(game.pk, white, game.version)
     assert (game.winner, game.end_reason, game.result_kind, game.result_points) == (
-        "white", "abandon", "mars", 2)
+        "white",
+        "abandon",
+        "mars",
+        2,
+    )
     assert kinds(game)[-2:] == ["abandon", "end"]
     result = services.snapshot(fresh(game), WHITE_GUEST)["game"]["result"]
     assert result["loser"] == "black" and result["match_lost"] is False
@@ -495,13 +558,13 @@ def test_standard_claim_is_refused_before_the_grace_period_and_wins_after_it(clo
 
 def test_no_claim_against_the_computer(clock, fixed):
     game = new_bot_game(fixed, opening=(6, 5), clock=True)
-    with unchanged(game.pk):
-        with pytest.raises(services.CannotClaim) as refused:
-            services.claim(game.pk, services.Actor(guest_id=HUMAN), game.version)
+    with unchanged(game.pk), pytest.raises(services.CannotClaim) as refused:
+        services.claim(game.pk, services.Actor(guest_id=HUMAN), game.version)
     assert "computer never leaves" in refused.value.message
 
 
 # --- the snapshot -------------------------------------------------------------------------
+
 
 def test_the_snapshot_clock_and_presence_have_the_documented_shape(clock):
     game = past_first_moves(new_people_game(True))
@@ -510,18 +573,30 @@ def test_the_snapshot_clock_and_presence_have_the_documented_shape(clock):
     clock.wait(25_000)  # 10 s into the reserve
     snap = services.snapshot(fresh(game), WHITE_GUEST)["game"]
     assert snap["clock"] == {
-        "kind": STANDARD, "spec": CLOCKS[STANDARD].to_json(), "server_time": clock.now(),
-        "running": side, "period": "roll", "period_started": started,
-        "turn_started": started, "first_move": False, "free_ms": 15_000,
-        "deadline": started + 135_000, "reserve": {"white": 120_000, "black": 120_000},
+        "kind": STANDARD,
+        "spec": CLOCKS[STANDARD].to_json(),
+        "server_time": clock.now(),
+        "running": side,
+        "period": "roll",
+        "period_started": started,
+        "turn_started": started,
+        "first_move": False,
+        "free_ms": 15_000,
+        "deadline": started + 135_000,
+        "reserve": {"white": 120_000, "black": 120_000},
     }
     # what a browser shows: the reserve left = reserve - max(0, now - period_started - free)
     c = snap["clock"]
     left = c["reserve"][side] - max(0, c["server_time"] - c["period_started"] - c["free_ms"])
-    assert left == 110_000 == clocks.time_left(CLOCKS[STANDARD], "roll", started, started,
-                                               120_000, clock.now())[1]
-    assert snap["presence"] == {s: {"here": True, "away_since": None, "loses_at": None,
-                                    "claim_from": None} for s in ("white", "black")}
+    assert (
+        left
+        == 110_000
+        == clocks.time_left(CLOCKS[STANDARD], "roll", started, started, 120_000, clock.now())[1]
+    )
+    assert snap["presence"] == {
+        s: {"here": True, "away_since": None, "loses_at": None, "claim_from": None}
+        for s in ("white", "black")
+    }
     # a finished game runs no clock; the reserves stay readable
     clock.wait(200_000)
     services.apply_timeouts(game.pk)

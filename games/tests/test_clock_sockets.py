@@ -4,6 +4,7 @@ opponent sees a disconnect with the time left, a player back in time plays on, o
 away loses (the whole match with the ``match`` clock), a ``standard`` claim is refused before
 the grace period and wins after it, a game whose first move never comes is aborted, and
 malformed or unauthorised claims change nothing."""
+
 import dataclasses
 import json
 import random
@@ -15,26 +16,49 @@ from asgiref.sync import async_to_sync, sync_to_async
 from games import clocks, services
 from games.clocks import ClockSpec
 from games.models import EventKind, Game, GameEvent, Match, Status
-from games.tests.factories import (BLACK_GUEST, ONLOOKER, WHITE_GUEST, new_people_game,
-                                   play_turn, unchanged)
+from games.tests.factories import (
+    BLACK_GUEST,
+    ONLOOKER,
+    WHITE_GUEST,
+    new_people_game,
+    play_turn,
+    unchanged,
+)
 from games.tests.test_consumers import communicator, connect, receive
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.celery,
-              pytest.mark.usefixtures("clock_queue")]
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.celery,
+    pytest.mark.usefixtures("clock_queue"),
+]
 
 GRACE = services.TIMER_GRACE_MS
 LONG = 600_000  # ms: a time no test waits for
 #: the match clock, but 1 s to reconnect (the player's own clock never runs out here)
-MATCH_1S = ClockSpec(kind=clocks.MATCH, roll_ms=None, move_ms=LONG, reserve_ms=LONG,
-                     reconnect_ms=1_000, first_move_ms=LONG, loses=clocks.LOSES_MATCH)
+MATCH_1S = ClockSpec(
+    kind=clocks.MATCH,
+    roll_ms=None,
+    move_ms=LONG,
+    reserve_ms=LONG,
+    reconnect_ms=1_000,
+    first_move_ms=LONG,
+    loses=clocks.LOSES_MATCH,
+)
 #: 3 s to reconnect: room for a slow machine to see the departure and reconnect in time
 MATCH_3S = dataclasses.replace(MATCH_1S, reconnect_ms=3_000)
 #: the standard clock, but the win may be claimed after 1 s away
-STANDARD_1S = ClockSpec(kind=clocks.STANDARD, roll_ms=LONG, move_ms=LONG, reserve_ms=LONG,
-                        claim_after_ms=1_000, first_move_ms=LONG)
+STANDARD_1S = ClockSpec(
+    kind=clocks.STANDARD,
+    roll_ms=LONG,
+    move_ms=LONG,
+    reserve_ms=LONG,
+    claim_after_ms=1_000,
+    first_move_ms=LONG,
+)
 #: 1 s for a first move
-FIRST_MOVE_1S = ClockSpec(kind=clocks.STANDARD, roll_ms=LONG, move_ms=LONG, reserve_ms=LONG,
-                          first_move_ms=1_000)
+FIRST_MOVE_1S = ClockSpec(
+    kind=clocks.STANDARD, roll_ms=LONG, move_ms=LONG, reserve_ms=LONG, first_move_ms=1_000
+)
 
 
 def started(spec, **options):
@@ -91,8 +115,10 @@ def test_a_match_player_who_stays_away_loses_the_match(clock_lags):
     assert over["result"]["match_lost"] is True and over["match"]["status"] == "finished"
     assert over["history"][-1]["kind"] == "abandon" and over["history"][-1]["side"] == "black"
     assert Match.objects.get(pk=game.match_id).winner == "white"
-    lag = clocks.to_ms(GameEvent.objects.get(game_id=game.pk, kind=EventKind.ABANDON).created) \
+    lag = (
+        clocks.to_ms(GameEvent.objects.get(game_id=game.pk, kind=EventKind.ABANDON).created)
         - loses_at
+    )
     clock_lags["timer"].append(lag)
     assert GRACE <= lag < 1_000
 
@@ -113,8 +139,12 @@ def test_a_match_player_back_within_the_grace_period_plays_on(clock_queue):
         if not back["presence"]["black"]["here"]:
             # a snapshot for the departure may still reach the new socket first
             back = await until(black, lambda g: g["presence"]["black"]["here"])
-        assert back["presence"]["black"] == {"here": True, "away_since": None,
-                                             "loses_at": None, "claim_from": None}
+        assert back["presence"]["black"] == {
+            "here": True,
+            "away_since": None,
+            "loses_at": None,
+            "claim_from": None,
+        }
         seen = await until(white, lambda g: g["presence"]["black"]["here"])
         assert seen["status"] == "active"
         # past the moment black would have lost, and its timer's run
@@ -124,8 +154,9 @@ def test_a_match_player_back_within_the_grace_period_plays_on(clock_queue):
         snap = await until(mover, lambda g: True)
         assert snap["status"] == "active" and snap["version"] == seen["version"]
         # and the game goes on: the side to move plays
-        await mover.send_json_to({"type": "play", "version": snap["version"],
-                                  "play": snap["legal"]["plays"][0]["play"]})
+        await mover.send_json_to(
+            {"type": "play", "version": snap["version"], "play": snap["legal"]["plays"][0]["play"]}
+        )
         moved = await until(white, lambda g: g["version"] > snap["version"])
         await white.disconnect()
         await black.disconnect()
@@ -162,8 +193,12 @@ def test_a_standard_claim_is_refused_before_the_grace_period_and_wins_after_it(c
     won = run(scenario)
     assert won["result"]["winner"] == "white" and won["result"]["reason"] == "abandon"
     assert won["result"]["loser"] == "black" and won["result"]["match_lost"] is False
-    assert won["history"][-1] == {"n": won["history"][-1]["n"], "side": "black",
-                                  "kind": "abandon", "version": won["version"] - 1}
+    assert won["history"][-1] == {
+        "n": won["history"][-1]["n"],
+        "side": "black",
+        "kind": "abandon",
+        "version": won["version"] - 1,
+    }
 
 
 def test_a_game_whose_first_move_never_comes_is_aborted(clock_lags):
@@ -184,12 +219,21 @@ def test_a_game_whose_first_move_never_comes_is_aborted(clock_lags):
 
     for over in run(scenario):
         assert over["status"] == "aborted" and over["actions"] == []
-        assert over["result"] == {"winner": None, "kind": None, "points": 0,
-                                  "reason": "aborted", "cube": 1, "loser": starter,
-                                  "match_lost": False, "rating": None}
+        assert over["result"] == {
+            "winner": None,
+            "kind": None,
+            "points": 0,
+            "reason": "aborted",
+            "cube": 1,
+            "loser": starter,
+            "match_lost": False,
+            "rating": None,
+        }
         assert over["clock"]["running"] is None
-    lag = clocks.to_ms(GameEvent.objects.get(game_id=game.pk, kind=EventKind.ABORT).created) \
+    lag = (
+        clocks.to_ms(GameEvent.objects.get(game_id=game.pk, kind=EventKind.ABORT).created)
         - deadline
+    )
     clock_lags["timer"].append(lag)
     assert GRACE <= lag < 1_000
 
@@ -206,17 +250,23 @@ def test_malformed_claims_and_claims_by_onlookers_change_nothing():
         watching = await connect(onlooker)
         assert watching["you"] is None and watching["actions"] == []
         version = snap["version"]
-        for frame in ({"type": "claim"}, {"type": "claim", "version": str(version)},
-                      {"type": "claim", "version": True}, {"type": "claim", "version": 1.5},
-                      {"type": "claim", "version": None}):
+        for frame in (
+            {"type": "claim"},
+            {"type": "claim", "version": str(version)},
+            {"type": "claim", "version": True},
+            {"type": "claim", "version": 1.5},
+            {"type": "claim", "version": None},
+        ):
             assert (await error_of(white, frame))["code"] == "bad_frame"
         stale = await error_of(white, {"type": "claim", "version": version - 1})
         assert stale["code"] == "stale_version"
         assert (await receive(white))["type"] == "snapshot"
-        assert (await error_of(white, {"type": "claim", "version": version}))["code"] == \
-            "cannot_claim"  # black is here
-        assert (await error_of(onlooker, {"type": "claim", "version": version}))["code"] == \
-            "not_your_turn"
+        assert (await error_of(white, {"type": "claim", "version": version}))[
+            "code"
+        ] == "cannot_claim"  # black is here
+        assert (await error_of(onlooker, {"type": "claim", "version": version}))[
+            "code"
+        ] == "not_your_turn"
         for comm in (white, black, onlooker):
             await comm.disconnect()
 

@@ -4,6 +4,7 @@ deadline with no task queued per move, a move just before the deadline beats the
 timeout is applied exactly once across a worker restart or a timer (of an older release)
 delivered several times. Each run's lag (deadline to the recorded timeout) goes to
 artifacts/clock/lag.json (see ``clock_lags``)."""
+
 import random
 import time
 from contextlib import contextmanager
@@ -15,18 +16,21 @@ from games.clocks import ClockSpec
 from games.models import EventKind, Game, GameEvent, Status, other_side
 from games.tasks import clock_timeout
 from games.tests.conftest import TEST_SWEEP_SECONDS, _delete_queue
-from games.tests.factories import (guest_to_act, new_people_game, play_turn,
-                                   random_legal_play, state)
+from games.tests.factories import guest_to_act, new_people_game, play_turn, random_legal_play, state
 from nardy_site.celery import app as celery_app
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.celery,
-              pytest.mark.usefixtures("clock_queue")]
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.celery,
+    pytest.mark.usefixtures("clock_queue"),
+]
 
 GRACE = services.TIMER_GRACE_MS
 #: a standard clock in miniature: 0.3 s to roll, 0.3 s per move, 0.4 s reserve (a roll's
 #: period ends 0.7 s after it starts); first moves keep a minute, so they never abort
-SHORT = ClockSpec(kind=clocks.STANDARD, roll_ms=300, move_ms=300, reserve_ms=400,
-                  first_move_ms=60_000)
+SHORT = ClockSpec(
+    kind=clocks.STANDARD, roll_ms=300, move_ms=300, reserve_ms=400, first_move_ms=60_000
+)
 ENDINGS = (EventKind.TIMEOUT, EventKind.ABANDON, EventKind.ABORT)
 
 
@@ -67,8 +71,11 @@ def ended(game_id):
 
 def endings(game_id):
     """The game's TIMEOUT/ABANDON/ABORT and END events as ``(kind, side)``."""
-    return list(GameEvent.objects.filter(game_id=game_id, kind__in=ENDINGS + (EventKind.END,))
-                .order_by("seq").values_list("kind", "side"))
+    return list(
+        GameEvent.objects.filter(game_id=game_id, kind__in=ENDINGS + (EventKind.END,))
+        .order_by("seq")
+        .values_list("kind", "side")
+    )
 
 
 def lag_of(game_id, deadline_ms):
@@ -137,8 +144,9 @@ def test_a_move_received_before_the_deadline_but_handled_after_it_beats_the_swee
 
 
 def test_a_worker_stopped_before_the_deadline_applies_it_once_when_started_again(clock_queue):
-    spec = ClockSpec(kind=clocks.STANDARD, roll_ms=300, move_ms=300, reserve_ms=1_500,
-                     first_move_ms=60_000)
+    spec = ClockSpec(
+        kind=clocks.STANDARD, roll_ms=300, move_ms=300, reserve_ms=1_500, first_move_ms=60_000
+    )
     game, deadline = started_game(spec)
     version = game.version
     time.sleep(0.1)  # the worker has taken the timer (held until its ETA)
@@ -158,7 +166,8 @@ def test_a_worker_stopped_before_the_deadline_applies_it_once_when_started_again
 
 
 def test_a_timer_of_an_older_release_delivered_several_times_changes_nothing_more(
-        clock_queue, clock_lags):
+    clock_queue, clock_lags
+):
     game, deadline = started_game()
     version = game.version
     args = (str(game.pk), version, deadline)
@@ -166,8 +175,7 @@ def test_a_timer_of_an_older_release_delivered_several_times_changes_nothing_mor
         clock_timeout.apply_async(args, eta=clocks.from_ms(deadline + GRACE))
 
     def timers():
-        return [applied for v, _lag, applied in clock_queue.clock_timers(game.pk)
-                if v == version]
+        return [applied for v, _lag, applied in clock_queue.clock_timers(game.pk) if v == version]
 
     wait_until(lambda: len(timers()) >= 3, what="the three timers")
     clock_lags["timer"].append(lag_of(game.pk, deadline))
@@ -180,11 +188,13 @@ def test_a_timer_of_an_older_release_delivered_several_times_changes_nothing_mor
     assert endings(game.pk)[0][0] == "timeout" and len(endings(game.pk)) == 2
 
 
-def test_beat_alone_ends_a_stalled_game_and_no_task_is_queued_for_its_deadline(clock_queue,
-                                                                              clock_lags):
+def test_beat_alone_ends_a_stalled_game_and_no_task_is_queued_for_its_deadline(
+    clock_queue, clock_lags
+):
     game, deadline = started_game()
-    wait_until(lambda: ended(game.pk), timeout=TEST_SWEEP_SECONDS * 3 + 2,
-               what="the sweep's timeout")
+    wait_until(
+        lambda: ended(game.pk), timeout=TEST_SWEEP_SECONDS * 3 + 2, what="the sweep's timeout"
+    )
     assert clock_queue.clock_timers(game.pk) == []  # no timer task exists for it
     assert endings(game.pk)[0][0] == "timeout"
     lag = lag_of(game.pk, deadline)

@@ -1,12 +1,13 @@
 """The clock arithmetic of RULES.md R11/R12 (games.clocks): pure functions of the spec and
 instants in ms, checked on the real ``standard`` and ``match`` clocks."""
+
 import dataclasses
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
 from games import clocks
-from games.clocks import CLOCKS, MATCH, MOVE, ROLL, ANSWER, STANDARD, ClockError, ClockSpec
+from games.clocks import ANSWER, CLOCKS, MATCH, MOVE, ROLL, STANDARD, ClockError, ClockSpec
 
 T0 = 1_800_000_000_000  # an instant in ms
 SECOND = 1_000
@@ -20,7 +21,11 @@ def test_the_preset_clocks_are_those_of_rules_r12():
     assert STD.claim_after_ms == 60_000 and STD.loses == clocks.LOSES_GAME
     assert MCH.auto_roll and not STD.auto_roll
     assert (MCH.move_ms, MCH.reserve_ms, MCH.max_move_ms, MCH.reconnect_ms) == (
-        12_000, 120_000, 60_000, 60_000)
+        12_000,
+        120_000,
+        60_000,
+        60_000,
+    )
     assert MCH.claim_after_ms is None and MCH.loses == clocks.LOSES_MATCH
     assert STD.first_move_ms == MCH.first_move_ms == 60_000
     assert clocks.PRESET_CLOCK == {"sport": STANDARD, "classic": STANDARD, "match": MATCH}
@@ -35,8 +40,9 @@ def test_each_period_has_its_own_free_time():
         STD.free_ms("lunch")
 
 
-@pytest.mark.parametrize("spec, period, free", [(STD, ROLL, 15_000), (STD, MOVE, 45_000),
-                                                (MCH, MOVE, 12_000)])
+@pytest.mark.parametrize(
+    "spec, period, free", [(STD, ROLL, 15_000), (STD, MOVE, 45_000), (MCH, MOVE, 12_000)]
+)
 def test_reserve_is_spent_only_after_the_free_time(spec, period, free):
     for used in (0, 1, free // 2, free - 1, free):
         assert clocks.spent_from_reserve(spec, period, T0, T0 + used) == 0
@@ -73,8 +79,9 @@ def test_the_match_clock_caps_a_turn_at_60_s_even_with_reserve_left():
 def test_a_first_move_has_its_own_time_from_the_start_of_the_turn():
     for spec, period in ((STD, ROLL), (STD, MOVE), (MCH, MOVE)):
         assert clocks.deadline(spec, period, T0 + 9_000, T0, 0, first_move=True) == T0 + 60_000
-    quick = ClockSpec(kind=STANDARD, roll_ms=1_000, move_ms=1_000, reserve_ms=0,
-                      first_move_ms=2_500)
+    quick = ClockSpec(
+        kind=STANDARD, roll_ms=1_000, move_ms=1_000, reserve_ms=0, first_move_ms=2_500
+    )
     assert clocks.deadline(quick, MOVE, T0, T0, 0, first_move=True) == T0 + 2_500
 
 
@@ -83,7 +90,10 @@ def test_time_left_counts_free_time_then_reserve_then_nothing():
     assert clocks.time_left(STD, ROLL, T0, T0, 120_000, T0 + 20_000) == (0, 115_000, 115_000)
     assert clocks.time_left(STD, ROLL, T0, T0, 120_000, T0 + 200_000) == (0, 0, 0)
     assert clocks.time_left(STD, MOVE, T0, T0, 0, T0 + 30_000, first_move=True) == (
-        15_000, 0, 30_000)
+        15_000,
+        0,
+        30_000,
+    )
 
 
 def test_away_and_claim_moments():
@@ -107,7 +117,7 @@ def test_a_spec_survives_its_json_and_refuses_other_data():
 
 
 def test_now_is_the_wall_clock_in_ms(time_machine):
-    time_machine.move_to(datetime.fromtimestamp(T0 / 1000, tz=timezone.utc), tick=False)
+    time_machine.move_to(datetime.fromtimestamp(T0 / 1000, tz=UTC), tick=False)
     assert clocks.now_ms() == T0
     time_machine.shift(1.25)
     assert clocks.now_ms() == T0 + 1_250

@@ -1,5 +1,6 @@
 """The live-game socket (docs/protocol.md) through the real ASGI stack: origin check, session
 middleware, consumer, Redis channel layer. Malformed frames and bad requests change nothing."""
+
 import json
 import uuid
 
@@ -16,8 +17,7 @@ from games.tests.conftest import queued_tasks
 from games.tests.factories import HUMAN, ONLOOKER, FixedDice, new_bot_game, state
 
 # Bot moves queued here wait in a queue no worker reads: these tests check the socket alone.
-pytestmark = [pytest.mark.django_db(transaction=True),
-              pytest.mark.usefixtures("unattended_queue")]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("unattended_queue")]
 
 TIMEOUT = 5
 
@@ -89,8 +89,10 @@ def test_unknown_game_is_closed_with_4404():
         comm = await communicator(uuid.uuid4())
         connected, _ = await comm.connect(timeout=TIMEOUT)
         assert connected
-        assert await comm.receive_output(timeout=TIMEOUT) == {"type": "websocket.close",
-                                                              "code": 4404}
+        assert await comm.receive_output(timeout=TIMEOUT) == {
+            "type": "websocket.close",
+            "code": 4404,
+        }
         await comm.disconnect()  # ends the consumer, which still listens to the layer
 
     run(scenario)
@@ -102,8 +104,9 @@ def test_foreign_origin_is_refused(fixed):
     async def scenario():
         from nardy_site.asgi import application
 
-        comm = WebsocketCommunicator(application, f"/ws/game/{game.id}/",
-                                     headers=[(b"origin", b"http://evil.example")])
+        comm = WebsocketCommunicator(
+            application, f"/ws/game/{game.id}/", headers=[(b"origin", b"http://evil.example")]
+        )
         connected, _ = await comm.connect(timeout=TIMEOUT)
         assert not connected
 
@@ -123,8 +126,12 @@ def test_playing_over_the_socket_reaches_every_open_socket(fixed, unattended_que
         for comm in (player, watcher):
             snap = (await receive(comm))["game"]
             assert snap["version"] == 2 and snap["turn"] == "black"
-            assert snap["last"] == {"side": "white", "dice": [6, 5], "play": "24/18 18/13",
-                                    "version": 2}
+            assert snap["last"] == {
+                "side": "white",
+                "dice": [6, 5],
+                "play": "24/18 18/13",
+                "version": 2,
+            }
         await player.disconnect()
         await watcher.disconnect()
 
@@ -140,8 +147,11 @@ def comparable(game):
     if game.get("clock"):
         game["clock"] = {**game["clock"], "server_time": None}
     if game.get("legal"):
-        game["legal"] = {"plays": [{"play": p["play"]} for p in game["legal"]["plays"]],
-                         "graph": game["legal"]["graph"], "pass": game["legal"]["pass"]}
+        game["legal"] = {
+            "plays": [{"play": p["play"]} for p in game["legal"]["plays"]],
+            "graph": game["legal"]["graph"],
+            "pass": game["legal"]["pass"],
+        }
     return game
 
 
@@ -163,9 +173,12 @@ def test_an_events_socket_hears_each_change_as_an_event_that_rebuilds_the_snapsh
         await sync_to_async(services.bot_turn)(game.id, 2)
         frames["player"].append(await receive(player))
         frames["watcher"].append(await receive(watcher))
-        fresh = await sync_to_async(lambda: {
-            viewer: services.snapshot(Game.objects.get(pk=game.id), viewer)["game"]
-            for viewer in (HUMAN, ONLOOKER)})()
+        fresh = await sync_to_async(
+            lambda: {
+                viewer: services.snapshot(Game.objects.get(pk=game.id), viewer)["game"]
+                for viewer in (HUMAN, ONLOOKER)
+            }
+        )()
         await player.disconnect()
         await watcher.disconnect()
         return views, frames, fresh
@@ -176,8 +189,16 @@ def test_an_events_socket_hears_each_change_as_an_event_that_rebuilds_the_snapsh
         assert first["type"] == second["type"] == "event"
         assert (first["from"], first["version"]) == (1, 2)
         assert [e["kind"] for e in first["events"]] == ["play"]
-        assert first["history"] == [{"n": 1, "side": "white", "kind": "play", "dice": [6, 5],
-                                     "play": "24/18 18/13", "version": 2}]
+        assert first["history"] == [
+            {
+                "n": 1,
+                "side": "white",
+                "kind": "play",
+                "dice": [6, 5],
+                "play": "24/18 18/13",
+                "version": 2,
+            }
+        ]
         assert (second["from"], second["version"]) == (2, 4)
         assert [e["kind"] for e in second["events"]] == ["roll", "play"]
         assert [h["n"] for h in second["history"]] == [2]
@@ -231,13 +252,20 @@ def test_socket_paths_that_name_no_game_are_closed_with_4404(fixed):
     game = new_bot_game(fixed, opening=(6, 5))
 
     async def scenario():
-        for path in ("/ws/game/not-a-uuid/", "/ws/game/", f"/ws/game/{game.id}",
-                     f"/ws/game/{game.id}/extra/", "/ws/other/"):
+        for path in (
+            "/ws/game/not-a-uuid/",
+            "/ws/game/",
+            f"/ws/game/{game.id}",
+            f"/ws/game/{game.id}/extra/",
+            "/ws/other/",
+        ):
             comm = await communicator(game.id, path=path)
             connected, _ = await comm.connect(timeout=TIMEOUT)
             assert connected, path
             assert await comm.receive_output(timeout=TIMEOUT) == {
-                "type": "websocket.close", "code": 4404}, path
+                "type": "websocket.close",
+                "code": 4404,
+            }, path
             await comm.disconnect()  # ends the consumer, which still listens to the layer
         # The same game named in capitals is the same game.
         comm = await communicator(game.id, path=f"/ws/game/{str(game.id).upper()}/")
@@ -294,8 +322,12 @@ def test_stale_version_gets_an_error_and_a_fresh_snapshot(fixed):
         await connect(comm)
         await comm.send_json_to({"type": "play", "version": 0, "play": "24/18 18/13"})
         error = await receive(comm)
-        assert error == {"type": "error", "code": "stale_version", "version": 1,
-                         "message": error["message"]}
+        assert error == {
+            "type": "error",
+            "code": "stale_version",
+            "version": 1,
+            "message": error["message"],
+        }
         snap = await receive(comm)
         assert snap["type"] == "snapshot" and snap["game"]["version"] == 1
         await comm.disconnect()
@@ -370,9 +402,16 @@ def test_resign_over_the_socket_shows_the_result(fixed):
         await comm.send_json_to({"type": "resign", "version": 1})
         snap = (await receive(comm))["game"]
         assert snap["status"] == "finished" and snap["phase"] == "over" and snap["turn"] is None
-        assert snap["result"] == {"winner": "black", "kind": "mars", "points": 2,
-                                  "reason": "resign", "cube": 1,
-                                  "loser": "white", "match_lost": False, "rating": None}
+        assert snap["result"] == {
+            "winner": "black",
+            "kind": "mars",
+            "points": 2,
+            "reason": "resign",
+            "cube": 1,
+            "loser": "white",
+            "match_lost": False,
+            "rating": None,
+        }
         await comm.send_json_to({"type": "roll", "version": snap["version"]})
         assert (await receive(comm))["code"] == "game_over"
         await comm.disconnect()
@@ -381,8 +420,7 @@ def test_resign_over_the_socket_shows_the_result(fixed):
     assert services.snapshot(Game.objects.get(pk=game.id), HUMAN)["game"]["status"] == "finished"
 
 
-def test_a_frame_that_fails_on_the_server_gets_an_error_and_the_socket_lives_on(fixed,
-                                                                               monkeypatch):
+def test_a_frame_that_fails_on_the_server_gets_an_error_and_the_socket_lives_on(fixed, monkeypatch):
     game = new_bot_game(fixed, opening=(6, 5))
 
     def broken(*args, **kwargs):

@@ -1,6 +1,7 @@
 """The doubling cube (RULES.md R10, R9) through games.services: offer before rolling, take or
 drop, who may redouble, the value of a game played for a turned cube, and the computer's
 answers and offers. Every refused request changes nothing."""
+
 import pytest
 
 from games import services
@@ -14,12 +15,24 @@ pytestmark = [pytest.mark.django_db]
 ME = services.Actor(guest_id=HUMAN)
 
 # White (the human) far ahead in the race; black far behind, and the reverse.
-WHITE_AHEAD = {"turn": "white", "white": {"3": 5, "2": 5, "1": 5}, "black": {"24": 10, "20": 5},
-               "first_turn": False}
-BLACK_AHEAD = {"turn": "white", "white": {"24": 10, "20": 5}, "black": {"3": 5, "2": 5, "1": 5},
-               "first_turn": False}
-EVEN = {"turn": "white", "white": {"6": 5, "5": 5, "4": 5}, "black": {"6": 5, "5": 5, "4": 5},
-        "first_turn": False}
+WHITE_AHEAD = {
+    "turn": "white",
+    "white": {"3": 5, "2": 5, "1": 5},
+    "black": {"24": 10, "20": 5},
+    "first_turn": False,
+}
+BLACK_AHEAD = {
+    "turn": "white",
+    "white": {"24": 10, "20": 5},
+    "black": {"3": 5, "2": 5, "1": 5},
+    "first_turn": False,
+}
+EVEN = {
+    "turn": "white",
+    "white": {"6": 5, "5": 5, "4": 5},
+    "black": {"6": 5, "5": 5, "4": 5},
+    "first_turn": False,
+}
 
 
 @pytest.fixture
@@ -29,8 +42,7 @@ def fixed(monkeypatch):
 
 def cube_game(fixed, position=EVEN, human_side="white"):
     """A classic game with the cube, ``position`` set, the side to move to roll."""
-    game = new_bot_game(fixed, opening=(6, 5), preset="classic", cube=True,
-                        human_side=human_side)
+    game = new_bot_game(fixed, opening=(6, 5), preset="classic", cube=True, human_side=human_side)
     set_position(game, position)
     return Game.objects.get(pk=game.pk)
 
@@ -42,8 +54,13 @@ def test_a_double_waits_for_the_answer_of_the_other_side(fixed):
     snap = services.snapshot(game, HUMAN)["game"]
     assert snap["cube"] == {"value": 1, "owner": None, "offered_by": "white", "turned": False}
     assert snap["actions"] == ["resign"] and snap["awaiting"] == "black"
-    assert snap["history"][-1] == {"n": 1, "side": "white", "kind": "double", "cube": 2,
-                                   "version": 2}
+    assert snap["history"][-1] == {
+        "n": 1,
+        "side": "white",
+        "kind": "double",
+        "cube": 2,
+        "version": 2,
+    }
     assert game.is_bot_turn
 
 
@@ -51,8 +68,12 @@ def test_the_bot_takes_when_it_has_chances_and_then_owns_the_cube(fixed):
     game = cube_game(fixed, EVEN)
     game = services.double(game.id, ME, game.version)
     game = services.bot_turn(game.id, game.version)
-    assert (game.phase, game.cube_value, game.cube_owner, game.turn) == (Phase.ROLL, 2, "black",
-                                                                         "white")
+    assert (game.phase, game.cube_value, game.cube_owner, game.turn) == (
+        Phase.ROLL,
+        2,
+        "black",
+        "white",
+    )
     snap = services.snapshot(game, HUMAN)["game"]
     assert snap["actions"] == ["roll", "resign"]  # the cube is black's now
     assert snap["history"][-1]["kind"] == "take" and snap["cube"]["turned"]
@@ -65,10 +86,23 @@ def test_the_bot_drops_a_hopeless_game_which_ends_as_oin_at_the_old_stake(fixed)
     game = services.double(game.id, ME, game.version)
     game = services.bot_turn(game.id, game.version)
     assert (game.status, game.winner, game.result_kind, game.result_points, game.end_reason) == (
-        Status.FINISHED, "white", "oin", 1, "drop")
+        Status.FINISHED,
+        "white",
+        "oin",
+        1,
+        "drop",
+    )
     result = services.snapshot(game, HUMAN)["game"]["result"]
-    assert result == {"winner": "white", "kind": "oin", "points": 1, "reason": "drop", "cube": 1,
-                      "loser": "black", "match_lost": False, "rating": None}
+    assert result == {
+        "winner": "white",
+        "kind": "oin",
+        "points": 1,
+        "reason": "drop",
+        "cube": 1,
+        "loser": "black",
+        "match_lost": False,
+        "rating": None,
+    }
 
 
 def test_the_bot_offers_when_clearly_ahead_and_the_human_answers(fixed):
@@ -83,8 +117,12 @@ def test_the_bot_offers_when_clearly_ahead_and_the_human_answers(fixed):
         services.roll(game.id, ME, game.version)
     fixed.rolls.append([3, 1])
     game = services.take(game.id, ME, game.version)
-    assert (game.cube_value, game.cube_owner, game.phase, game.turn) == (2, "white", Phase.ROLL,
-                                                                         "black")
+    assert (game.cube_value, game.cube_owner, game.phase, game.turn) == (
+        2,
+        "white",
+        Phase.ROLL,
+        "black",
+    )
     assert game.is_bot_turn
     # The bot may not redouble (white owns the cube): it rolls and plays.
     game = services.bot_turn(game.id, game.version)
@@ -96,32 +134,47 @@ def test_the_human_may_drop_the_bots_double(fixed):
     game = services.bot_turn(game.id, game.version)
     game = services.drop(game.id, ME, game.version)
     assert (game.winner, game.result_kind, game.result_points, game.end_reason) == (
-        "black", "oin", 1, "drop")
+        "black",
+        "oin",
+        1,
+        "drop",
+    )
     assert [h["kind"] for h in services.snapshot(game, HUMAN)["game"]["history"]] == [
-        "double", "drop"]
+        "double",
+        "drop",
+    ]
 
 
 def test_a_turned_cube_multiplies_mars_and_koks(fixed):
-    game = cube_game(fixed, {"turn": "white", "white": {"1": 1}, "black": {"24": 15},
-                             "first_turn": False})
+    game = cube_game(
+        fixed, {"turn": "white", "white": {"1": 1}, "black": {"24": 15}, "first_turn": False}
+    )
     game = services.double(game.id, ME, game.version)
     game = services.bot_turn(game.id, game.version)  # hopeless: drops
     assert game.result_points == 1
     game = cube_game(fixed, EVEN)
     game = services.double(game.id, ME, game.version)
     game = services.bot_turn(game.id, game.version)  # takes: cube 2
-    set_position(game, {"turn": "white", "white": {"1": 1}, "black": {"24": 15},
-                        "first_turn": False}, phase=Phase.PLAY, dice_rolled=[2, 1])
+    set_position(
+        game,
+        {"turn": "white", "white": {"1": 1}, "black": {"24": 15}, "first_turn": False},
+        phase=Phase.PLAY,
+        dice_rolled=[2, 1],
+    )
     game = services.play(game.id, ME, game.version, "1/off")
     assert (game.result_kind, game.result_points) == ("koks", 6)
 
 
 def test_without_a_turned_cube_koks_counts_as_one_point_times_the_cube(fixed):
-    game = cube_game(fixed, {"turn": "white", "white": {"1": 1}, "black": {"24": 15},
-                             "first_turn": False})
-    set_position(game, Position.from_json({"turn": "white", "white": {"1": 1},
-                                           "black": {"24": 15}}).to_json(),
-                 phase=Phase.PLAY, dice_rolled=[2, 1])
+    game = cube_game(
+        fixed, {"turn": "white", "white": {"1": 1}, "black": {"24": 15}, "first_turn": False}
+    )
+    set_position(
+        game,
+        Position.from_json({"turn": "white", "white": {"1": 1}, "black": {"24": 15}}).to_json(),
+        phase=Phase.PLAY,
+        dice_rolled=[2, 1],
+    )
     game = services.play(game.id, ME, game.version, "1/off")
     assert (game.result_kind, game.result_points) == ("koks", 1)
 
@@ -164,14 +217,21 @@ def test_resigning_while_a_double_waits_is_scored_on_the_resigners_board(fixed):
     game = services.bot_turn(game.id, game.version)  # the bot doubles
     game = services.resign(game.id, ME, game.version)
     assert (game.winner, game.result_kind, game.result_points, game.end_reason) == (
-        "black", "koks", 1, "resign")  # cube not turned: 1 x cube 1
+        "black",
+        "koks",
+        1,
+        "resign",
+    )  # cube not turned: 1 x cube 1
 
 
-@pytest.mark.parametrize("position, side, takes", [
-    (EVEN, "black", True),
-    (WHITE_AHEAD, "black", False),
-    (BLACK_AHEAD, "black", True),
-])
+@pytest.mark.parametrize(
+    "position, side, takes",
+    [
+        (EVEN, "black", True),
+        (WHITE_AHEAD, "black", False),
+        (BLACK_AHEAD, "black", True),
+    ],
+)
 def test_bot_take_decisions_follow_the_race(position, side, takes):
     pos = Position.from_json(position)
     assert cube_bot.should_take(pos, side, 1, "classic") is takes
@@ -202,15 +262,19 @@ def test_a_double_at_a_table_without_cube_is_cube_not_allowed_in_every_phase(fix
     assert before_roll.value.code == after_roll.value.code == "cube_not_allowed"
 
 
-@pytest.mark.parametrize("chance, equity, takes, doubles", [
-    (0.30, -0.45, True, False),    # behind, but taking loses less than a drop's point
-    (0.30, -0.60, False, False),   # a mars in sight: drop
-    (0.75, 0.55, True, True),      # clearly ahead: double
-    (0.97, 1.40, True, False),     # too good: play on for the mars
-    (0.60, 0.20, True, False),     # not enough to double
-])
-def test_hard_bot_judges_the_cube_by_its_cubeless_equity(monkeypatch, chance, equity, takes,
-                                                        doubles):
+@pytest.mark.parametrize(
+    "chance, equity, takes, doubles",
+    [
+        (0.30, -0.45, True, False),  # behind, but taking loses less than a drop's point
+        (0.30, -0.60, False, False),  # a mars in sight: drop
+        (0.75, 0.55, True, True),  # clearly ahead: double
+        (0.97, 1.40, True, False),  # too good: play on for the mars
+        (0.60, 0.20, True, False),  # not enough to double
+    ],
+)
+def test_hard_bot_judges_the_cube_by_its_cubeless_equity(
+    monkeypatch, chance, equity, takes, doubles
+):
     from games.bots import neural
 
     monkeypatch.setattr(neural, "cubeless_chances", lambda position, side: (chance, equity))
@@ -232,8 +296,9 @@ def test_hard_bots_network_sees_a_lost_race_and_the_mars():
     assert not cube_bot.should_take(ahead, "black", 1, "classic", level="hard")
     assert not cube_bot.should_double(ahead, "white", 1, "classic", level="hard")
     assert cube_bot.should_take(Position.from_json(EVEN), "black", 1, "classic", level="hard")
-    assert not cube_bot.should_double(Position.initial("white"), "white", 1, "classic",
-                                      level="hard")
+    assert not cube_bot.should_double(
+        Position.initial("white"), "white", 1, "classic", level="hard"
+    )
 
 
 def test_the_hard_bot_drops_a_hopeless_double_through_the_service(fixed):

@@ -1,6 +1,7 @@
 """Verifiable server dice (docs/protocol.md "Dice", RULES.md R3, R4): every roll derived from
 the game's secret seed by HMAC-SHA256 with rejection sampling; fair faces; the opening never
 ties; the documented one-line check reproduces the rolls."""
+
 import hashlib
 import hmac
 import subprocess
@@ -32,9 +33,12 @@ def test_a_roll_depends_only_on_the_seed_and_its_number():
 def test_roll_is_the_documented_hmac_with_bytes_from_252_skipped():
     seed = bytes.fromhex("00" * 31 + "2a")
     for n in range(200):
-        accepted = [b % 6 + 1 for k in range(4)
-                    for b in hmac.new(seed, f"{n}:{k}".encode(), hashlib.sha256).digest()
-                    if b < 252]
+        accepted = [
+            b % 6 + 1
+            for k in range(4)
+            for b in hmac.new(seed, f"{n}:{k}".encode(), hashlib.sha256).digest()
+            if b < 252
+        ]
         assert dice.roll(seed, n) == accepted[:2]
 
 
@@ -80,8 +84,9 @@ def test_the_documented_one_line_check_prints_the_hash_and_the_roll():
     assert command.startswith("python3 -c ")
     # Run it through a shell as a reader would paste it (with this interpreter).
     command = command.replace("python3", sys.executable, 1)
-    out = subprocess.run(["bash", "-c", command], capture_output=True, text=True,
-                         check=True).stdout.split(None, 1)
+    out = subprocess.run(
+        ["bash", "-c", command], capture_output=True, text=True, check=True
+    ).stdout.split(None, 1)
     assert out[0] == hashlib.sha256(seed).hexdigest()
     assert out[1].strip() == str(dice.roll(seed, 5))
 

@@ -2,6 +2,7 @@
 against the computer says its analysis is queued, picks it up by itself once it is done (the
 page polls the status), and then shows the summary, the marks and the better play on the
 board. Screenshots go to artifacts/e2e/analysis-*.png."""
+
 import json
 
 import pytest
@@ -43,7 +44,7 @@ def test_the_analysis_on_a_phone(daphne_server, browser, monkeypatch):
     worse = [f for f in judged if f["analysis"]["mark"] not in ("best", "forced")]
     assert worse, "six random plays of the human were all the best"
     frame = max(worse, key=lambda f: f["analysis"]["lost"])
-    page.locator(f'#frame-{frame["index"]} a').click()
+    page.locator(f"#frame-{frame['index']} a").click()
     text = page.locator("#an-play-text").inner_text()
     assert "points lost" in text and "Best:" in text
     toggle = page.locator("#an-best-toggle")

@@ -9,6 +9,7 @@ until the result panel shows the winner and the points; the database must agree 
 Screenshots (360 px and 1280 px wide, mid-game and result) and the timing go to
 ``artifacts/e2e/`` (git-ignored).
 """
+
 import json
 import re
 import time
@@ -74,8 +75,14 @@ def browser():
             chromium.close()
 
 
-def open_new_game(browser, base, language="en", label="Play against the computer", viewport=DESKTOP,
-                  reduced_motion="reduce"):
+def open_new_game(
+    browser,
+    base,
+    language="en",
+    label="Play against the computer",
+    viewport=DESKTOP,
+    reduced_motion="reduce",
+):
     """A new page that starts a game against the computer from the home page, as a visitor
     does. Returns (page, game id, page errors list). The opponent's moves are not animated
     unless ``reduced_motion`` is "no-preference" (the whole-game tests stay fast)."""
@@ -129,7 +136,10 @@ def wait_for_new_version(page, version, deadline):
     page.wait_for_function(
         """(v) => Number(document.getElementById("game").dataset.version) > v
                   || document.getElementById("message").textContent.trim() !== "" """,
-        arg=version, timeout=remaining_ms, polling=50)
+        arg=version,
+        timeout=remaining_ms,
+        polling=50,
+    )
 
 
 def stage_whole_turn(page):
@@ -173,7 +183,9 @@ def play_until_over(page, deadline):
     shot_mid_game = False
     while True:
         if sum(counts.values()) > ACTION_LIMIT or time.monotonic() > deadline:
-            pytest.fail(f"the game did not end within {ACTION_LIMIT} actions or the time limit: {counts}")
+            pytest.fail(
+                f"the game did not end within {ACTION_LIMIT} actions or the time limit: {counts}"
+            )
         action = next_action(page, deadline)
         if action == "result":
             return counts
@@ -187,8 +199,9 @@ def play_until_over(page, deadline):
         wait_for_new_version(page, version, deadline)
 
 
-def test_guest_plays_a_whole_game_against_the_computer_in_chromium(daphne_server, celery_worker_process,
-                                                                  browser):
+def test_guest_plays_a_whole_game_against_the_computer_in_chromium(
+    daphne_server, celery_worker_process, browser
+):
     started = time.monotonic()
     deadline = started + GAME_TIME_LIMIT_S
     page, game_id, page_errors = open_new_game(browser, daphne_server.base)
@@ -211,8 +224,11 @@ def test_guest_plays_a_whole_game_against_the_computer_in_chromium(daphne_server
     match = re.fullmatch(r"(You|The computer) won: (oin|mars|koks), (\d+) points?\.", title)
     assert match, title
     assert explain.startswith(match.group(2).capitalize() + ":"), explain
-    assert reason == ("You bore off all 15 checkers." if match.group(1) == "You"
-                      else "The computer bore off all 15 checkers."), reason
+    assert reason == (
+        "You bore off all 15 checkers."
+        if match.group(1) == "You"
+        else "The computer bore off all 15 checkers."
+    ), reason
 
     # The result shown is the one the server recorded.
     from games.models import Game
@@ -277,8 +293,9 @@ def test_page_drops_a_silent_socket_and_connects_again(daphne_server, browser):
         page.wait_for_timeout(100)
     waited = time.monotonic() - started
     assert len(sockets) == 2 and 14.5 < waited < 40
-    page.wait_for_function("() => document.getElementById('game').dataset.ready === 'true'",
-                           timeout=20_000)
+    page.wait_for_function(
+        "() => document.getElementById('game').dataset.ready === 'true'", timeout=20_000
+    )
     assert next_action(page, time.monotonic() + 60) in ("roll", "play")
     assert not page_errors, page_errors
 
@@ -297,9 +314,17 @@ def test_page_holds_actions_while_rate_limited_and_sends_after_the_wait(daphne_s
             sent.append(frame.get("type"))
             if armed["on"] and frame.get("type") == "roll":
                 armed["on"] = False
-                ws.send(json.dumps({"type": "error", "code": "rate_limited", "retry_after": 3,
-                                    "message": "Too many messages in a short time.",
-                                    "version": frame.get("version")}))
+                ws.send(
+                    json.dumps(
+                        {
+                            "type": "error",
+                            "code": "rate_limited",
+                            "retry_after": 3,
+                            "message": "Too many messages in a short time.",
+                            "version": frame.get("version"),
+                        }
+                    )
+                )
                 return
             server.send(message)
 
@@ -319,8 +344,10 @@ def test_page_holds_actions_while_rate_limited_and_sends_after_the_wait(daphne_s
     version = int(page.locator("#game").get_attribute("data-version"))
     armed["on"] = True
     page.click("#roll-btn")
-    page.wait_for_function("() => document.getElementById('message').textContent.includes("
-                           "'Too many messages')", timeout=10_000)
+    page.wait_for_function(
+        "() => document.getElementById('message').textContent.includes('Too many messages')",
+        timeout=10_000,
+    )
     frames = len(sent)
     page.click("#roll-btn")  # during the wait: held by the page, not sent
     assert "try again in" in page.locator("#message").inner_text()
@@ -346,7 +373,9 @@ def test_guest_resigns_on_a_phone_in_russian_and_sees_the_result(daphne_server, 
     action = next_action(page, deadline)
     assert action in ("roll", "play")
     # Template text (django domain) and board.js text (djangojs catalogue) are both Russian.
-    assert cyrillic.search(page.locator("#roll-btn" if action == "roll" else "#confirm-btn").inner_text())
+    assert cyrillic.search(
+        page.locator("#roll-btn" if action == "roll" else "#confirm-btn").inner_text()
+    )
     assert cyrillic.search(page.locator("#status").inner_text())
     assert cyrillic.search(page.locator("#board").get_attribute("aria-label"))
 

@@ -11,6 +11,7 @@ reconnecting…" counting down from 60 s and then wins the game and with it the 
 Screenshots go to ``artifacts/e2e/`` (git-ignored): the challenge link and the invitation, the
 running clocks at 1280 and 360 px, the countdown, and the result.
 """
+
 import dataclasses
 import re
 import time
@@ -19,7 +20,14 @@ import pytest
 
 from games.tests.conftest import start_beat, stop_beat
 from games.tests.test_e2e_browser import (  # noqa: F401 - fixtures used by name
-    ARTIFACTS, DESKTOP, PHONE, browser, daphne_server, in_thread, next_action, take_turn,
+    ARTIFACTS,
+    DESKTOP,
+    PHONE,
+    browser,
+    daphne_server,
+    in_thread,
+    next_action,
+    take_turn,
     wait_for_new_version,
 )
 
@@ -38,8 +46,9 @@ MY_TURN_JS = """() => {
 @pytest.fixture
 def clock_beat(celery_worker_process, tmp_path):
     """Celery beat sending the clock sweep every second to the worker's queue."""
-    beat = start_beat(celery_worker_process.env, celery_worker_process.queue,
-                      tmp_path / "beat.log", interval=1.0)
+    beat = start_beat(
+        celery_worker_process.env, celery_worker_process.queue, tmp_path / "beat.log", interval=1.0
+    )
     try:
         yield beat
     finally:
@@ -87,7 +96,8 @@ def play_one_turn(pages, deadline):
 
 
 def test_two_guests_play_with_the_match_clock_and_a_player_who_leaves_loses_the_match(
-        daphne_server, celery_worker_process, clock_beat, browser):
+    daphne_server, celery_worker_process, clock_beat, browser
+):
     from games.models import Challenge, Game, Match
 
     deadline = time.monotonic() + TEST_LIMIT_S
@@ -152,7 +162,9 @@ def test_two_guests_play_with_the_match_clock_and_a_player_who_leaves_loses_the_
     # The match clock: 12 s free per move, then the reserve of 2 min for the match.
     page_b.wait_for_function(
         "() => /^to move · reserve 2:00$/.test((document.querySelector("
-        "'.player.clock-running .player-clock-note') || {}).textContent || '')", timeout=10_000)
+        "'.player.clock-running .player-clock-note') || {}).textContent || '')",
+        timeout=10_000,
+    )
     page_b.screenshot(path=str(ARTIFACTS / "clock-free-time-360.png"))
 
     # B leaves right after its own move, so that only its absence can end the game.
@@ -192,8 +204,9 @@ def test_two_guests_play_with_the_match_clock_and_a_player_who_leaves_loses_the_
     assert reason == "Your opponent left the game and so loses the match.", reason
     assert re.fullmatch(r"You won the match \d : 0\.", match_text), match_text
     assert page_a.locator("#presence").is_hidden()
-    assert page_a.locator("#history-list").inner_text().rstrip().split("\n")[-1].startswith(
-        "You won"), page_a.locator("#history-list").inner_text()
+    assert (
+        page_a.locator("#history-list").inner_text().rstrip().split("\n")[-1].startswith("You won")
+    ), page_a.locator("#history-list").inner_text()
     assert "left the game" in page_a.locator("#history-list").inner_text()
     page_a.screenshot(path=str(ARTIFACTS / "won-by-abandon-1280.png"), full_page=True)
     page_a.set_viewport_size(PHONE)
@@ -229,7 +242,8 @@ def guest_context(browser, base, guest_id, viewport):
 
 
 def test_with_the_standard_clock_the_opponent_of_a_player_who_left_claims_the_win(
-        daphne_server, celery_worker_process, clock_beat, browser):
+    daphne_server, celery_worker_process, clock_beat, browser
+):
     """The standard clock with short times (made through the service: the pages only offer
     the real ones): the first-move countdown turns red in its last 10 s; when B leaves, A is
     told when the win may be claimed, then claims it with the button."""
@@ -276,13 +290,17 @@ def test_with_the_standard_clock_the_opponent_of_a_player_who_left_claims_the_wi
     banner = page_a.locator("#presence-text")
     banner.wait_for(state="visible", timeout=15_000)
     text = banner.inner_text()
-    assert re.fullmatch(r"Your opponent has left the game\. If they are not back in 0:0[1-6], "
-                        r"you may claim the win\.", text), text
+    assert re.fullmatch(
+        r"Your opponent has left the game\. If they are not back in 0:0[1-6], "
+        r"you may claim the win\.",
+        text,
+    ), text
     assert page_a.locator("#claim-btn").is_hidden()
     claim = page_a.locator("#claim-btn")
     claim.wait_for(state="visible", timeout=10_000)
-    assert banner.inner_text() == ("Your opponent has not come back: you may claim the win, "
-                                   "or wait for them.")
+    assert banner.inner_text() == (
+        "Your opponent has not come back: you may claim the win, or wait for them."
+    )
     page_a.screenshot(path=str(ARTIFACTS / "claim-the-win-1280.png"))
     claim.click()
     page_a.locator("#result").wait_for(state="visible", timeout=10_000)

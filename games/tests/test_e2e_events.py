@@ -5,6 +5,7 @@ The page must do with an event what it does with a snapshot (say the opponent's 
 the next action, stage on the event's `legal.graph`, send the version the event made), ask for
 one snapshot after a gap, and take a socket that stays silent after a touch for dead.
 """
+
 import json
 import re
 import time
@@ -12,7 +13,9 @@ import time
 import pytest
 
 from games.tests.test_e2e_browser import (  # noqa: F401 - fixtures used by name
-    browser, daphne_server, open_new_game,
+    browser,
+    daphne_server,
+    open_new_game,
 )
 
 pytestmark = pytest.mark.e2e
@@ -59,13 +62,29 @@ def greeting(initial, version):
     me = initial["you"]
     them = other(me)
     return dict(
-        initial, version=version, status="active", phase="roll", turn=them, awaiting=them, dice=None,
-        actions=["resign"], legal=None, result=None,
+        initial,
+        version=version,
+        status="active",
+        phase="roll",
+        turn=them,
+        awaiting=them,
+        dice=None,
+        actions=["resign"],
+        legal=None,
+        result=None,
         position={"turn": them, me: {"24": 14, "13": 1}, them: {"24": 15}, "first_turn": False},
         pips={me: 349, them: 360},
         last={"side": me, "dice": [6, 5], "play": "24/18 18/13", "version": version},
-        history=[{"n": 1, "side": me, "kind": "play", "dice": [6, 5], "play": "24/18 18/13",
-                  "version": version}],
+        history=[
+            {
+                "n": 1,
+                "side": me,
+                "kind": "play",
+                "dice": [6, 5],
+                "play": "24/18 18/13",
+                "version": version,
+            }
+        ],
     )
 
 
@@ -83,38 +102,83 @@ def test_event_frames_take_the_snapshots_path(daphne_server, browser):
     page.wait_for_function(READY_AT_JS, arg=v)
 
     # The computer's roll and play, as one event: said, listed, and the roll offered.
-    server.send({
-        "type": "event", "version": v + 2, "from": v,
-        "events": [{"seq": v + 1, "kind": "roll", "side": them}, {"seq": v + 2, "kind": "play", "side": them}],
-        "history": [{"n": 2, "side": them, "kind": "play", "dice": [6, 5], "play": "24/18 18/13",
-                     "version": v + 2}],
-        "changes": {"phase": "roll", "turn": me, "awaiting": me,
-                    "position": {"turn": me, me: {"24": 14, "13": 1}, them: {"24": 14, "13": 1},
-                                 "first_turn": False},
-                    "position_id": "AAAAAAAAAAAAAB", "pips": {me: 349, them: 349},
-                    "last": {"side": them, "dice": [6, 5], "play": "24/18 18/13", "version": v + 2}},
-        "actions": ["roll", "resign"], "legal": None,
-    })
+    server.send(
+        {
+            "type": "event",
+            "version": v + 2,
+            "from": v,
+            "events": [
+                {"seq": v + 1, "kind": "roll", "side": them},
+                {"seq": v + 2, "kind": "play", "side": them},
+            ],
+            "history": [
+                {
+                    "n": 2,
+                    "side": them,
+                    "kind": "play",
+                    "dice": [6, 5],
+                    "play": "24/18 18/13",
+                    "version": v + 2,
+                }
+            ],
+            "changes": {
+                "phase": "roll",
+                "turn": me,
+                "awaiting": me,
+                "position": {
+                    "turn": me,
+                    me: {"24": 14, "13": 1},
+                    them: {"24": 14, "13": 1},
+                    "first_turn": False,
+                },
+                "position_id": "AAAAAAAAAAAAAB",
+                "pips": {me: 349, them: 349},
+                "last": {"side": them, "dice": [6, 5], "play": "24/18 18/13", "version": v + 2},
+            },
+            "actions": ["roll", "resign"],
+            "legal": None,
+        }
+    )
     page.wait_for_function(READY_AT_JS, arg=v + 2)
     said = "The computer rolled 6\u20115 and played 12/6 6/1."
     assert page.locator("#last-play").inner_text() == said
-    page.wait_for_function("(text) => document.getElementById('announce').textContent === text", arg=said)
+    page.wait_for_function(
+        "(text) => document.getElementById('announce').textContent === text", arg=said
+    )
     assert page.locator("#status").inner_text() == "Your turn: roll the dice."
-    assert page.locator("#history-list .history-play").all_inner_texts() == ["24/18 18/13", "12/6 6/1"]
+    assert page.locator("#history-list .history-play").all_inner_texts() == [
+        "24/18 18/13",
+        "12/6 6/1",
+    ]
 
     # Rolling sends the version the event made; the roll comes back as an event with a graph.
     page.locator("#roll-btn").click()
     server.wait(lambda: server.sent and server.sent[-1]["type"] == "roll")
     assert server.sent[-1] == {"type": "roll", "version": v + 2}
-    graph = {"nodes": [{"steps": {"13/10": 1}, "final": False}, {"steps": {"10/9": 2}, "final": False},
-                       {"steps": {}, "final": True}]}
-    server.send({
-        "type": "event", "version": v + 3, "from": v + 2,
-        "events": [{"seq": v + 3, "kind": "roll", "side": me}], "history": [],
-        "changes": {"phase": "play", "dice": [3, 1]},
-        "actions": ["play", "resign"],
-        "legal": {"plays": [{"play": "13/10 10/9"}], "graph": graph, "pass": False, "why_not": {}},
-    })
+    graph = {
+        "nodes": [
+            {"steps": {"13/10": 1}, "final": False},
+            {"steps": {"10/9": 2}, "final": False},
+            {"steps": {}, "final": True},
+        ]
+    }
+    server.send(
+        {
+            "type": "event",
+            "version": v + 3,
+            "from": v + 2,
+            "events": [{"seq": v + 3, "kind": "roll", "side": me}],
+            "history": [],
+            "changes": {"phase": "play", "dice": [3, 1]},
+            "actions": ["play", "resign"],
+            "legal": {
+                "plays": [{"play": "13/10 10/9"}],
+                "graph": graph,
+                "pass": False,
+                "why_not": {},
+            },
+        }
+    )
     page.wait_for_function(READY_AT_JS, arg=v + 3)
     page.locator(f'#board [data-point="{point_for_white(me, 13)}"]').click()
     page.locator(f'#board [data-point="{point_for_white(me, 9)}"]').click()
@@ -125,8 +189,26 @@ def test_event_frames_take_the_snapshots_path(daphne_server, browser):
 
     # Events the page cannot place ask for one snapshot; a touch above its version asks again.
     asked = len([frame for frame in server.sent if frame["type"] == "snapshot"])
-    server.send({"type": "event", "version": v + 6, "from": v + 5, "changes": {}, "actions": [], "legal": None})
-    server.send({"type": "event", "version": v + 7, "from": v + 6, "changes": {}, "actions": [], "legal": None})
+    server.send(
+        {
+            "type": "event",
+            "version": v + 6,
+            "from": v + 5,
+            "changes": {},
+            "actions": [],
+            "legal": None,
+        }
+    )
+    server.send(
+        {
+            "type": "event",
+            "version": v + 7,
+            "from": v + 6,
+            "changes": {},
+            "actions": [],
+            "legal": None,
+        }
+    )
     server.send({"type": "touch", "version": v + 3})
     server.wait(lambda: len([f for f in server.sent if f["type"] == "snapshot"]) == asked + 1)
     page.wait_for_timeout(300)
@@ -136,9 +218,24 @@ def test_event_frames_take_the_snapshots_path(daphne_server, browser):
     assert page.locator("#game").get_attribute("data-version") == str(v + 3)
 
     # The game's end comes as a snapshot, as before.
-    final = dict(greeting(initial, v + 8), status="finished", phase="over", turn=None, awaiting=None, actions=[],
-                 result={"winner": them, "kind": "oin", "points": 1, "reason": "resign", "cube": 1, "loser": me,
-                         "match_lost": False, "rating": None})
+    final = dict(
+        greeting(initial, v + 8),
+        status="finished",
+        phase="over",
+        turn=None,
+        awaiting=None,
+        actions=[],
+        result={
+            "winner": them,
+            "kind": "oin",
+            "points": 1,
+            "reason": "resign",
+            "cube": 1,
+            "loser": me,
+            "match_lost": False,
+            "rating": None,
+        },
+    )
     server.send({"type": "snapshot", "game": final})
     page.wait_for_selector("#result:not([hidden])")
     assert page.locator("#result-reason").inner_text() == "You resigned."

@@ -7,14 +7,19 @@ and the leaderboard fit the window: nothing scrolls sideways, the move list keep
 view, and a cut name keeps its whole text for screen readers and in its tooltip. Screenshots go
 to ``artifacts/e2e/long-names-*.png`` (git-ignored).
 """
+
 import dataclasses
 
 import pytest
 
 from games.clocks import CLOCKS
-
 from games.tests.test_e2e_browser import (  # noqa: F401 - fixtures used by name
-    ARTIFACTS, DESKTOP, PHONE, browser, daphne_server, in_thread,
+    ARTIFACTS,
+    DESKTOP,
+    PHONE,
+    browser,
+    daphne_server,
+    in_thread,
 )
 
 pytestmark = pytest.mark.e2e
@@ -80,8 +85,9 @@ def setup_rated_game():
     for side, name in (("white", WHITE_NAME), ("black", BLACK_NAME)):
         users[side] = get_user_model().objects.create_user(username=f"long-{side}")
         Profile.objects.create(user=users[side], display_name=name)
-        PlayerRating.objects.create(user=users[side], preset="sport", rating=1600, deviation=60,
-                                    games=30, wins=15)
+        PlayerRating.objects.create(
+            user=users[side], preset="sport", rating=1600, deviation=60, games=30, wins=15
+        )
     white = services.Actor(guest_id="guest-long-white", user_id=users["white"].pk)
     black = services.Actor(guest_id="guest-long-black", user_id=users["black"].pk)
     challenge = services.create_challenge(white, colour="white", rated=True)
@@ -114,9 +120,11 @@ def test_a_forty_character_name_without_spaces_never_widens_a_page(daphne_server
         # Each check reads the page in one go: a snapshot redraws the cards and the list.
         for side, name in (("white", WHITE_NAME), ("black", BLACK_NAME)):
             # a snapshot arriving redraws the card: check the layout once it has settled
-            settled = (f"() => {{ const c = document.querySelector('.player[data-side=\"{side}\"]');"
-                       f" if (!c) return false; const r = ({CARD_JS})(c);"
-                       f" return r.inside && r.rating; }}")
+            settled = (
+                f"() => {{ const c = document.querySelector('.player[data-side=\"{side}\"]');"
+                f" if (!c) return false; const r = ({CARD_JS})(c);"
+                f" return r.inside && r.rating; }}"
+            )
             # (the cards are redrawn by every snapshot and clock tick; a check in one instant
             # caught a card mid-change now and then on a loaded machine)
             page.wait_for_function(settled, timeout=10_000, polling=100)
@@ -131,13 +139,15 @@ def test_a_forty_character_name_without_spaces_never_widens_a_page(daphne_server
                 assert item["title"] == item["who"], (label, item)
         page.screenshot(path=str(ARTIFACTS / f"long-names-game-{label}.png"), full_page=True)
 
-        for name, path in (("my-games", "/en/games/"), ("lobby", "/en/lobby/"),
-                           ("player", f"/en/players/{game.black_user_id}/"),
-                           ("leaderboard", "/en/leaderboard/")):
+        for name, path in (
+            ("my-games", "/en/games/"),
+            ("lobby", "/en/lobby/"),
+            ("player", f"/en/players/{game.black_user_id}/"),
+            ("leaderboard", "/en/leaderboard/"),
+        ):
             page.goto(f"{base}{path}")
             assert BLACK_NAME in page.locator("main").inner_text(), (name, label)
             assert fits(page) is True, (name, label)
-            page.screenshot(path=str(ARTIFACTS / f"long-names-{name}-{label}.png"),
-                            full_page=True)
+            page.screenshot(path=str(ARTIFACTS / f"long-names-{name}-{label}.png"), full_page=True)
         context.close()
     assert not errors, errors

@@ -14,6 +14,7 @@ their profile pages.
 Screenshots go to ``artifacts/e2e/`` (git-ignored): the lobby for a guest, the form, the wait,
 the game just opened, the rated result and a profile page.
 """
+
 import json
 import re
 import statistics
@@ -22,7 +23,13 @@ import time
 import pytest
 
 from games.tests.test_e2e_browser import (  # noqa: F401 - fixtures used by name
-    ARTIFACTS, DESKTOP, PHONE, ROOT, browser, daphne_server, in_thread,
+    ARTIFACTS,
+    DESKTOP,
+    PHONE,
+    ROOT,
+    browser,
+    daphne_server,
+    in_thread,
 )
 from games.tests.test_e2e_clock import clock_beat, play_one_turn, whose_turn  # noqa: F401
 
@@ -64,7 +71,8 @@ def open_lobby(page, base):
 
 
 def test_two_signed_in_players_are_paired_in_the_lobby_and_see_their_new_ratings(
-        daphne_server, celery_worker_process, clock_beat, browser):
+    daphne_server, celery_worker_process, clock_beat, browser
+):
     from games.models import Game, PlayerRating, QueueEntry, RatingChange
 
     deadline = time.monotonic() + TEST_LIMIT_S
@@ -116,8 +124,11 @@ def test_two_signed_in_players_are_paired_in_the_lobby_and_see_their_new_ratings
             page_a.wait_for_timeout(150)
             page_a.screenshot(path=str(ARTIFACTS / "lobby-waiting-360.png"), full_page=True)
             page_a.set_viewport_size(DESKTOP)
-            waiting = in_thread(lambda: list(QueueEntry.objects.filter(status="waiting")
-                                             .values_list("user_id", flat=True)))
+            waiting = in_thread(
+                lambda: list(
+                    QueueEntry.objects.filter(status="waiting").values_list("user_id", flat=True)
+                )
+            )
             assert waiting == [alice]
 
         # Bob joins: both pages open the same game.
@@ -136,7 +147,7 @@ def test_two_signed_in_players_are_paired_in_the_lobby_and_see_their_new_ratings
     pairing = {
         "runs": PAIRING_RUNS,
         "what": "from the second player's 'Find an opponent' click until the game page is "
-                "loaded and its socket has the first snapshot (board drawn, data-ready=true)",
+        "loaded and its socket has the first snapshot (board drawn, data-ready=true)",
         "second_player_ms": [round(s * 1000) for s in seconds_b],
         "second_player_median_ms": round(statistics.median(seconds_b) * 1000),
         "second_player_worst_ms": round(max(seconds_b) * 1000),
@@ -144,7 +155,7 @@ def test_two_signed_in_players_are_paired_in_the_lobby_and_see_their_new_ratings
         "waiting_player_median_ms": round(statistics.median(seconds_a) * 1000),
         "waiting_player_worst_ms": round(max(seconds_a) * 1000),
         "setup": "Daphne, Celery worker and beat, Redis, SQLite test database, headless "
-                 "Chromium on this machine (2 cores); both players at 1500, so paired on join",
+        "Chromium on this machine (2 cores); both players at 1500, so paired on join",
     }
     path = ROOT / "artifacts" / "lobby" / "pairing.json"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -198,16 +209,18 @@ def test_two_signed_in_players_are_paired_in_the_lobby_and_see_their_new_ratings
     for page, user_id in ((page_a, alice), (page_b, bob)):
         page.goto(f"{daphne_server.base}/en/players/{user_id}/")
         shown = page.locator("#rating-sport .rating-number").inner_text()
-        rating = in_thread(lambda uid=user_id: PlayerRating.objects.get(user_id=uid,
-                                                                         preset="sport"))
+        rating = in_thread(
+            lambda uid=user_id: PlayerRating.objects.get(user_id=uid, preset="sport")
+        )
         assert shown == str(round(rating.rating)), (shown, rating.rating)
         assert rating.games == 1
     page_b.screenshot(path=str(ARTIFACTS / "lobby-profile-after-360.png"), full_page=True)
 
     # Back in the lobby, the cards show the new (still provisional) ratings.
     open_lobby(page_a, daphne_server.base)
-    new_alice = round(in_thread(lambda: PlayerRating.objects.get(user_id=alice,
-                                                                 preset="sport")).rating)
+    new_alice = round(
+        in_thread(lambda: PlayerRating.objects.get(user_id=alice, preset="sport")).rating
+    )
     assert f"Your rating: {new_alice}? (provisional)" in page_a.locator("#lobby-form").inner_text()
     # A rated challenge link: a guest is told to sign in, Bob (signed in) accepts it.
     page_a.goto(f"{daphne_server.base}/en/friend/")
@@ -219,7 +232,10 @@ def test_two_signed_in_players_are_paired_in_the_lobby_and_see_their_new_ratings
     link = page_a.locator("#share-link").input_value()
     guest = browser.new_page(viewport=PHONE, reduced_motion="reduce")
     guest.goto(link)
-    assert guest.locator("#rated-sign-in").inner_text() == "This is a rated game: sign in to accept it."
+    assert (
+        guest.locator("#rated-sign-in").inner_text()
+        == "This is a rated game: sign in to accept it."
+    )
     assert guest.locator("#accept-challenge").count() == 0
     guest.screenshot(path=str(ARTIFACTS / "challenge-rated-guest-360.png"), full_page=True)
     guest.close()

@@ -4,6 +4,7 @@ keeps the current step in view by scrolling the list only, never the page.
 The same real stack as test_e2e_browser.py (Daphne in a subprocess, the tests' database); the
 replay is of a record imported through the import page.
 """
+
 import random
 
 import pytest
@@ -68,7 +69,9 @@ def test_replay_opens_at_the_top_and_the_list_follows_the_step(daphne_server, br
     assert view["index"] == last - 5 and view["inView"] and view["scrollY"] == 0
     page.locator("#replay-first").click()
     view = page.evaluate(VIEW_JS)
-    assert view["index"] == 0 and view["inView"] and view["listTop"] == 0 and view["hash"] == "#step-0"
+    assert (
+        view["index"] == 0 and view["inView"] and view["listTop"] == 0 and view["hash"] == "#step-0"
+    )
 
     # The address this page wrote opens at the top again (its hash names no element).
     page.goto("about:blank")

@@ -8,6 +8,7 @@ a guest reloads the page in the middle of a game, gets exactly the same game bac
 
 Screenshots go to ``artifacts/e2e/`` (git-ignored).
 """
+
 import json
 import re
 import time
@@ -15,8 +16,17 @@ import time
 import pytest
 
 from games.tests.test_e2e_browser import (  # noqa: F401 - fixtures used by name
-    ARTIFACTS, DESKTOP, PHONE, browser, daphne_server, in_thread, next_action, play_until_over,
-    take_turn, viewer_side, wait_for_new_version,
+    ARTIFACTS,
+    DESKTOP,
+    PHONE,
+    browser,
+    daphne_server,
+    in_thread,
+    next_action,
+    play_until_over,
+    take_turn,
+    viewer_side,
+    wait_for_new_version,
 )
 
 pytestmark = pytest.mark.e2e
@@ -42,8 +52,9 @@ def start_from_options_form(page, base, preset, language="en", **choices):
     return game_id_of(page)
 
 
-def test_guest_plays_a_match_to_3_against_the_computer_to_the_end(daphne_server, celery_worker_process,
-                                                                  browser):
+def test_guest_plays_a_match_to_3_against_the_computer_to_the_end(
+    daphne_server, celery_worker_process, browser
+):
     from games.models import Game
 
     started = time.monotonic()
@@ -58,7 +69,11 @@ def test_guest_plays_a_match_to_3_against_the_computer_to_the_end(daphne_server,
     results = []
     while True:
         assert page.locator("#match-score").is_visible()
-        assert page.locator("#match-score").inner_text().startswith("Match to 3 · game %d" % len(game_ids))
+        assert (
+            page.locator("#match-score")
+            .inner_text()
+            .startswith(f"Match to 3 · game {len(game_ids)}")
+        )
         play_until_over(page, deadline)
         title = page.locator("#result-title").inner_text()
         assert re.fullmatch(r"(You|The computer) won: (oin|mars|koks), \d+ points?\.", title), title
@@ -75,8 +90,9 @@ def test_guest_plays_a_match_to_3_against_the_computer_to_the_end(daphne_server,
         game_ids.append(game_id_of(page))
         assert len(game_ids) <= 5, "a match to 3 takes at most 5 games here"
         opening = page.locator("#opening").inner_text()
-        assert re.search(r"won the last game, so (you start and roll|it starts and rolls) both dice\.$",
-                         opening), opening
+        assert re.search(
+            r"won the last game, so (you start and roll|it starts and rolls) both dice\.$", opening
+        ), opening
 
     final = page.locator("#result-match").inner_text()
     page.set_viewport_size(PHONE)
@@ -87,18 +103,24 @@ def test_guest_plays_a_match_to_3_against_the_computer_to_the_end(daphne_server,
 
     from games.services import opening_of
 
-    games = in_thread(lambda: [Game.objects.select_related("match").get(pk=gid) for gid in game_ids])
+    games = in_thread(
+        lambda: [Game.objects.select_related("match").get(pk=gid) for gid in game_ids]
+    )
     match = in_thread(lambda: type(games[0].match).objects.get(pk=games[0].match_id))
     assert all(game.match_id == match.id for game in games)
     assert [game.match_number for game in games] == list(range(1, len(games) + 1))
     assert all(game.status == "finished" for game in games)
     # The score is the sum of the games' points; the match ends as soon as a side has 3.
-    score = {side: sum(g.result_points for g in games if g.winner == side) for side in ("white", "black")}
+    score = {
+        side: sum(g.result_points for g in games if g.winner == side) for side in ("white", "black")
+    }
     assert score == match.score()
     assert match.status == "finished" and score[match.winner] >= 3
     assert sum(g.result_points for g in games[:-1] if g.winner == match.winner) < 3
     assert final.startswith("You" if match.winner == human else "The computer")
-    assert final.endswith(f"{score[match.winner]} : {score['black' if match.winner == 'white' else 'white']}.")
+    assert final.endswith(
+        f"{score[match.winner]} : {score['black' if match.winner == 'white' else 'white']}."
+    )
     for earlier, later in zip(games, games[1:]):
         opening = opening_of(later)
         assert opening["starter"] == earlier.winner and not opening["roll_off"]
@@ -115,11 +137,12 @@ def test_guest_plays_a_match_to_3_against_the_computer_to_the_end(daphne_server,
     assert "wins" not in page.locator("#replay-now").inner_text()
     page.screenshot(path=str(ARTIFACTS / "replay-1280.png"), full_page=True)
     assert not page_errors, page_errors
-    print(f"\ne2e match to 3: {len(game_ids)} games, {results}, "
-          f"{time.monotonic() - started:.1f} s")
+    print(f"\ne2e match to 3: {len(game_ids)} games, {results}, {time.monotonic() - started:.1f} s")
 
 
-def test_reload_in_the_middle_continues_the_same_game(daphne_server, celery_worker_process, browser):
+def test_reload_in_the_middle_continues_the_same_game(
+    daphne_server, celery_worker_process, browser
+):
     from games.engine import get_ruleset, legal_plays
     from games.models import Game
 
@@ -137,8 +160,9 @@ def test_reload_in_the_middle_continues_the_same_game(daphne_server, celery_work
         take_turn(page, action)
         wait_for_new_version(page, version, deadline)
     action = next_action(page, deadline)
-    assert int(page.locator("#board").get_attribute("data-flights") or 0) > 0, \
+    assert int(page.locator("#board").get_attribute("data-flights") or 0) > 0, (
         "the computer's checkers were never seen moving"
+    )
 
     before = in_thread(lambda: Game.objects.get(pk=game_id))
     shown_version = int(page.locator("#game").get_attribute("data-version"))
@@ -155,7 +179,11 @@ def test_reload_in_the_middle_continues_the_same_game(daphne_server, celery_work
     assert game_id_of(page) == game_id
     assert next_action(page, deadline) == action
     after = in_thread(lambda: Game.objects.get(pk=game_id))
-    assert (after.version, after.position, after.dice) == (before.version, before.position, before.dice)
+    assert (after.version, after.position, after.dice) == (
+        before.version,
+        before.position,
+        before.dice,
+    )
     assert int(page.locator("#game").get_attribute("data-version")) == before.version
     assert page.locator("#status").inner_text() == status_before
     assert page.locator("#history-list").inner_text() == history_before
@@ -173,7 +201,9 @@ def test_reload_in_the_middle_continues_the_same_game(daphne_server, celery_work
         play = plays[-1].notation
         version = game.version
         # The placeholder is a legal play of this roll (white's own numbering).
-        assert page.locator("#move-text").get_attribute("placeholder") in {p.notation for p in plays}
+        assert page.locator("#move-text").get_attribute("placeholder") in {
+            p.notation for p in plays
+        }
         # A refused play stays in the box, selected, to be corrected.
         page.fill("#move-text", "1/2")
         page.press("#move-text", "Enter")
@@ -186,8 +216,13 @@ def test_reload_in_the_middle_continues_the_same_game(daphne_server, celery_work
         wait_for_new_version(page, version, deadline)
         assert page.locator("#message").inner_text() == ""
         assert page.locator("#move-text").input_value() == ""
-        assert in_thread(lambda: Game.objects.get(pk=game_id).events.filter(
-            kind="play", side="white", play=play).exists())
+        assert in_thread(
+            lambda: (
+                Game.objects.get(pk=game_id)
+                .events.filter(kind="play", side="white", play=play)
+                .exists()
+            )
+        )
     assert not page_errors, page_errors
     timing = {"reload_to_board_ms": round(board_shown_ms), "reload_to_playable_ms": round(ready_ms)}
     (ARTIFACTS / "reload-timing.json").write_text(json.dumps(timing) + "\n")

@@ -1,15 +1,27 @@
 """check_play: submitted plays are judged by their result, and every refusal names its rule
 (RULES.md R4–R8, Notation)."""
+
 import pytest
 
-from games.engine import (DiceError, IllegalPlay, NotationError, Position, PositionError,
-                          check_play, get_ruleset, legal_plays, legal_steps, step_graph)
+from games.engine import (
+    DiceError,
+    IllegalPlay,
+    NotationError,
+    Position,
+    PositionError,
+    check_play,
+    get_ruleset,
+    legal_plays,
+    legal_steps,
+    step_graph,
+)
 from games.engine.errors import RulesetError
 
 
 def pos(white, black, turn="white", first_turn=False):
-    return Position.from_json({"turn": turn, "white": white, "black": black,
-                               "first_turn": first_turn})
+    return Position.from_json(
+        {"turn": turn, "white": white, "black": black, "first_turn": first_turn}
+    )
 
 
 START = Position.initial("white")
@@ -34,8 +46,7 @@ def test_first_turn_six_six_allows_exactly_two_head_checkers():
 
 
 # TV-16: white holds 24..20; a checker on 19 would complete six with no black checker ahead.
-TV16 = pos({"24": 9, "23": 1, "22": 2, "21": 1, "20": 1, "10": 1},
-           {"24": 11, "18": 2, "15": 2})
+TV16 = pos({"24": 9, "23": 1, "22": 2, "21": 1, "20": 1, "10": 1}, {"24": 11, "18": 2, "15": 2})
 
 
 def test_step_order_through_a_block_is_accepted_when_the_result_is_legal():
@@ -46,8 +57,7 @@ def test_step_order_through_a_block_is_accepted_when_the_result_is_legal():
 
 def test_result_reachable_only_through_a_block_is_refused():
     # TV-18: 21/16 completes white 19-14; 21/20 is blocked, so {15: 2} is not legal.
-    p = pos({"24": 9, "21": 1, "19": 1, "18": 1, "17": 1, "15": 1, "14": 1},
-            {"24": 14, "8": 1})
+    p = pos({"24": 9, "21": 1, "19": 1, "18": 1, "17": 1, "15": 1, "14": 1}, {"24": 14, "8": 1})
     err = refusal(p, (5, 1), "21/16 16/15")
     assert err.code == "six_block" and err.step == (21, 16)
 
@@ -92,8 +102,10 @@ def test_a_play_is_judged_by_its_result_whatever_the_order_written():
     play = check_play(p, (5, 3), "3/off 7/2")
     assert play.steps == ((7, 2), (3, 0)) and play.result.white[0] == 2
     # 21/16 16/13 stops on a black point, but 21/18 18/13 reaches the same position.
-    p = pos({"24": 10, "21": 1, "19": 1, "17": 1, "15": 1, "13": 1},
-            {"24": 9, "22": 2, "20": 1, "18": 1, "4": 1, "2": 1})
+    p = pos(
+        {"24": 10, "21": 1, "19": 1, "17": 1, "15": 1, "13": 1},
+        {"24": 9, "22": 2, "20": 1, "18": 1, "4": 1, "2": 1},
+    )
     play = check_play(p, (5, 3), "21/16 16/13")
     assert play.steps == ((21, 18), (18, 13))
     # A single step onto a black point has no other order: refused, with the reason.
@@ -131,8 +143,10 @@ def test_malformed_plays_and_inputs_raise_value_errors():
         legal_plays(START, (6, 5), "backgammon")
     with pytest.raises(PositionError):
         Position.from_json({"turn": "white", "white": {"25": 1}, "black": {}})
-    assert all(issubclass(e, ValueError) for e in (DiceError, NotationError, PositionError,
-                                                   IllegalPlay, RulesetError))
+    assert all(
+        issubclass(e, ValueError)
+        for e in (DiceError, NotationError, PositionError, IllegalPlay, RulesetError)
+    )
 
 
 def test_forced_pass_is_the_only_play_and_the_graph_is_final_at_once():
@@ -173,6 +187,7 @@ def test_second_players_first_turn_keeps_the_head_exception():
 
 def test_notation_takes_ascii_digits_only_and_spaces_around_the_slash():
     from games.engine import parse_play
+
     assert parse_play("24 / 18, 18/13") == ((24, 18), (18, 13))
     for bad in ("²/1", "24/¹8", "２４/２０", "٢٤/٢٠"):
         with pytest.raises(NotationError):

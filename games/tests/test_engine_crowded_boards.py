@@ -2,10 +2,12 @@
 of the mover's points next to a six-point block (R7) with the opponent near or far, bearing off
 (R8), and every roll. Random games seldom reach these boards, and the engine's shortcuts (the
 R7 window check, the bit masks) live exactly there."""
+
 import random
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from games.engine import Position, PositionError, legal_plays, mirror, other
 from games.engine.movegen import _ALL, _NO_HEAD, _context, _gen, _mask_steps
@@ -45,7 +47,7 @@ def _draw(rng):
     else:
         length = rng.randint(4, 7)
         start = rng.randint(0, 24 - length)
-        run = OPP_PATH[start:start + length]
+        run = OPP_PATH[start : start + length]
         for p in run:
             me[p] = 1
         others = rng.sample([p for p in range(1, 25) if p not in run], rng.randint(0, 4))
@@ -99,5 +101,6 @@ def test_mask_steps_lists_the_single_steps_of_gen_in_its_order(seed):
 @pytest.mark.parametrize("point", range(1, 25))
 def test_from_json_refuses_both_sides_on_any_one_point(point):
     with pytest.raises(PositionError, match=f"white {point} and black {mirror(point)}"):
-        Position.from_json({"turn": "white", "white": {str(point): 1, "24": 14},
-                            "black": {str(mirror(point)): 1}})
+        Position.from_json(
+            {"turn": "white", "white": {str(point): 1, "24": 14}, "black": {str(mirror(point)): 1}}
+        )

@@ -12,8 +12,9 @@ from games.tests.test_engine_position_id import positions
 
 
 def pos(white, black, turn="white", first_turn=False):
-    return Position.from_json({"turn": turn, "white": white, "black": black,
-                               "first_turn": first_turn})
+    return Position.from_json(
+        {"turn": turn, "white": white, "black": black, "first_turn": first_turn}
+    )
 
 
 def reasons(position, dice, point, staged=()):
@@ -40,8 +41,10 @@ def test_head_rule_on_a_first_turn_with_6_6_allows_two_then_stops():
 
 
 def test_six_point_block_with_no_opponent_checker_ahead():
-    position = pos({"18": 1, "17": 1, "16": 1, "15": 2, "13": 4, "11": 4, "10": 2},
-                   {"21": 2, "20": 2, "19": 2, "14": 4, "9": 2, "8": 3})
+    position = pos(
+        {"18": 1, "17": 1, "16": 1, "15": 2, "13": 4, "11": 4, "10": 2},
+        {"21": 2, "20": 2, "19": 2, "14": 4, "9": 2, "8": 3},
+    )
     assert reasons(position, (1, 6), 15) == ((6, "blocked"), (1, "six_block"))
 
 
@@ -106,4 +109,5 @@ def test_explanations_agree_with_the_step_graph(position, a, b, rng):
             assert set(dice) <= dice_values and dice == sorted(dice, reverse=True)
     if not staged:
         assert {p for p, e in immovable_points(position, (a, b)).items()} == {
-            p for p in range(1, 25) if position.board(position.turn)[p] and p not in starts}
+            p for p in range(1, 25) if position.board(position.turn)[p] and p not in starts
+        }

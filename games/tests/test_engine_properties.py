@@ -1,11 +1,22 @@
 """Property tests of the engine over random games (hypothesis), cross-checked against a naive
 reference reading of the rules (engine_reference.py)."""
+
 import random
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from games.engine import (CHECKERS, Position, check_play, format_play, game_value, legal_steps,
-                          other, parse_play, step_graph)
+from games.engine import (
+    CHECKERS,
+    Position,
+    check_play,
+    format_play,
+    game_value,
+    legal_steps,
+    other,
+    parse_play,
+    step_graph,
+)
 from games.engine.position import board_to_json
 
 from .engine_games import random_game

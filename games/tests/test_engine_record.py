@@ -1,15 +1,20 @@
 """Game records (docs/record-format.md; games.engine.record): the writer and the parser are
 inverse, a replay reaches the same positions as the engine, and a corrupted record is refused
 with its line number and the reason."""
+
 import random
 
 import pytest
 
-from games.engine import fairdice, game_value, legal_plays, Position
+from games.engine import Position, fairdice, game_value, legal_plays
 from games.engine import record as rec
 
-HEADERS = [("Event", "Long nardy game"), ("Date", "2026-11-29"), ("White", "Guest"),
-           ("Black", "Computer (medium)")]
+HEADERS = [
+    ("Event", "Long nardy game"),
+    ("Date", "2026-11-29"),
+    ("White", "Guest"),
+    ("Black", "Computer (medium)"),
+]
 
 
 def random_record(seed, preset="sport", cube=False, resign_at=None, dice_seed=None):
@@ -49,9 +54,13 @@ def random_record(seed, preset="sport", cube=False, resign_at=None, dice_seed=No
         side = position.turn
         if resign_at == n:
             entries.append(rec.Entry(n, side, rec.RESIGN))
-            kind, points = game_value(position.board(side), preset, cube=cube_value,
-                                      cube_turned=cube_value > 1,
-                                      table={"cube": cube} if preset == "classic" else None)
+            kind, points = game_value(
+                position.board(side),
+                preset,
+                cube=cube_value,
+                cube_turned=cube_value > 1,
+                table={"cube": cube} if preset == "classic" else None,
+            )
             result = rec.Result("black" if side == "white" else "white", kind, points, "resign")
             break
         if cube and n > 1 and owner in (None, side) and cube_value < 64 and rng.random() < 0.1:
@@ -70,9 +79,13 @@ def random_record(seed, preset="sport", cube=False, resign_at=None, dice_seed=No
         n += 1
         if position.winner:
             loser = "black" if position.winner == "white" else "white"
-            kind, points = game_value(position.board(loser), preset, cube=cube_value,
-                                      cube_turned=cube_value > 1,
-                                      table={"cube": cube} if preset == "classic" else None)
+            kind, points = game_value(
+                position.board(loser),
+                preset,
+                cube=cube_value,
+                cube_turned=cube_value > 1,
+                table={"cube": cube} if preset == "classic" else None,
+            )
             result = rec.Result(position.winner, kind, points, "bore_off")
             break
         dice = roll()
@@ -80,11 +93,19 @@ def random_record(seed, preset="sport", cube=False, resign_at=None, dice_seed=No
     return rec.Record(headers=headers, entries=entries, result=result), positions
 
 
-@pytest.mark.parametrize("seed, preset, cube, resign_at", [
-    (1, "sport", False, None), (2, "classic", False, None), (3, "classic", True, None),
-    (4, "match", False, None), (5, "sport", False, 7), (6, "classic", True, None),
-    (7, "classic", True, 30), (8, "match", False, 1),
-])
+@pytest.mark.parametrize(
+    "seed, preset, cube, resign_at",
+    [
+        (1, "sport", False, None),
+        (2, "classic", False, None),
+        (3, "classic", True, None),
+        (4, "match", False, None),
+        (5, "sport", False, 7),
+        (6, "classic", True, None),
+        (7, "classic", True, 30),
+        (8, "match", False, 1),
+    ],
+)
 def test_written_records_parse_back_to_the_same_record(seed, preset, cube, resign_at):
     record, _positions = random_record(seed, preset, cube, resign_at)
     text = rec.write(record)
@@ -93,8 +114,10 @@ def test_written_records_parse_back_to_the_same_record(seed, preset, cube, resig
     assert rec.write(again) == text
 
 
-@pytest.mark.parametrize("seed, preset, cube", [(11, "sport", False), (12, "classic", True),
-                                                (13, "match", False), (14, "classic", True)])
+@pytest.mark.parametrize(
+    "seed, preset, cube",
+    [(11, "sport", False), (12, "classic", True), (13, "match", False), (14, "classic", True)],
+)
 def test_replay_reaches_the_engines_positions_and_result(seed, preset, cube):
     record, positions = random_record(seed, preset, cube)
     replay = rec.replay(rec.parse(rec.write(record)))
@@ -119,13 +142,15 @@ def test_a_seeded_record_has_its_dice_verified_and_a_changed_roll_is_found():
     # there would differ, so cut the record after that turn.
     index = next(i for i, line in enumerate(lines) if line.startswith("3 "))
     turn = lines[index].split()
-    position_before = [f for f in rec.replay(rec.parse(text)).frames if f.kind == "roll"][2].position
+    position_before = [f for f in rec.replay(rec.parse(text)).frames if f.kind == "roll"][
+        2
+    ].position
     for dice in [(a, b) for a in range(1, 7) for b in range(1, 7)]:
         if list(dice) != [int(x) for x in turn[2].split("-")]:
             play = legal_plays(position_before, dice, "match")[0].notation or "pass"
             break
     lines[index] = f"3 {turn[1]} {dice[0]}-{dice[1]} {play}"
-    cut = [line for line in lines[:index + 1] if not line.startswith("[Result")]
+    cut = [line for line in lines[: index + 1] if not line.startswith("[Result")]
     replay = rec.replay(rec.parse("\n".join(cut)))
     assert replay.dice_verified is False and replay.dice_mismatch_line == len(cut)
 
@@ -158,8 +183,20 @@ def test_a_hand_written_record_with_cube_actions_replays():
     replay = rec.replay(rec.parse(GOOD))
     assert replay.starter == "white"
     assert replay.result == rec.Result("black", "oin", 2, "drop")
-    assert [f.kind for f in replay.frames] == ["start", "roll", "play", "roll", "play", "double",
-                                                "take", "roll", "play", "double", "drop", "end"]
+    assert [f.kind for f in replay.frames] == [
+        "start",
+        "roll",
+        "play",
+        "roll",
+        "play",
+        "double",
+        "take",
+        "roll",
+        "play",
+        "double",
+        "drop",
+        "end",
+    ]
     assert replay.frames[6].cube_value == 2 and replay.frames[6].cube_owner == "black"
 
 
@@ -182,12 +219,12 @@ CORRUPTED = [
     (("4 white drop", "4 black drop"), 12, "offered to white"),
     (("result black oin 2 drop", "result black mars 4 drop"), 13, "not black mars 4 drop"),
     (("result black oin 2 drop", "result black oin 2 drop\n5 white 1-1 pass"), 14, "follow"),
-    (("[Opening \"3-3 6-5\"]", "[Opening \"6-5 3-3\"]"), 4, "only equal dice"),
-    (("[Opening \"3-3 6-5\"]", "[Opening \"6-6\"]"), 4, "unequal"),
-    (("[Preset \"classic\"]", "[Preset \"backgammon\"]"), 2, "unknown ruleset"),
-    (("[Cube \"on\"]", "[Cube \"maybe\"]"), 3, "on"),
-    (("[Cube \"on\"]", "[Cube \"off\"]"), 8, "no doubling cube"),
-    (("1 white 6-5 24/18 18/13\n", "1 white 6-5 24/18 18/13\n[Date \"2026\"]\n"), 7, "headers"),
+    (('[Opening "3-3 6-5"]', '[Opening "6-5 3-3"]'), 4, "only equal dice"),
+    (('[Opening "3-3 6-5"]', '[Opening "6-6"]'), 4, "unequal"),
+    (('[Preset "classic"]', '[Preset "backgammon"]'), 2, "unknown ruleset"),
+    (('[Cube "on"]', '[Cube "maybe"]'), 3, "on"),
+    (('[Cube "on"]', '[Cube "off"]'), 8, "no doubling cube"),
+    (("1 white 6-5 24/18 18/13\n", '1 white 6-5 24/18 18/13\n[Date "2026"]\n'), 7, "headers"),
     (("3 white 2-1 24/22 22/21", "3 white 2-1 pass"), 10, "pass"),
     (("3 white 2-1 24/22 22/21", "3 white 2-1 24/22 22/21 21/20"), 10, "at most"),
     (("3 white 2-1 24/22 22/21", "3 white 2-1 24/x"), 10, "24/x"),
@@ -258,8 +295,12 @@ def test_tabs_and_windows_line_ends_are_still_accepted():
 def test_a_roll_written_in_the_other_order_still_matches_the_seed():
     seed = bytes(range(32))
     record, _ = random_record(23, "match", dice_seed=seed)
-    entries = [rec.Entry(e.n, e.side, e.kind, dice=e.dice[::-1] if e.dice else None,
-                         play=e.play, cube=e.cube) for e in record.entries]
+    entries = [
+        rec.Entry(
+            e.n, e.side, e.kind, dice=e.dice[::-1] if e.dice else None, play=e.play, cube=e.cube
+        )
+        for e in record.entries
+    ]
     assert any(e.dice and e.dice[0] != e.dice[1] for e in entries), "no unequal roll to swap"
     swapped = rec.Record(record.headers, entries, record.result)
     replay = rec.replay(rec.parse(rec.write(swapped)))
@@ -273,8 +314,9 @@ def test_a_seed_that_does_not_hash_to_the_seed_hash_is_refused_with_its_code():
     with pytest.raises(rec.RecordError) as caught:
         rec.replay(rec.parse(text))
     assert caught.value.code == "seed_hash"
-    assert caught.value.line == next(i for i, line in enumerate(text.splitlines(), 1)
-                                     if line.startswith('[Seed "'))
+    assert caught.value.line == next(
+        i for i, line in enumerate(text.splitlines(), 1) if line.startswith('[Seed "')
+    )
 
 
 MATCH_LATER_GAME = """[Preset "match"]
@@ -286,14 +328,17 @@ MATCH_LATER_GAME = """[Preset "match"]
 """
 
 
-@pytest.mark.parametrize("change", [
-    ('[Preset "match"]', '[Preset "sport"]'),
-    ('[Preset "match"]', '[Preset "classic"]'),
-    ('[Game "2"]\n', ""),
-    ('[Game "2"]', '[Game "1"]'),
-    ('[Game "2"]', '[Game "²"]'),
-    ('[Match length "3"]\n', ""),
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        ('[Preset "match"]', '[Preset "sport"]'),
+        ('[Preset "match"]', '[Preset "classic"]'),
+        ('[Game "2"]\n', ""),
+        ('[Game "2"]', '[Game "1"]'),
+        ('[Game "2"]', '[Game "²"]'),
+        ('[Match length "3"]\n', ""),
+    ],
+)
 def test_a_side_starts_only_in_a_match_game_after_the_first(change):
     assert rec.replay(rec.parse(MATCH_LATER_GAME)).starter == "white"
     text = MATCH_LATER_GAME.replace(*change)
@@ -302,8 +347,9 @@ def test_a_side_starts_only_in_a_match_game_after_the_first(change):
     with pytest.raises(rec.RecordError) as caught:
         rec.replay(rec.parse(text))
     assert caught.value.code == "opening_starts"
-    assert caught.value.line == next(i for i, line in enumerate(text.splitlines(), 1)
-                                     if line.startswith("[Opening"))
+    assert caught.value.line == next(
+        i for i, line in enumerate(text.splitlines(), 1) if line.startswith("[Opening")
+    )
 
 
 @pytest.mark.parametrize("value", [128, 256, 1000000])
@@ -324,6 +370,7 @@ def test_every_refusal_has_a_code_for_translation(change, line, reason):
 
 # --- clocks: timeout, abandon, abort (docs/record-format.md) ---------------------------------
 
+
 def with_clock(text, clock="standard"):
     """``text`` with a Clock header (a game that a clock may end)."""
     return text.replace('[Opening "', f'[Clock "{clock}"]\n[Opening "', 1)
@@ -333,10 +380,15 @@ def with_clock(text, clock="standard"):
 CLOCKED_OFFER = with_clock(GOOD.split("4 white drop")[0])
 
 
-@pytest.mark.parametrize("seed, preset, cube, resign_at", [
-    (5, "sport", False, 7), (7, "classic", True, 30), (8, "match", False, 1),
-    (9, "classic", False, 40),
-])
+@pytest.mark.parametrize(
+    "seed, preset, cube, resign_at",
+    [
+        (5, "sport", False, 7),
+        (7, "classic", True, 30),
+        (8, "match", False, 1),
+        (9, "classic", False, 40),
+    ],
+)
 @pytest.mark.parametrize("reason", [rec.TIMEOUT, rec.ABANDON])
 def test_a_timeout_or_abandon_is_scored_like_a_resignation(seed, preset, cube, resign_at, reason):
     record, _ = random_record(seed, preset, cube, resign_at)
@@ -345,8 +397,7 @@ def test_a_timeout_or_abandon_is_scored_like_a_resignation(seed, preset, cube, r
     entries = [*record.entries[:-1], rec.Entry(resign_at, loser, reason)]
     result = rec.Result(resigned.winner, resigned.kind, resigned.points, reason)
     headers = [(k, v) for k, v in record.headers if k != "Result"]
-    headers += [("Clock", "match" if preset == "match" else "standard"),
-                ("Result", result.text())]
+    headers += [("Clock", "match" if preset == "match" else "standard"), ("Result", result.text())]
     text = rec.write(rec.Record(headers, entries, result))
     assert text.endswith(f"{resign_at} {loser} {reason}\nresult {result.text()}\n")
     assert rec.write(rec.parse(text)) == text
@@ -359,8 +410,9 @@ def test_a_side_that_is_away_may_abandon_while_the_other_is_to_move():
     before = with_clock(GOOD.split("3 white double 2")[0])
     abandoned = rec.replay(rec.parse(before + "3 black abandon\n"))
     resigned = rec.replay(rec.parse(before + "3 black resign\n"))
-    assert abandoned.result == rec.Result("white", resigned.result.kind,
-                                          resigned.result.points, "abandon")
+    assert abandoned.result == rec.Result(
+        "white", resigned.result.kind, resigned.result.points, "abandon"
+    )
 
 
 def test_running_out_of_time_answering_a_double_loses_at_the_stake_before_it():
@@ -373,14 +425,17 @@ def test_running_out_of_time_answering_a_double_loses_at_the_stake_before_it():
     assert replay.frames[-2].kind == "timeout" and replay.frames[-2].cube_value == 2
 
 
-@pytest.mark.parametrize("body, side", [
-    ("1 white abort\n", "white"),
-    ("1 black abort\n", "black"),  # away before ever moving: a no-show too
-    ("1 white 6-5 24/18 18/13\n2 black abort\n", "black"),
-])
+@pytest.mark.parametrize(
+    "body, side",
+    [
+        ("1 white abort\n", "white"),
+        ("1 black abort\n", "black"),  # away before ever moving: a no-show too
+        ("1 white 6-5 24/18 18/13\n2 black abort\n", "black"),
+    ],
+)
 def test_a_no_show_aborts_the_game_without_a_result(body, side):
     head = with_clock(GOOD.split("\n\n")[0]) + "\n"
-    text = head.replace('[Event', '[Result "aborted"]\n[Event') + "\n" + body + "result aborted\n"
+    text = head.replace("[Event", '[Result "aborted"]\n[Event') + "\n" + body + "result aborted\n"
     record = rec.parse(text)
     assert record.result == rec.Result.aborted() and record.result.text() == "aborted"
     assert rec.write(record) == text
@@ -399,15 +454,20 @@ CLOCK_REFUSALS = [
     (with_clock(GOOD.split("3 white double 2")[0]) + "3 white abort\n", 9, "abort_after_play"),
     (with_clock(MATCH_LATER_GAME, "match") + "2 black abort\n", 8, "abort_later_game"),
     (CLOCKED_OFFER + "4 white timeout\nresult aborted\n", 14, "result_differs"),
-    (with_clock(GOOD.split("3 white double 2")[0]) + "3 white timeout\nresult black oin 1 timeout\n",
-     10, "result_differs"),
-    (with_clock(GOOD.split("\n\n")[0]) + "\n\n1 white abort\nresult white oin 1 abandon\n", 8,
-     "result_differs"),
+    (
+        with_clock(GOOD.split("3 white double 2")[0])
+        + "3 white timeout\nresult black oin 1 timeout\n",
+        10,
+        "result_differs",
+    ),
+    (
+        with_clock(GOOD.split("\n\n")[0]) + "\n\n1 white abort\nresult white oin 1 abandon\n",
+        8,
+        "result_differs",
+    ),
     (with_clock(GOOD.split("3 white double 2")[0]) + "result aborted\n", 9, "result_early"),
-    (with_clock(GOOD.split("\n\n")[0]) + "\n\n1 white abort\n2 black 4-4 pass\n", 8,
-     "game_over"),
-    (with_clock(GOOD.split("\n\n")[0]) + "\n\n1 white abort\nresult abort\n", 8,
-     "result_format"),
+    (with_clock(GOOD.split("\n\n")[0]) + "\n\n1 white abort\n2 black 4-4 pass\n", 8, "game_over"),
+    (with_clock(GOOD.split("\n\n")[0]) + "\n\n1 white abort\nresult abort\n", 8, "result_format"),
     (with_clock(GOOD.split("\n\n")[0]) + "\n\n1 white aborted\n", 7, "turn_format"),
 ]
 

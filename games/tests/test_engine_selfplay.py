@@ -1,4 +1,5 @@
 """``python -m games.engine selfplay``: random games played to the end with the engine, timed."""
+
 import io
 import subprocess
 import sys
@@ -32,8 +33,19 @@ def test_selfplay_with_a_seed_plays_the_same_games():
     assert run("3", "--seed", "5")[1]["turns"] != run("3", "--seed", "6")[1]["turns"]
 
 
-@pytest.mark.parametrize("args", [[], ["0"], ["x"], ["²"], ["2", "--seed"], ["2", "--seed", "a"],
-                                  ["2", "--preset", "nope"], ["2", "--fast", "1"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["0"],
+        ["x"],
+        ["²"],
+        ["2", "--seed"],
+        ["2", "--seed", "a"],
+        ["2", "--preset", "nope"],
+        ["2", "--fast", "1"],
+    ],
+)
 def test_selfplay_refuses_bad_arguments_with_usage_and_exit_2(args, capsys):
     assert main(["selfplay", *args], stdout=io.StringIO()) == 2
     assert "selfplay N [--seed S]" in capsys.readouterr().err
@@ -41,7 +53,12 @@ def test_selfplay_refuses_bad_arguments_with_usage_and_exit_2(args, capsys):
 
 def test_selfplay_runs_on_the_standard_library_alone():
     # -S: no site-packages at all, so nothing installed can be imported.
-    proc = subprocess.run([sys.executable, "-S", "-m", "games.engine", "selfplay", "2",
-                           "--seed", "1"], cwd=ROOT, text=True, capture_output=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-S", "-m", "games.engine", "selfplay", "2", "--seed", "1"],
+        cwd=ROOT,
+        text=True,
+        capture_output=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-1].startswith("games_per_s=")

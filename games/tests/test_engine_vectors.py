@@ -1,4 +1,5 @@
 """The shared engine test vectors (../shared/cases/engine) through the API and the CLI."""
+
 import json
 import subprocess
 import sys
@@ -39,15 +40,21 @@ def test_move_vector(case):
 @pytest.mark.parametrize("case", SCORING, ids=[c["id"] for c in SCORING])
 def test_scoring_vector(case):
     loser = board_from_json(case["loser"])
-    kind, points = game_value(loser, get_ruleset(case["ruleset"], case.get("table")),
-                              case["cube"], case["cube_turned"])
+    kind, points = game_value(
+        loser, get_ruleset(case["ruleset"], case.get("table")), case["cube"], case["cube_turned"]
+    )
     assert {"result": kind, "points": points} == case["expected"], case["why"]
 
 
 def run_cli(args, lines):
-    return subprocess.run([sys.executable, "-m", "games.engine", *args], cwd=ROOT, text=True,
-                          input="".join(line + "\n" for line in lines), capture_output=True,
-                          timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "games.engine", *args],
+        cwd=ROOT,
+        text=True,
+        input="".join(line + "\n" for line in lines),
+        capture_output=True,
+        timeout=60,
+    )
 
 
 def test_cli_moves_agrees_with_every_vector():
@@ -77,10 +84,20 @@ def test_cli_answers_bad_lines_with_errors_and_exit_2():
         json.dumps({"ruleset": "nope", "position": MOVES[0]["position"], "dice": [1, 2]}),
         json.dumps({"ruleset": "sport", "position": MOVES[0]["position"], "dice": [7, 1]}),
         json.dumps({"ruleset": "sport", "position": {"turn": "red"}, "dice": [1, 2]}),
-        json.dumps({"ruleset": "sport", "position": {"turn": "white", "white": {"24": 16},
-                                                     "black": {"24": 15}}, "dice": [1, 2]}),
-        json.dumps({"ruleset": "sport", "position": {"turn": "white", "white": {"24": 15},
-                                                     "black": {"12": 15}}, "dice": [1, 2]}),
+        json.dumps(
+            {
+                "ruleset": "sport",
+                "position": {"turn": "white", "white": {"24": 16}, "black": {"24": 15}},
+                "dice": [1, 2],
+            }
+        ),
+        json.dumps(
+            {
+                "ruleset": "sport",
+                "position": {"turn": "white", "white": {"24": 15}, "black": {"12": 15}},
+                "dice": [1, 2],
+            }
+        ),
     ]
     proc = run_cli(["moves"], [good, *bad, good])
     assert proc.returncode == 2
@@ -93,8 +110,11 @@ def test_cli_answers_bad_lines_with_errors_and_exit_2():
 
 def test_cli_bench_prints_rate_last(tmp_path):
     path = tmp_path / "bench.jsonl"
-    path.write_text("".join(json.dumps({k: c[k] for k in ("ruleset", "position", "dice")}) + "\n"
-                            for c in MOVES))
+    path.write_text(
+        "".join(
+            json.dumps({k: c[k] for k in ("ruleset", "position", "dice")}) + "\n" for c in MOVES
+        )
+    )
     proc = run_cli(["bench", str(path)], [])
     assert proc.returncode == 0, proc.stderr
     last = proc.stdout.splitlines()[-1].split()

@@ -2,6 +2,7 @@
 from the start, the seed itself never appears in what a player is sent while the game is on,
 and once it is over every stored roll (the opening roll-off included) is recomputed from it.
 The game's record replays to the same positions and its dice check out."""
+
 import json
 import random
 
@@ -80,8 +81,10 @@ def test_every_roll_is_recomputed_from_the_revealed_seed(preset):
     replay = rec.replay(record)
     assert replay.dice_verified is True
     assert replay.frames[-1].position.to_json() == game.position
-    assert replay.result.text() == f"{game.winner} {game.result_kind} {game.result_points} " \
-                                   f"{game.end_reason}"
+    assert (
+        replay.result.text() == f"{game.winner} {game.result_kind} {game.result_points} "
+        f"{game.end_reason}"
+    )
 
 
 def test_a_changed_stored_roll_is_detected():

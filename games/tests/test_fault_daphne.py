@@ -10,6 +10,7 @@ it); the second comes after the play was committed and the opponent saw it, befo
 who sent it read the answer. The game goes on over the other process, then ends by a
 resignation. The time from each kill to the reconnected snapshot is printed.
 """
+
 import asyncio
 import random
 import time
@@ -17,8 +18,15 @@ import time
 import pytest
 
 from games.models import EventKind, Game
-from games.tests.live import (GameSocket, Guest, in_step, next_frame, people_game, take_step,
-                              wait_socket_closed)
+from games.tests.live import (
+    GameSocket,
+    Guest,
+    in_step,
+    next_frame,
+    people_game,
+    take_step,
+    wait_socket_closed,
+)
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.celery, pytest.mark.faults]
 
@@ -41,9 +49,10 @@ async def resend(socket, frame, version_before):
     snap_count = len(socket.snapshots)
     if socket.latest["version"] > version_before:
         await socket.send(frame)
-        await socket.wait_for(lambda: len(socket.errors()) > errors_before
-                              and len(socket.snapshots) > snap_count,
-                              what="stale_version and a snapshot")
+        await socket.wait_for(
+            lambda: len(socket.errors()) > errors_before and len(socket.snapshots) > snap_count,
+            what="stale_version and a snapshot",
+        )
         assert socket.errors()[-1]["code"] == "stale_version", socket.errors()[-1]
         return "stale"
     await socket.send(frame)
@@ -137,11 +146,14 @@ def test_a_daphne_killed_mid_game_loses_no_play_and_applies_none_twice(two_serve
         assert [e for e in socket.errors() if e["code"] != "stale_version"] == [], socket.name
     game = Game.objects.get(pk=game_id)
     sent = [(side, frame["play"]) for side, frame, _ms in log if frame["type"] == "play"]
-    recorded = list(game.events.filter(kind=EventKind.PLAY).order_by("seq")
-                    .values_list("side", "play"))
+    recorded = list(
+        game.events.filter(kind=EventKind.PLAY).order_by("seq").values_list("side", "play")
+    )
     assert recorded == sent  # each play the players made is in the record exactly once
     assert game.replay() == game.get_position() and game.version == final["version"]
-    print(f"\nDaphne SIGKILL: sockets cut after {figures['cut_ms']} ms; reconnected to the "
-          f"other process with a snapshot after {figures['reconnect_1_ms']} ms (in-flight play "
-          f"{figures['first']} on resend) and {figures['reconnect_2_ms']} ms (committed play "
-          f"{figures['second']} on resend); {len(log)} actions in the game")
+    print(
+        f"\nDaphne SIGKILL: sockets cut after {figures['cut_ms']} ms; reconnected to the "
+        f"other process with a snapshot after {figures['reconnect_1_ms']} ms (in-flight play "
+        f"{figures['first']} on resend) and {figures['reconnect_2_ms']} ms (committed play "
+        f"{figures['second']} on resend); {len(log)} actions in the game"
+    )

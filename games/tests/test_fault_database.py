@@ -11,6 +11,7 @@ sent again goes through on a new connection.
 SQLite (the default of scripts/test) has no connection to drop: the database is a file
 opened inside the server process, so the test is skipped there; .ci/run (PostgreSQL) runs it.
 """
+
 import asyncio
 import random
 import time
@@ -23,10 +24,14 @@ from games.models import Game
 from games.tests.live import GameSocket, Guest, in_step, next_frame, people_game, take_step
 
 pytestmark = [
-    pytest.mark.django_db(transaction=True), pytest.mark.celery, pytest.mark.faults,
-    pytest.mark.skipif(connection.vendor != "postgresql",
-                       reason="SQLite has no database connection to drop: it is a file opened "
-                              "inside the server process (.ci/run runs this on PostgreSQL)"),
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.celery,
+    pytest.mark.faults,
+    pytest.mark.skipif(
+        connection.vendor != "postgresql",
+        reason="SQLite has no database connection to drop: it is a file opened "
+        "inside the server process (.ci/run runs this on PostgreSQL)",
+    ),
 ]
 
 #: the advisory lock the trigger waits for while the test holds it
@@ -40,10 +45,14 @@ class HeldPlay:
     def __init__(self, settings_dict):
         import psycopg
 
-        self.db = psycopg.connect(host=settings_dict["HOST"] or "127.0.0.1",
-                                  port=settings_dict["PORT"] or 5432,
-                                  user=settings_dict["USER"], password=settings_dict["PASSWORD"],
-                                  dbname=settings_dict["NAME"], autocommit=True)
+        self.db = psycopg.connect(
+            host=settings_dict["HOST"] or "127.0.0.1",
+            port=settings_dict["PORT"] or 5432,
+            user=settings_dict["USER"],
+            password=settings_dict["PASSWORD"],
+            dbname=settings_dict["NAME"],
+            autocommit=True,
+        )
         self.db.execute(f"""
             CREATE OR REPLACE FUNCTION fault_hold_play() RETURNS trigger AS $$
             BEGIN
@@ -64,11 +73,13 @@ class HeldPlay:
         """``(pid, query, in a transaction)`` of the server backend waiting for the lock."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            row = self.db.execute("""
+            row = self.db.execute(
+                """
                 SELECT a.pid, a.query, a.xact_start IS NOT NULL
                 FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
                 WHERE l.locktype = 'advisory' AND NOT l.granted AND l.objid = %s""",
-                                  [LOCK_KEY]).fetchone()
+                [LOCK_KEY],
+            ).fetchone()
             if row:
                 return row
             time.sleep(0.02)
@@ -102,16 +113,19 @@ def held_play(two_servers):
 async def in_thread(function, *args):
     """``function(*args)`` in a worker thread (Django refuses the ORM inside the event loop),
     closing that thread's database connection afterwards."""
+
     def run():
         try:
             return function(*args)
         finally:
             connections.close_all()
+
     return await asyncio.to_thread(run)
 
 
 def test_a_database_connection_dropped_during_a_play_applies_nothing_and_the_retry_works(
-        two_servers, held_play):
+    two_servers, held_play
+):
     server = two_servers[0]
     white, black = Guest("white"), Guest("black")
     game_id = people_game(server.base, white, black, colour="white")
@@ -122,8 +136,9 @@ def test_a_database_connection_dropped_during_a_play_applies_nothing_and_the_ret
         w = await GameSocket.open(server, game_id, white)
         k = await GameSocket.open(server, game_id, black)
         players, log = {"white": w, "black": k}, []
-        while not (w.latest["awaiting"] == "white" and w.latest["phase"] == "play"
-                   and len(log) >= 4):
+        while not (
+            w.latest["awaiting"] == "white" and w.latest["phase"] == "play" and len(log) >= 4
+        ):
             await take_step(players, [], rng, log)
         snap = w.latest
         frame = next_frame(snap, rng)
@@ -167,6 +182,8 @@ def test_a_database_connection_dropped_during_a_play_applies_nothing_and_the_ret
     recorded = list(game.events.filter(kind="play").order_by("seq").values_list("side", "play"))
     assert recorded == sent + [("white", frame["play"])]  # the retried play once
     assert game.replay() == game.get_position()
-    print(f"\ndatabase connection dropped inside a play: error frame {seen['error']['code']!r} "
-          f"{seen['error_ms']} ms after pg_terminate_backend, nothing kept, the retry applied "
-          f"on a new connection")
+    print(
+        f"\ndatabase connection dropped inside a play: error frame {seen['error']['code']!r} "
+        f"{seen['error_ms']} ms after pg_terminate_backend, nothing kept, the retry applied "
+        f"on a new connection"
+    )

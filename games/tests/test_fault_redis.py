@@ -11,6 +11,7 @@ other, the same worker process plays the computer's moves (broker) and beat's sw
 the lost one again. Nothing recorded is lost: the database holds every play. The time from the restart to
 each of these is printed.
 """
+
 import asyncio
 import random
 import time
@@ -23,8 +24,17 @@ import requests
 from games import clocks, services
 from games.models import EventKind, Game
 from games.tests.conftest import BeatProcess, WorkerProcess, daphne_servers
-from games.tests.live import (GameSocket, Guest, bot_game, in_step, next_frame, people_game,
-                              reconnect, take_step, wait_socket_closed)
+from games.tests.live import (
+    GameSocket,
+    Guest,
+    bot_game,
+    in_step,
+    next_frame,
+    people_game,
+    reconnect,
+    take_step,
+    wait_socket_closed,
+)
 from nardy_site.tests.servers import running
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.celery, pytest.mark.faults]
@@ -78,6 +88,7 @@ def test_the_site_recovers_from_a_redis_restart_without_intervention(site_on_pri
 
     async def solo_turn(socket):
         """The guest rolls and plays, then waits until the computer has answered."""
+
         def mine():
             return socket.latest["awaiting"] == socket.latest["you"]
 
@@ -85,8 +96,11 @@ def test_the_site_recovers_from_a_redis_restart_without_intervention(site_on_pri
         while mine():  # the roll, then the play
             await socket.act(next_frame(socket.latest, rng))
         version = socket.latest["version"]
-        await socket.wait_for(lambda: mine() and socket.latest["version"] > version,
-                              timeout=30, what="the computer's answer")
+        await socket.wait_for(
+            lambda: mine() and socket.latest["version"] > version,
+            timeout=30,
+            what="the computer's answer",
+        )
 
     async def scenario():
         w = await GameSocket.open(server_a, game_id, white)
@@ -109,7 +123,8 @@ def test_the_site_recovers_from_a_redis_restart_without_intervention(site_on_pri
         # a game against the computer started while Redis is down: the computer's first move
         # cannot be queued (try again until the computer is the one to open)
         while not late_games or not await asyncio.to_thread(
-                lambda: Game.objects.get(pk=late_games[-1]).is_bot_turn):
+            lambda: Game.objects.get(pk=late_games[-1]).is_bot_turn
+        ):
             assert len(late_games) < 8, "the computer never opened"
             late_games.append(await asyncio.to_thread(bot_game, server_b.base, late))
 
@@ -137,8 +152,11 @@ def test_the_site_recovers_from_a_redis_restart_without_intervention(site_on_pri
         figures["worker_s"] = since_up()
         # as if the outage had lasted BOT_MOVE_LOST_MS: the sweep queues the lost move again
         lost = late_games[-1]
-        await asyncio.to_thread(lambda: Game.objects.filter(pk=lost).update(
-            updated=clocks.from_ms(clocks.now_ms() - services.BOT_MOVE_LOST_MS)))
+        await asyncio.to_thread(
+            lambda: Game.objects.filter(pk=lost).update(
+                updated=clocks.from_ms(clocks.now_ms() - services.BOT_MOVE_LOST_MS)
+            )
+        )
         await until(lambda: Game.objects.get(pk=lost).version > 1)
         figures["lost_move_s"] = since_up()
         for socket in (w, k, on_a, on_b, s):
@@ -152,22 +170,25 @@ def test_the_site_recovers_from_a_redis_restart_without_intervention(site_on_pri
     assert "Connection to broker lost" in worker.log()
     game = Game.objects.get(pk=game_id)
     sent = [(side, frame["play"]) for side, frame, _ms in log if frame["type"] == "play"]
-    assert list(game.events.filter(kind=EventKind.PLAY).order_by("seq")
-                .values_list("side", "play")) == sent
+    assert (
+        list(game.events.filter(kind=EventKind.PLAY).order_by("seq").values_list("side", "play"))
+        == sent
+    )
     assert game.replay() == game.get_position()
     lost = Game.objects.get(pk=late_games[-1])
     assert lost.events.filter(kind=EventKind.PLAY, side=lost.bot_side).count() == 1
-    print(f"\nRedis SIGKILL: every socket closed by its server within "
-          f"{figures['sockets_closed_ms']} ms (code 1011); home page while down: HTTP "
-          f"{figures['home_while_down']}. After the restart: pages served after "
-          f"{figures['pages_s']} s, all 5 sockets back after {figures['sockets_s']} s "
-          f"(failed first attempts: {figures['attempts']}), plays across the two processes after "
-          f"{figures['layer_s']} s, the computer answered after {figures['worker_s']} s, the "
-          f"move lost in the outage was made after {figures['lost_move_s']} s")
+    print(
+        f"\nRedis SIGKILL: every socket closed by its server within "
+        f"{figures['sockets_closed_ms']} ms (code 1011); home page while down: HTTP "
+        f"{figures['home_while_down']}. After the restart: pages served after "
+        f"{figures['pages_s']} s, all 5 sockets back after {figures['sockets_s']} s "
+        f"(failed first attempts: {figures['attempts']}), plays across the two processes after "
+        f"{figures['layer_s']} s, the computer answered after {figures['worker_s']} s, the "
+        f"move lost in the outage was made after {figures['lost_move_s']} s"
+    )
 
 
-def test_moves_reach_both_players_within_seconds_after_redis_lost_its_data(
-        site_on_private_redis):
+def test_moves_reach_both_players_within_seconds_after_redis_lost_its_data(site_on_private_redis):
     # Redis forgets everything (FLUSHALL: the games' groups go) and its subscribers' and
     # other connections are cut, while the sockets stay open: each Daphne process's socket
     # watch finds its sockets behind and catches them up, and they join their group again.
@@ -204,5 +225,6 @@ def test_moves_reach_both_players_within_seconds_after_redis_lost_its_data(
     seen_within, errors = asyncio.run(scenario())
     assert errors == []
     assert all(seconds < 5 for seconds in seen_within), seen_within
-    print(f"\nafter FLUSHALL and CLIENT KILL: each move seen by both players within "
-          f"{seen_within} s")
+    print(
+        f"\nafter FLUSHALL and CLIENT KILL: each move seen by both players within {seen_within} s"
+    )

@@ -6,6 +6,7 @@ worker starts it queues every bot move still due and sweeps the expired deadline
 (``games.tasks`` worker_ready), beat keeps sweeping, and the queued copies run too: every
 bot move and every timeout must be applied exactly once, because each task is keyed by the
 game and its version (a second copy finds the game moved on)."""
+
 import time
 
 import pytest
@@ -16,15 +17,21 @@ from games.models import EventKind, Game, GameEvent, other_side
 from games.tasks import clock_timeout
 from games.tests.conftest import TEST_SWEEP_SECONDS
 from games.tests.factories import FixedDice, new_bot_game
-from games.tests.test_clock_worker import (endings, sleep_until, started_game, timers_lost,
-                                           wait_until)
+from games.tests.test_clock_worker import (
+    endings,
+    sleep_until,
+    started_game,
+    timers_lost,
+    wait_until,
+)
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.celery, pytest.mark.faults]
 
 #: the roll period ends 4 s after it starts, then 0.3 s of reserve: the deadlines fall while
 #: the worker is dead (first moves keep a minute, so none is an abort)
-CLOCK = ClockSpec(kind=clocks.STANDARD, roll_ms=4_000, move_ms=4_000, reserve_ms=300,
-                  first_move_ms=60_000)
+CLOCK = ClockSpec(
+    kind=clocks.STANDARD, roll_ms=4_000, move_ms=4_000, reserve_ms=300, first_move_ms=60_000
+)
 BOT_GAMES = 8
 CLOCKED_GAMES = 4
 #: how long before its due time the early copy of a timer is sent (s; under TIMER_EARLY_MS)
@@ -32,7 +39,8 @@ EARLY_S = 1.8
 
 
 def test_a_killed_worker_applies_every_pending_bot_move_and_timeout_once_after_restart(
-        clock_queue, monkeypatch):
+    clock_queue, monkeypatch
+):
     fixed = FixedDice(monkeypatch)
     clocked = [started_game(CLOCK, seed=n) for n in range(CLOCKED_GAMES)]
     deadlines = {game.pk: services.deadline_of(game) for game, _deadline in clocked}
@@ -61,8 +69,9 @@ def test_a_killed_worker_applies_every_pending_bot_move_and_timeout_once_after_r
     restarted = time.monotonic()
 
     def all_applied():
-        return (all(Game.objects.get(pk=pk).version > 1 for pk in bots)
-                and all(Game.objects.get(pk=pk).is_over for pk in deadlines))
+        return all(Game.objects.get(pk=pk).version > 1 for pk in bots) and all(
+            Game.objects.get(pk=pk).is_over for pk in deadlines
+        )
 
     wait_until(all_applied, timeout=30, what="every pending move and timeout")
     caught_up = time.monotonic()
@@ -71,8 +80,9 @@ def test_a_killed_worker_applies_every_pending_bot_move_and_timeout_once_after_r
 
     for pk in bots:
         game = Game.objects.get(pk=pk)
-        record = list(GameEvent.objects.filter(game_id=pk).order_by("seq")
-                      .values_list("seq", "kind", "side"))
+        record = list(
+            GameEvent.objects.filter(game_id=pk).order_by("seq").values_list("seq", "kind", "side")
+        )
         # the opening, then the computer's one play of its opening roll; nothing twice
         assert record == [(1, EventKind.OPENING, "black"), (2, EventKind.PLAY, "black")], record
         assert game.version == 2 and game.replay() == game.get_position()
@@ -84,17 +94,18 @@ def test_a_killed_worker_applies_every_pending_bot_move_and_timeout_once_after_r
         assert game.version == versions[pk] + 2
 
     runs = [played for pk in bots for _v, played in clock_queue.bot_moves(pk)]
-    print(f"\nworker SIGKILL inside a task, {BOT_GAMES} bot moves queued and {CLOCKED_GAMES} "
-          f"deadlines pending; they passed while it was dead ({starting - killed:.1f} s). A new "
-          f"worker answered a ping {restarted - starting:.1f} s after it was started and had "
-          f"applied everything {caught_up - restarted:.1f} s later: {BOT_GAMES} bot moves and "
-          f"{CLOCKED_GAMES} "
-          f"timeouts, each exactly once ({runs.count(True)} bot-move tasks played, "
-          f"{runs.count(False)} copies found the move made and did nothing)")
+    print(
+        f"\nworker SIGKILL inside a task, {BOT_GAMES} bot moves queued and {CLOCKED_GAMES} "
+        f"deadlines pending; they passed while it was dead ({starting - killed:.1f} s). A new "
+        f"worker answered a ping {restarted - starting:.1f} s after it was started and had "
+        f"applied everything {caught_up - restarted:.1f} s later: {BOT_GAMES} bot moves and "
+        f"{CLOCKED_GAMES} "
+        f"timeouts, each exactly once ({runs.count(True)} bot-move tasks played, "
+        f"{runs.count(False)} copies found the move made and did nothing)"
+    )
 
 
-def test_a_bot_move_whose_task_was_lost_is_queued_again_by_the_beat_sweep(clock_queue,
-                                                                          monkeypatch):
+def test_a_bot_move_whose_task_was_lost_is_queued_again_by_the_beat_sweep(clock_queue, monkeypatch):
     fixed = FixedDice(monkeypatch)
     with timers_lost(clock_queue):  # the move's task goes where no worker reads: lost
         pk = new_bot_game(fixed, opening=(2, 6)).pk
@@ -102,9 +113,13 @@ def test_a_bot_move_whose_task_was_lost_is_queued_again_by_the_beat_sweep(clock_
     assert Game.objects.get(pk=pk).version == 1 and clock_queue.bot_moves(pk) == []
     # as if the computer had had to move for longer than BOT_MOVE_LOST_MS
     Game.objects.filter(pk=pk).update(
-        updated=clocks.from_ms(clocks.now_ms() - services.BOT_MOVE_LOST_MS - 1_000))
-    wait_until(lambda: Game.objects.get(pk=pk).version == 2,
-               timeout=TEST_SWEEP_SECONDS * 3 + 5, what="the lost move, queued again")
+        updated=clocks.from_ms(clocks.now_ms() - services.BOT_MOVE_LOST_MS - 1_000)
+    )
+    wait_until(
+        lambda: Game.objects.get(pk=pk).version == 2,
+        timeout=TEST_SWEEP_SECONDS * 3 + 5,
+        what="the lost move, queued again",
+    )
     time.sleep(TEST_SWEEP_SECONDS + 0.5)
     assert [played for _v, played in clock_queue.bot_moves(pk)].count(True) == 1
     assert "queued 1 lost bot moves again" in clock_queue.log()

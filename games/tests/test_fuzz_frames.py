@@ -6,6 +6,7 @@ oversized and binary frames, plays of the other side or of another game, stale a
 versions, the game's own earlier frames replayed. Each frame is answered by an error frame
 with a protocol code (or, for the read-only ``snapshot`` and ``why``, by their answer), the
 game and its record are left exactly as they were, and nothing is logged at ERROR."""
+
 import asyncio
 import json
 import logging
@@ -14,7 +15,9 @@ import time
 
 import pytest
 from channels.testing import WebsocketCommunicator
-from hypothesis import HealthCheck, given, settings as hypothesis_settings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from games import consumers, services
 from games.engine import EngineError, Position, check_play, legal_plays
@@ -22,8 +25,7 @@ from games.models import Game, Phase
 from games.tests.factories import HUMAN, ONLOOKER, FixedDice, new_bot_game, state
 from games.tests.test_consumers import TIMEOUT, origin, session_cookie
 
-pytestmark = [pytest.mark.django_db(transaction=True),
-              pytest.mark.usefixtures("unattended_queue")]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("unattended_queue")]
 
 #: examples x frames per example: the issue asks for at least 10,000 frames
 EXAMPLES = 100
@@ -32,8 +34,17 @@ OTHER_GUEST = "guest-of-another-game"
 
 #: the error codes a refused frame may get (docs/protocol.md "error"); not ``server_error`` (a
 #: bug) nor ``retry`` (the database is up throughout)
-ERROR_CODES = {"bad_frame", "stale_version", "not_your_turn", "wrong_phase", "illegal_play",
-               "cube_not_allowed", "game_over", "cannot_claim", "rate_limited"}
+ERROR_CODES = {
+    "bad_frame",
+    "stale_version",
+    "not_your_turn",
+    "wrong_phase",
+    "illegal_play",
+    "cube_not_allowed",
+    "game_over",
+    "cannot_claim",
+    "rate_limited",
+}
 FRAME_TYPES = [*consumers.ACTIONS, "snapshot", "why"]
 
 
@@ -41,23 +52,29 @@ def weird_scalars():
     """Any JSON scalar, biased to the edges: huge and negative numbers, floats (whole ones
     too), NaN and infinities, booleans (ints in Python), long strings."""
     return st.one_of(
-        st.none(), st.booleans(),
+        st.none(),
+        st.booleans(),
         st.integers(min_value=-3, max_value=30),
-        st.integers(min_value=-(10 ** 40), max_value=10 ** 40),
+        st.integers(min_value=-(10**40), max_value=10**40),
         st.floats(allow_nan=True, allow_infinity=True),
         st.text(max_size=20),
         # long strings are cheap to make from a length (hypothesis builds text by character)
-        st.tuples(st.sampled_from("x9/é\u0000 "), st.integers(min_value=100, max_value=3500))
-        .map(lambda pair: pair[0] * pair[1]),
+        st.tuples(st.sampled_from("x9/é\u0000 "), st.integers(min_value=100, max_value=3500)).map(
+            lambda pair: pair[0] * pair[1]
+        ),
     )
 
 
 def weird_values():
     """Anything a JSON field may hold: a weird scalar, or lists and objects of them (nested
     values are slow to draw, so fields mostly get scalars)."""
-    return st.recursive(weird_scalars(), lambda inner: st.one_of(
-        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=6), inner, max_size=3)),
-        max_leaves=4)
+    return st.recursive(
+        weird_scalars(),
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=6), inner, max_size=3)
+        ),
+        max_leaves=4,
+    )
 
 
 def frame_strategy(facts):
@@ -67,41 +84,82 @@ def frame_strategy(facts):
     nested = weird_values()
     weird = st.one_of(weird_scalars(), weird_scalars(), weird_scalars(), nested)
     versions = st.one_of(
-        st.sampled_from([version, version - 1, version + 1, 0, -1, 2 ** 63, -(2 ** 63)]),
+        st.sampled_from([version, version - 1, version + 1, 0, -1, 2**63, -(2**63)]),
         st.sampled_from(facts["old_versions"]),
         st.sampled_from([float(version), str(version), True, None, [version]]),
-        weird)
-    plays = st.one_of(st.sampled_from(facts["foreign_plays"]),
-                      st.sampled_from(["", "24/18 18/13", "25/1", "0/6", "24/18*", "bar/20",
-                                       "24/18 24/18 24/18 24/18 24/18", "13/7(4)", "off/1",
-                                       "24-18", "1/off", "24/18 18/12 12/6 6/off", "24/20(9)",
-                                       "24/22 24/20", "13/9 13/11", "6/off(2)", "24/-2"]),
-                      st.text(alphabet="0123456789/ *()bar-off,", max_size=30),
-                      weird)
+        weird,
+    )
+    plays = st.one_of(
+        st.sampled_from(facts["foreign_plays"]),
+        st.sampled_from(
+            [
+                "",
+                "24/18 18/13",
+                "25/1",
+                "0/6",
+                "24/18*",
+                "bar/20",
+                "24/18 24/18 24/18 24/18 24/18",
+                "13/7(4)",
+                "off/1",
+                "24-18",
+                "1/off",
+                "24/18 18/12 12/6 6/off",
+                "24/20(9)",
+                "24/22 24/20",
+                "13/9 13/11",
+                "6/off(2)",
+                "24/-2",
+            ]
+        ),
+        st.text(alphabet="0123456789/ *()bar-off,", max_size=30),
+        weird,
+    )
     frame_types = st.one_of(st.sampled_from(FRAME_TYPES), weird)
     # mostly the current version: a stale one is answered with a whole snapshot (slow)
     near = st.sampled_from([version] * 6 + [version - 1, version + 1])
     typed = st.one_of(
         # anything in any field
-        st.builds(lambda kind, extra: {"type": kind, **extra}, frame_types,
-                  st.fixed_dictionaries({}, optional={
-                      "version": versions, "play": plays, "staged": plays, "point": weird,
-                      "game": st.just(facts["other_game"]), "side": st.just("black")})),
+        st.builds(
+            lambda kind, extra: {"type": kind, **extra},
+            frame_types,
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    "version": versions,
+                    "play": plays,
+                    "staged": plays,
+                    "point": weird,
+                    "game": st.just(facts["other_game"]),
+                    "side": st.just("black"),
+                },
+            ),
+        ),
         # well-formed actions, at or near the current version: they reach the services
-        st.builds(lambda kind, v, play: {"type": kind, "version": v, "play": play},
-                  st.sampled_from(list(consumers.ACTIONS)), near, plays),
+        st.builds(
+            lambda kind, v, play: {"type": kind, "version": v, "play": play},
+            st.sampled_from(list(consumers.ACTIONS)),
+            near,
+            plays,
+        ),
         st.builds(lambda v, play: {"type": "play", "version": v, "play": play}, near, plays),
-        st.builds(lambda point, staged: {"type": "why", "point": point, "staged": staged},
-                  st.integers(min_value=-2, max_value=27), plays),
+        st.builds(
+            lambda point, staged: {"type": "why", "point": point, "staged": staged},
+            st.integers(min_value=-2, max_value=27),
+            plays,
+        ),
     )
     texts = st.one_of(
-        typed.map(json.dumps), typed.map(json.dumps), typed.map(json.dumps),
+        typed.map(json.dumps),
+        typed.map(json.dumps),
+        typed.map(json.dumps),
         typed.map(json.dumps),
         st.sampled_from(facts["replays"]),
         nested.map(json.dumps),
         st.text(max_size=60),
-        st.integers(min_value=consumers.MAX_FRAME - 40, max_value=70_000)
-        .map(lambda n: '{"type": "roll", "version": 1, "x": "' + "x" * n + '"}'),
+        st.integers(min_value=consumers.MAX_FRAME - 40, max_value=70_000).map(
+            lambda n: '{"type": "roll", "version": 1, "x": "' + "x" * n + '"}'
+        ),
         st.integers(min_value=1, max_value=2_040).map(lambda n: "[" * n + "]" * n),
         st.binary(min_size=1, max_size=32),
     )
@@ -186,10 +244,16 @@ def _fuzzed_game(fixed):
     as_black = Position.from_json(dict(position.to_json(), turn="black"))
     foreign = [p.notation for p in legal_plays(as_black, (6, 6), game.ruleset)][:20]
     other = new_bot_game(fixed, opening=(3, 1), guest=OTHER_GUEST)
-    foreign += [p.notation for p in legal_plays(other.get_position(), tuple(other.dice),
-                                                other.ruleset)][:20]
-    facts = {"version": game.version, "old_versions": list(range(1, game.version)),
-             "replays": replays, "foreign_plays": foreign, "other_game": str(other.id)}
+    foreign += [
+        p.notation for p in legal_plays(other.get_position(), tuple(other.dice), other.ruleset)
+    ][:20]
+    facts = {
+        "version": game.version,
+        "old_versions": list(range(1, game.version)),
+        "replays": replays,
+        "foreign_plays": foreign,
+        "other_game": str(other.id),
+    }
     return game, other, facts
 
 
@@ -198,8 +262,12 @@ def test_hostile_frames_are_refused_and_change_nothing(settings, errors_logged, 
     fixed = FixedDice(monkeypatch)
     game, other, facts = _fuzzed_game(fixed)
     before, other_before = state(game.id), state(other.id)
-    cookies = {"player": session_cookie(HUMAN), "onlooker": session_cookie(ONLOOKER),
-               "nobody": None, "stranger": session_cookie(OTHER_GUEST)}
+    cookies = {
+        "player": session_cookie(HUMAN),
+        "onlooker": session_cookie(ONLOOKER),
+        "nobody": None,
+        "stranger": session_cookie(OTHER_GUEST),
+    }
     loop = LoopThread()
     sockets = {}
     unasked = dict.fromkeys(cookies, 0)
@@ -227,8 +295,11 @@ def test_hostile_frames_are_refused_and_change_nothing(settings, errors_logged, 
         key = "bytes" if isinstance(data, bytes) else "text"
         await comm.send_input({"type": "websocket.receive", key: data})
         answer = json.loads(await comm.receive_from(timeout=TIMEOUT))
-        while (answer["type"] == "snapshot" and unasked[name] < 2
-               and not (isinstance(data, str) and "snapshot" in data)):
+        while (
+            answer["type"] == "snapshot"
+            and unasked[name] < 2
+            and not (isinstance(data, str) and "snapshot" in data)
+        ):
             # the player's arrival (a presence event through Redis) may reach a socket late
             unasked[name] += 1
             answer = json.loads(await comm.receive_from(timeout=TIMEOUT))
@@ -249,13 +320,22 @@ def test_hostile_frames_are_refused_and_change_nothing(settings, errors_logged, 
         for name, data in batch:
             await send(name, data)
 
-    @hypothesis_settings(max_examples=EXAMPLES, derandomize=True, database=None, deadline=None,
-                         suppress_health_check=list(HealthCheck))
-    @given(st.lists(frame_strategy(facts), min_size=FRAMES_PER_EXAMPLE,
-                    max_size=FRAMES_PER_EXAMPLE))
+    @hypothesis_settings(
+        max_examples=EXAMPLES,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(
+        st.lists(frame_strategy(facts), min_size=FRAMES_PER_EXAMPLE, max_size=FRAMES_PER_EXAMPLE)
+    )
     def hostile(batch):
-        kept = [(name, data) for name, data in batch
-                if not (name == "player" and _would_change(game, data))]
+        kept = [
+            (name, data)
+            for name, data in batch
+            if not (name == "player" and _would_change(game, data))
+        ]
         sent["skipped"] += len(batch) - len(kept)
         loop.run(send_all(kept))
         sent["frames"] += len(kept)
@@ -273,7 +353,9 @@ def test_hostile_frames_are_refused_and_change_nothing(settings, errors_logged, 
             loop.run(comm.disconnect())
         loop.stop()
     elapsed = time.monotonic() - started
-    print(f"fuzz: {sent['frames']} frames in {elapsed:.1f} s "
-          f"({sent['skipped']} legal actions not sent); answers {sent['answers']}")
+    print(
+        f"fuzz: {sent['frames']} frames in {elapsed:.1f} s "
+        f"({sent['skipped']} legal actions not sent); answers {sent['answers']}"
+    )
     assert sent["frames"] >= 10_000
     assert errors_logged() == []

@@ -1,4 +1,5 @@
 """Glicko-2 (games.glicko2) against Glickman's worked example and its own invariants."""
+
 import math
 
 import pytest
@@ -10,8 +11,11 @@ def test_the_papers_worked_example():
     # "Example of the Glicko-2 system", steps 1-8: 1500/200/0.06 beats 1400/30, loses to
     # 1550/100 and 1700/300 with tau = 0.5.
     player = Rating(1500, 200, 0.06)
-    results = [Result(Rating(1400, 30), 1), Result(Rating(1550, 100), 0),
-               Result(Rating(1700, 300), 0)]
+    results = [
+        Result(Rating(1400, 30), 1),
+        Result(Rating(1550, 100), 0),
+        Result(Rating(1700, 300), 0),
+    ]
     after = rate(player, results, tau=0.5)
     assert after.rating == pytest.approx(1464.06, abs=0.01)
     assert after.deviation == pytest.approx(151.52, abs=0.01)
@@ -24,8 +28,9 @@ def test_shifting_every_rating_shifts_only_the_result(shift):
     # rating instead of the deviation in step 5, so its volatility drifts with the rating.)
     games = [(1400, 30, 1), (1550, 100, 0), (1700, 300, 0)]
     base = rate(Rating(1500, 200, 0.06), [Result(Rating(r, d), s) for r, d, s in games])
-    shifted = rate(Rating(1500 + shift, 200, 0.06),
-                   [Result(Rating(r + shift, d), s) for r, d, s in games])
+    shifted = rate(
+        Rating(1500 + shift, 200, 0.06), [Result(Rating(r + shift, d), s) for r, d, s in games]
+    )
     assert shifted.rating - shift == pytest.approx(base.rating, rel=1e-12)
     assert shifted.deviation == pytest.approx(base.deviation, rel=1e-12)
     assert shifted.volatility == pytest.approx(base.volatility, rel=1e-12)
@@ -34,7 +39,7 @@ def test_shifting_every_rating_shifts_only_the_result(shift):
 def test_a_period_without_games_only_widens_the_deviation():
     after = rate(Rating(1700, 60, 0.06), [])
     assert after.rating == 1700 and after.volatility == 0.06
-    assert after.deviation == pytest.approx(173.7178 * math.sqrt((60 / 173.7178) ** 2 + 0.06 ** 2))
+    assert after.deviation == pytest.approx(173.7178 * math.sqrt((60 / 173.7178) ** 2 + 0.06**2))
 
 
 def test_one_game_moves_both_players_in_opposite_directions_and_narrows_their_deviation():

@@ -1,5 +1,6 @@
 """The games app's modules import each other without a cycle, and the service layer imports
 nothing inside a function (a cycle dodged that way is still a cycle)."""
+
 import ast
 from pathlib import Path
 
@@ -34,7 +35,7 @@ def imported(node, name, known):
         base = node.module or ""
         if node.level:
             anchor = package.split(".")
-            anchor = anchor[:len(anchor) - node.level + 1]
+            anchor = anchor[: len(anchor) - node.level + 1]
             base = ".".join(anchor + ([base] if base else []))
         targets = [f"{base}.{alias.name}" for alias in node.names]
         if not name.startswith(base + "."):  # a package's own modules name their siblings
@@ -49,9 +50,11 @@ def graph():
         tree = ast.parse(path.read_text())
         found = set()
         for node in tree.body:
-            for inner in ast.walk(node) if not isinstance(node, (ast.FunctionDef,
-                                                                 ast.AsyncFunctionDef,
-                                                                 ast.ClassDef)) else ():
+            for inner in (
+                ast.walk(node)
+                if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                else ()
+            ):
                 if isinstance(inner, (ast.Import, ast.ImportFrom)):
                     found |= imported(inner, name, known)
         # importing a.b.c runs a and a.b first, unless the importer lives inside them
@@ -76,7 +79,7 @@ def test_the_games_modules_import_each_other_without_a_cycle():
         stack.append(node)
         for nxt in sorted(edges.get(node, ())):
             if state.get(nxt) == "open":
-                cycles.append(stack[stack.index(nxt):] + [nxt])
+                cycles.append(stack[stack.index(nxt) :] + [nxt])
             elif nxt not in state:
                 visit(nxt, stack)
         stack.pop()
@@ -94,13 +97,17 @@ def test_the_service_layer_imports_nothing_inside_a_function():
     for path in (ROOT / "services").glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                late += [f"{path.name}:{inner.lineno}" for inner in ast.walk(node)
-                         if isinstance(inner, (ast.Import, ast.ImportFrom))]
+                late += [
+                    f"{path.name}:{inner.lineno}"
+                    for inner in ast.walk(node)
+                    if isinstance(inner, (ast.Import, ast.ImportFrom))
+                ]
     assert late == []
 
 
 def test_no_module_of_the_service_layer_is_over_500_lines():
-    sizes = {path.name: len(path.read_text().splitlines())
-             for path in (ROOT / "services").glob("*.py")}
+    sizes = {
+        path.name: len(path.read_text().splitlines()) for path in (ROOT / "services").glob("*.py")
+    }
     assert not (ROOT.parent / "games" / "services.py").exists()
     assert sizes and max(sizes.values()) <= 500, sizes

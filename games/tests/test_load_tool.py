@@ -2,6 +2,7 @@
 a real Daphne in a subprocess on the test database and the tests' Redis: scripted guests get
 games through challenge links and play them to the end with legal moves, and the echo
 baseline answers. The full measurement is ``scripts/load`` (docs/performance.md, "Load")."""
+
 import asyncio
 import json
 import random
@@ -42,9 +43,14 @@ GAMES = 2
 
 
 def test_scripted_games_are_played_to_the_end_with_no_errors(load_server):
-    config = RunConfig(bases=[load_server.base], games=GAMES, think=0, to_end=True,
-                       server_pids={"daphne": [load_server.process.pid]},
-                       sample_services=False)
+    config = RunConfig(
+        bases=[load_server.base],
+        games=GAMES,
+        think=0,
+        to_end=True,
+        server_pids={"daphne": [load_server.process.pid]},
+        sample_services=False,
+    )
     result = run_load(config, log=lambda line: None)
 
     assert result["errors"] == 0, result["error_samples"]
@@ -66,9 +72,15 @@ def test_scripted_games_are_played_to_the_end_with_no_errors(load_server):
 
 
 def test_a_timed_run_resigns_its_games_at_the_end_and_counts_only_its_window(load_server):
-    config = RunConfig(bases=[load_server.base], games=2, think=0.05, duration=2, warmup=0.5,
-                       server_pids={"daphne": [load_server.process.pid]},
-                       sample_services=False)
+    config = RunConfig(
+        bases=[load_server.base],
+        games=2,
+        think=0.05,
+        duration=2,
+        warmup=0.5,
+        server_pids={"daphne": [load_server.process.pid]},
+        sample_services=False,
+    )
     result = run_load(config, log=lambda line: None)
 
     assert result["errors"] == 0, result["error_samples"]
@@ -79,9 +91,17 @@ def test_a_timed_run_resigns_its_games_at_the_end_and_counts_only_its_window(loa
 
 
 def test_echo_baseline_from_two_client_processes(load_server):
-    config = RunConfig(bases=[load_server.base], games=4, think=0.01, duration=2, warmup=0.2,
-                       echo=True, procs=2, server_pids={"daphne": [load_server.process.pid]},
-                       sample_services=False)
+    config = RunConfig(
+        bases=[load_server.base],
+        games=4,
+        think=0.01,
+        duration=2,
+        warmup=0.2,
+        echo=True,
+        procs=2,
+        server_pids={"daphne": [load_server.process.pid]},
+        sample_services=False,
+    )
     result = run_load(config, log=lambda line: None)
 
     assert result["errors"] == 0, result["error_samples"]
@@ -101,8 +121,9 @@ def test_echo_socket_exists_only_when_load_echo_is_on():
     async def scenario():
         from nardy_site.asgi import application
 
-        closed = WebsocketCommunicator(application, "/ws/echo/",
-                                       headers=[(b"origin", b"http://127.0.0.1")])
+        closed = WebsocketCommunicator(
+            application, "/ws/echo/", headers=[(b"origin", b"http://127.0.0.1")]
+        )
         assert (await closed.connect())[0]
         assert (await closed.receive_output())["code"] == 4404
         await closed.disconnect()
@@ -130,13 +151,18 @@ def test_a_game_ended_by_the_clock_counts_as_an_error_but_our_resignation_does_n
         class Seat:
             side = "white"
 
-        table.seen(Seat, {"version": 9, "status": "finished", "result": {"reason": reason}},
-                   now=0.0)
+        table.seen(
+            Seat, {"version": 9, "status": "finished", "result": {"reason": reason}}, now=0.0
+        )
         return stats
 
     async def run_all():
-        return [ended("timeout", False), ended("resign", True), ended("resign", False),
-                ended("bore_off", False)]
+        return [
+            ended("timeout", False),
+            ended("resign", True),
+            ended("resign", False),
+            ended("bore_off", False),
+        ]
 
     timeout, ours, theirs, borne_off = asyncio.run(run_all())
     assert len(timeout.errors) == 1 and "timeout" in timeout.errors[0][1]
@@ -152,8 +178,16 @@ def test_a_frame_refused_as_too_quick_is_sent_again_after_the_wait_not_counted_a
         player = Player(table, "http://127.0.0.1:1", "")
         player.acted = 7
         before = time.monotonic()
-        player._receive(json.dumps({"type": "error", "code": "rate_limited",
-                                    "message": "Too many messages", "retry_after": 0.4}))
+        player._receive(
+            json.dumps(
+                {
+                    "type": "error",
+                    "code": "rate_limited",
+                    "message": "Too many messages",
+                    "retry_after": 0.4,
+                }
+            )
+        )
         return stats, player, before
 
     stats, player, before = asyncio.run(scenario())
@@ -164,6 +198,5 @@ def test_a_frame_refused_as_too_quick_is_sent_again_after_the_wait_not_counted_a
 
 def test_percentiles_are_nearest_rank():
     figures = percentiles([float(n) for n in range(100, 0, -1)])
-    assert figures == {"n": 100, "p50": 50.0, "p95": 95.0, "p99": 99.0, "max": 100.0,
-                       "mean": 50.5}
+    assert figures == {"n": 100, "p50": 50.0, "p95": 95.0, "p99": 99.0, "max": 100.0, "mean": 50.5}
     assert percentiles([])["p95"] is None

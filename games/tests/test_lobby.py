@@ -2,10 +2,11 @@
 pairing by rating with a window that widens with waiting time, same table only, one waiting
 entry per account, leaving on disconnect, signed-in accounts only, the beat task, and
 concurrent joins; the lobby page."""
+
 import json
 import threading
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
@@ -22,7 +23,7 @@ from games.models import Game, PlayerRating, Profile, QueueEntry, QueueStatus
 from games.tests.test_consumers import origin, session_cookie
 
 TIMEOUT = 5
-T0 = datetime(2027, 5, 1, 12, 0, tzinfo=timezone.utc)
+T0 = datetime(2027, 5, 1, 12, 0, tzinfo=UTC)
 T0_MS = int(T0.timestamp() * 1000)
 
 
@@ -35,8 +36,10 @@ def account(name, rating=None, preset="sport"):
 
 
 def statuses(*users):
-    return [list(QueueEntry.objects.filter(user=user).order_by("pk")
-                 .values_list("status", flat=True)) for user in users]
+    return [
+        list(QueueEntry.objects.filter(user=user).order_by("pk").values_list("status", flat=True))
+        for user in users
+    ]
 
 
 def game_of(user):
@@ -46,6 +49,7 @@ def game_of(user):
 
 
 # --- pairing --------------------------------------------------------------------------------
+
 
 @pytest.mark.django_db
 def test_two_players_with_the_same_table_and_close_ratings_are_paired_into_a_rated_game():
@@ -112,8 +116,14 @@ def test_the_oldest_waiter_goes_first_and_gets_the_closest_rating(time_machine):
 @pytest.mark.django_db
 def test_only_players_with_the_same_table_are_paired():
     players = [account(f"p{n}") for n in range(6)]
-    wanted = [("sport", None, None), ("classic", None, None), ("match", 3, None),
-              ("match", 5, None), ("match", 3, "standard"), ("sport", None, "match")]
+    wanted = [
+        ("sport", None, None),
+        ("classic", None, None),
+        ("match", 3, None),
+        ("match", 5, None),
+        ("match", 3, "standard"),
+        ("sport", None, "match"),
+    ]
     for user, (preset, length, clock) in zip(players, wanted):
         lobby.join(user.pk, preset, length, clock)
     # everyone waits, even once every window is as wide as it gets
@@ -130,8 +140,12 @@ def test_only_players_with_the_same_table_are_paired():
 @pytest.mark.django_db
 def test_a_wrong_option_or_no_account_is_refused_and_queues_nothing():
     alice = account("alice")
-    for preset, length, clock in (("blitz", None, None), ("sport", 3, None),
-                                  ("match", 4, None), ("sport", None, "bullet")):
+    for preset, length, clock in (
+        ("blitz", None, None),
+        ("sport", 3, None),
+        ("match", 4, None),
+        ("sport", None, "bullet"),
+    ):
         with pytest.raises(services.BadFrame):
             lobby.join(alice.pk, preset, length, clock)
     with pytest.raises(services.BadFrame):
@@ -178,13 +192,24 @@ def test_the_queued_state_gives_the_rating_and_the_widening_window():
     entry = lobby.join(alice.pk, "classic")
     joined = clocks.to_ms(entry.joined)
     state = lobby.state_of(entry, now=joined + 12_000)
-    assert state == {"type": "queued", "preset": "classic", "match_length": 1,
-                     "clock": "standard", "rating": 1612, "provisional": True,
-                     "joined": joined, "server_time": joined + 12_000, "window": 220,
-                     "window_start": 100.0, "window_growth": 10.0, "window_max": 800.0}
+    assert state == {
+        "type": "queued",
+        "preset": "classic",
+        "match_length": 1,
+        "clock": "standard",
+        "rating": 1612,
+        "provisional": True,
+        "joined": joined,
+        "server_time": joined + 12_000,
+        "window": 220,
+        "window_start": 100.0,
+        "window_growth": 10.0,
+        "window_max": 800.0,
+    }
 
 
 # --- the beat task -----------------------------------------------------------------------
+
 
 @pytest.mark.django_db
 def test_the_beat_task_pairs_players_once_their_windows_have_widened(time_machine):
@@ -231,6 +256,7 @@ def test_celery_beat_pairs_waiting_sockets_as_the_windows_widen(clock_queue):
 
 # --- concurrency -------------------------------------------------------------------------
 
+
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_joins_pair_each_player_exactly_once():
     players = [account(f"p{n}") for n in range(8)]
@@ -276,8 +302,10 @@ def test_concurrent_joins_of_one_account_leave_one_waiting_entry():
         finally:
             connections.close_all()
 
-    threads = [threading.Thread(target=join, args=(preset,))
-               for preset in ("sport", "classic", "match", "sport")]
+    threads = [
+        threading.Thread(target=join, args=(preset,))
+        for preset in ("sport", "classic", "match", "sport")
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -289,6 +317,7 @@ def test_concurrent_joins_of_one_account_leave_one_waiting_entry():
 
 
 # --- the socket ----------------------------------------------------------------------------
+
 
 def signed_in_cookie(user):
     """A Cookie header value of a session signed in as ``user`` (as after a real login)."""
@@ -330,8 +359,10 @@ def test_a_guest_or_a_visitor_without_a_session_is_closed_with_4401():
     async def scenario():
         for cookie in (await sync_to_async(session_cookie)("guest-x"), ""):
             comm = await lobby_socket(cookie=cookie)
-            assert await comm.receive_output(timeout=TIMEOUT) == {"type": "websocket.close",
-                                                                  "code": 4401}
+            assert await comm.receive_output(timeout=TIMEOUT) == {
+                "type": "websocket.close",
+                "code": 4401,
+            }
             await comm.disconnect()  # ends the consumer, which still listens to the layer
 
     async_to_sync(scenario)()
@@ -358,8 +389,10 @@ def test_two_sockets_join_and_both_are_told_of_their_game_in_their_language():
     assert (queued["match_length"], queued["clock"], queued["rating"]) == (3, "standard", 1500)
     assert queued["window"] == 100 and abs(queued["server_time"] - clocks.now_ms()) < 5_000
     game = Game.objects.get(pk=paired[0]["game"])
-    assert paired == [{"type": "paired", "game": str(game.pk), "url": f"/en/game/{game.pk}/"},
-                      {"type": "paired", "game": str(game.pk), "url": f"/bg/game/{game.pk}/"}]
+    assert paired == [
+        {"type": "paired", "game": str(game.pk), "url": f"/en/game/{game.pk}/"},
+        {"type": "paired", "game": str(game.pk), "url": f"/bg/game/{game.pk}/"},
+    ]
     assert game.clock["kind"] == "standard" and game.match.length == 3
     # leaving the page after the pairing changes nothing
     assert statuses(alice, bob) == [["paired"], ["paired"]]
@@ -415,10 +448,15 @@ def test_bad_frames_get_errors_and_queue_nothing():
     async def scenario():
         comm = await lobby_socket(alice)
         answers = []
-        for text in ("not json", "[1]", json.dumps({"type": "dance"}),
-                     json.dumps(join_frame("blitz")), json.dumps(join_frame("sport", 3)),
-                     json.dumps({"type": "join", "preset": "sport", "clock": ["match"]}),
-                     json.dumps(join_frame("sport", clock="bullet"))):
+        for text in (
+            "not json",
+            "[1]",
+            json.dumps({"type": "dance"}),
+            json.dumps(join_frame("blitz")),
+            json.dumps(join_frame("sport", 3)),
+            json.dumps({"type": "join", "preset": "sport", "clock": ["match"]}),
+            json.dumps(join_frame("sport", clock="bullet")),
+        ):
             await comm.send_to(text_data=text)
             answers.append(await receive(comm))
         await comm.disconnect()
@@ -441,8 +479,11 @@ def test_errors_come_in_the_language_of_the_page():
         from nardy_site.asgi import application
 
         cookie = await sync_to_async(signed_in_cookie)(alice)
-        comm = WebsocketCommunicator(application, "/ws/lobby/?lang=ru", headers=[
-            (b"origin", origin().encode()), (b"cookie", cookie.encode())])
+        comm = WebsocketCommunicator(
+            application,
+            "/ws/lobby/?lang=ru",
+            headers=[(b"origin", origin().encode()), (b"cookie", cookie.encode())],
+        )
         await comm.connect(timeout=TIMEOUT)
         await comm.send_json_to(join_frame("blitz"))
         answer = await receive(comm)
@@ -464,8 +505,10 @@ def test_a_socket_whose_session_signed_out_is_closed_on_its_next_frame():
         comm = await lobby_socket(cookie=cookie)
         await sync_to_async(client.logout)()
         await comm.send_json_to(join_frame())
-        assert await comm.receive_output(timeout=TIMEOUT) == {"type": "websocket.close",
-                                                              "code": 4401}
+        assert await comm.receive_output(timeout=TIMEOUT) == {
+            "type": "websocket.close",
+            "code": 4401,
+        }
         await comm.disconnect()
 
     async_to_sync(scenario)()
@@ -473,6 +516,7 @@ def test_a_socket_whose_session_signed_out_is_closed_on_its_next_frame():
 
 
 # --- the page --------------------------------------------------------------------------------
+
 
 @pytest.mark.django_db
 def test_a_guest_is_told_why_rated_games_need_an_account_and_how_to_sign_in():
@@ -501,8 +545,9 @@ def test_a_signed_in_player_gets_the_form_the_socket_and_their_ratings():
     assert context["ws_path"] == "/ws/lobby/?lang=ru"
     assert context["ratings"]["sport"] == {"rating": 1712, "provisional": False, "games": 0}
     assert context["ratings"]["match"] == {"rating": 1500, "provisional": True, "games": 0}
-    assert context["active_games"] == [{"url": f"/ru/game/{game.pk}/", "preset": "match",
-                                        "match_length": 5, "opponent": "Bob"}]
+    assert context["active_games"] == [
+        {"url": f"/ru/game/{game.pk}/", "preset": "match", "match_length": 5, "opponent": "Bob"}
+    ]
     page = client.get(url).content.decode()
     assert 'data-ws-path="/ws/lobby/?lang=en"' in page and 'id="lobby-join"' in page
     assert "Your rating: 1712</span>" in page and "Your rating: 1500? (provisional)" in page
@@ -530,10 +575,10 @@ def test_after_a_lobby_game_play_again_leads_back_to_the_lobby():
     page = response.content.decode()
     assert f'id="again-btn" href="{reverse("games:lobby")}">Find another opponent</a>' in page
     # a rated game from a challenge link offers a new link, as before
-    challenge = services.create_challenge(services.Actor(guest_id="ga", user_id=alice.pk),
-                                          rated=True)
-    other = services.accept_challenge(challenge.pk, services.Actor(guest_id="gb",
-                                                                   user_id=bob.pk))
+    challenge = services.create_challenge(
+        services.Actor(guest_id="ga", user_id=alice.pk), rated=True
+    )
+    other = services.accept_challenge(challenge.pk, services.Actor(guest_id="gb", user_id=bob.pk))
     response = client.get(reverse("games:game", kwargs={"game_id": other.pk}))
     assert response.context["lobby_url"] is None
     assert "Play again: a new challenge link" in response.content.decode()

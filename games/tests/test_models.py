@@ -1,4 +1,5 @@
 """Game models: domain queries and replaying a game from its record."""
+
 import pytest
 
 from games import services

@@ -2,6 +2,7 @@
 opens only from a page of this site, the same scheme, host and port, or from an origin in
 CSRF_TRUSTED_ORIGINS; the proxy's X-Forwarded-Proto/Host count only when the settings say a
 proxy sets them. Checked through the ASGI stack and against a real Daphne."""
+
 import json
 
 import pytest
@@ -32,8 +33,11 @@ def opens(game_id, headers):
     from nardy_site.asgi import application
 
     async def scenario():
-        comm = WebsocketCommunicator(application, f"/ws/game/{game_id}/", headers=[
-            (name.lower().encode(), value.encode()) for name, value in headers])
+        comm = WebsocketCommunicator(
+            application,
+            f"/ws/game/{game_id}/",
+            headers=[(name.lower().encode(), value.encode()) for name, value in headers],
+        )
         connected, _ = await comm.connect(timeout=TIMEOUT)
         # a refused socket's consumer (Channels' denier) still listens until told the socket
         # is gone: end it here, not in the loop's shutdown
@@ -48,17 +52,20 @@ def test_same_scheme_host_and_port_opens(game):
     assert opens(game.id, [("Host", "localhost"), ("Origin", "http://localhost:80")])
 
 
-@pytest.mark.parametrize("origin", [
-    "http://127.0.0.1:9999",      # another program on the same machine
-    "http://127.0.0.1",           # the same host on port 80
-    "https://127.0.0.1:8000",     # another scheme
-    "http://localhost:8000",      # another host name, though it points here too
-    "http://evil.example",
-    "null",                       # sandboxed frames and file: pages
-    "chrome-extension://abcdef",
-    "http://127.0.0.1:99999",     # not a port
-    "",
-])
+@pytest.mark.parametrize(
+    "origin",
+    [
+        "http://127.0.0.1:9999",  # another program on the same machine
+        "http://127.0.0.1",  # the same host on port 80
+        "https://127.0.0.1:8000",  # another scheme
+        "http://localhost:8000",  # another host name, though it points here too
+        "http://evil.example",
+        "null",  # sandboxed frames and file: pages
+        "chrome-extension://abcdef",
+        "http://127.0.0.1:99999",  # not a port
+        "",
+    ],
+)
 def test_another_origin_is_refused(game, origin):
     assert not opens(game.id, [("Host", "127.0.0.1:8000"), ("Origin", origin)])
 
@@ -69,26 +76,39 @@ def test_a_socket_without_origin_is_refused(game):
 
 def test_a_host_outside_allowed_hosts_is_refused_even_with_its_own_origin(game):
     # DNS rebinding: evil.example made to resolve to this server
-    assert not opens(game.id, [("Host", "evil.example:8000"),
-                               ("Origin", "http://evil.example:8000")])
+    assert not opens(
+        game.id, [("Host", "evil.example:8000"), ("Origin", "http://evil.example:8000")]
+    )
 
 
 def test_the_forwarded_scheme_counts_only_with_secure_proxy_ssl_header(game, settings):
     settings.ALLOWED_HOSTS = ["nardy.example"]
-    behind_proxy = [("Host", "nardy.example"), ("X-Forwarded-Proto", "https"),
-                    ("Origin", "https://nardy.example")]
+    behind_proxy = [
+        ("Host", "nardy.example"),
+        ("X-Forwarded-Proto", "https"),
+        ("Origin", "https://nardy.example"),
+    ]
     settings.SECURE_PROXY_SSL_HEADER = None
     assert not opens(game.id, behind_proxy)
     settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     assert opens(game.id, behind_proxy)
-    assert not opens(game.id, [("Host", "nardy.example"), ("X-Forwarded-Proto", "https"),
-                               ("Origin", "http://nardy.example")])
+    assert not opens(
+        game.id,
+        [
+            ("Host", "nardy.example"),
+            ("X-Forwarded-Proto", "https"),
+            ("Origin", "http://nardy.example"),
+        ],
+    )
 
 
 def test_the_forwarded_host_counts_only_with_use_x_forwarded_host(game, settings):
     settings.ALLOWED_HOSTS = ["nardy.example", "127.0.0.1"]
-    behind_proxy = [("Host", "127.0.0.1:8000"), ("X-Forwarded-Host", "nardy.example"),
-                    ("Origin", "http://nardy.example")]
+    behind_proxy = [
+        ("Host", "127.0.0.1:8000"),
+        ("X-Forwarded-Host", "nardy.example"),
+        ("Origin", "http://nardy.example"),
+    ]
     settings.USE_X_FORWARDED_HOST = False
     assert not opens(game.id, behind_proxy)
     settings.USE_X_FORWARDED_HOST = True
@@ -112,10 +132,12 @@ def test_site_origins_follow_the_socket_scheme(settings):
     scope = {"type": "websocket", "scheme": "wss", "headers": [(b"host", b"nardy.example")]}
     assert site_origins(scope) == ["https://nardy.example"]
     validator = SiteOriginValidator(None)
-    assert validator.allowed(dict(scope, headers=scope["headers"] + [
-        (b"origin", b"https://nardy.example")]))
-    assert not validator.allowed(dict(scope, headers=scope["headers"] + [
-        (b"origin", b"http://nardy.example")]))
+    assert validator.allowed(
+        dict(scope, headers=scope["headers"] + [(b"origin", b"https://nardy.example")])
+    )
+    assert not validator.allowed(
+        dict(scope, headers=scope["headers"] + [(b"origin", b"http://nardy.example")])
+    )
 
 
 def test_without_a_host_header_the_server_address_is_the_origin(settings):
@@ -131,8 +153,11 @@ def test_daphne_refuses_a_page_on_another_port(game, test_process_env, tmp_path)
         url = f"ws://127.0.0.1:{server.port}/ws/game/{game.id}/"
         with ws_connect(url, origin=f"http://127.0.0.1:{server.port}", open_timeout=TIMEOUT) as ws:
             assert json.loads(ws.recv(timeout=TIMEOUT))["type"] == "snapshot"
-        for origin in ("http://127.0.0.1:9999", f"https://127.0.0.1:{server.port}",
-                       f"http://localhost:{server.port}"):
+        for origin in (
+            "http://127.0.0.1:9999",
+            f"https://127.0.0.1:{server.port}",
+            f"http://localhost:{server.port}",
+        ):
             with pytest.raises(InvalidStatus) as refused:
                 ws_connect(url, origin=origin, open_timeout=TIMEOUT)
             assert refused.value.response.status_code == 403

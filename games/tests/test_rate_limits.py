@@ -2,6 +2,7 @@
 per session on the game and lobby sockets, new games per session/account and per address
 over HTTP and in the lobby. Counted in the real Redis; each test has its own key prefix
 (conftest.py), and small limits are set with the ``settings`` fixture."""
+
 import asyncio
 import json
 import time
@@ -30,8 +31,11 @@ def game(transactional_db, monkeypatch):
 def game_socket(game_id, cookie, lang="en"):
     from nardy_site.asgi import application
 
-    return WebsocketCommunicator(application, f"/ws/game/{game_id}/?lang={lang}", headers=[
-        (b"origin", origin().encode()), (b"cookie", cookie.encode())])
+    return WebsocketCommunicator(
+        application,
+        f"/ws/game/{game_id}/?lang={lang}",
+        headers=[(b"origin", origin().encode()), (b"cookie", cookie.encode())],
+    )
 
 
 async def frames_until_refused(comm, count, frame=None):
@@ -70,6 +74,7 @@ def burst(game_id, count, frame=None):
 def lobby_answers(cookie, frame, count):
     """Send ``frame`` ``count`` times on a lobby socket with the session ``cookie``, reading
     the answer to each before the next, then close it; returns the answers."""
+
     async def scenario():
         comm = await lobby_socket(cookie=cookie)
         answers = []
@@ -131,8 +136,11 @@ def test_the_sockets_of_one_session_share_its_limit(game, settings):
     shared, other = session_cookie(HUMAN), session_cookie("guest-someone-else")
 
     async def scenario():
-        first, second, stranger = (game_socket(game.id, shared), game_socket(game.id, shared),
-                                   game_socket(game.id, other))
+        first, second, stranger = (
+            game_socket(game.id, shared),
+            game_socket(game.id, shared),
+            game_socket(game.id, other),
+        )
         for comm in (first, second, stranger):
             await connect(comm)
         for comm in (first, second):  # the player's arrival on the second socket
@@ -177,13 +185,15 @@ def test_limits_may_be_turned_off(game, settings):
 
 # --- new games over HTTP -------------------------------------------------------------------
 
+
 def test_new_games_over_the_session_limit_get_the_429_page_in_the_pages_language(
-        transactional_db, settings):
+    transactional_db, settings
+):
     settings.GAMES_CREATE_SESSION_LIMITS = "2/minute"
     client = Client()
     url = reverse("games:new")
     assert [client.post(url).status_code for _ in range(2)] == [302, 302]
-    with_language = "/ru" + url[url.index("/", 1):]
+    with_language = "/ru" + url[url.index("/", 1) :]
     response = client.post(with_language)
     page = response.content.decode()
     assert response.status_code == 429
@@ -196,7 +206,8 @@ def test_new_games_over_the_session_limit_get_the_429_page_in_the_pages_language
 
 
 def test_new_games_over_the_address_limit_are_refused_whatever_the_session(
-        transactional_db, settings):
+    transactional_db, settings
+):
     settings.GAMES_CREATE_IP_LIMITS = "3/minute"
     url = reverse("games:new")
     # a client that drops its cookie every time: a new session each request
@@ -206,8 +217,7 @@ def test_new_games_over_the_address_limit_are_refused_whatever_the_session(
     assert Game.objects.count() == 4
 
 
-def test_challenge_links_over_the_limit_get_the_form_with_the_reason(transactional_db,
-                                                                      settings):
+def test_challenge_links_over_the_limit_get_the_form_with_the_reason(transactional_db, settings):
     settings.GAMES_CREATE_SESSION_LIMITS = "1/minute"
     client = Client()
     url = reverse("games:challenge_new").replace("/en/", "/bg/")
@@ -228,8 +238,7 @@ def test_accepting_challenges_counts_as_starting_games(transactional_db, setting
         creator.post(reverse("games:challenge_new"), {"preset": "sport"})
         links.append(Challenge.objects.latest("created"))
     friend = Client()
-    accept = [reverse("games:challenge_accept", kwargs={"challenge_id": link.id})
-              for link in links]
+    accept = [reverse("games:challenge_accept", kwargs={"challenge_id": link.id}) for link in links]
     assert friend.post(accept[0]).status_code == 302
     refused = friend.post(accept[1])
     assert refused.status_code == 429 and "Too many new games" in refused.content.decode()
@@ -237,6 +246,7 @@ def test_accepting_challenges_counts_as_starting_games(transactional_db, setting
 
 
 # --- the lobby ------------------------------------------------------------------------------
+
 
 def test_lobby_joins_over_the_limit_get_a_rate_limited_frame(transactional_db, settings):
     settings.GAMES_CREATE_SESSION_LIMITS = "2/minute"
@@ -268,16 +278,18 @@ def test_without_its_redis_the_limits_let_play_go_on(game, settings, caplog):
 
 
 def test_position_images_drawn_afresh_are_limited_per_address_and_cached_ones_are_not(
-        transactional_db, settings):
+    transactional_db, settings
+):
+    import uuid
+
     from games.engine import Position, legal_plays
     from games.engine.position_id import encode
 
-    import uuid
-
     settings.GAMES_IMAGE_RENDER_IP_LIMITS = "2/minute"
     # an empty image cache: the same positions may have been drawn by earlier runs
-    settings.CACHES = {"default": dict(django_settings.CACHES["default"],
-                                       KEY_PREFIX=f"images-{uuid.uuid4().hex}")}
+    settings.CACHES = {
+        "default": dict(django_settings.CACHES["default"], KEY_PREFIX=f"images-{uuid.uuid4().hex}")
+    }
     position, ids = Position.initial("white"), []
     for dice in ((6, 5), (4, 2), (3, 1)):  # three different positions, never drawn before
         position = legal_plays(position, dice)[0].result

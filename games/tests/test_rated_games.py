@@ -2,6 +2,7 @@
 both Glicko-2 ratings exactly once, also when the last move and the clock's timeout race;
 aborted games and casual games change no rating; a guest can neither make nor accept a rated
 challenge; the challenge form's rated/casual and clock choices."""
+
 import json
 import random
 import threading
@@ -10,7 +11,6 @@ import time
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 from channels.testing import WebsocketCommunicator
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connections
 from django.test import Client
@@ -18,8 +18,17 @@ from django.urls import reverse
 
 from games import clocks, lobby, services
 from games.clocks import ClockSpec
-from games.models import (Challenge, ChallengeStatus, EventKind, Game, Phase, PlayerRating,
-                          Profile, RatingChange, Status)
+from games.models import (
+    Challenge,
+    ChallengeStatus,
+    EventKind,
+    Game,
+    Phase,
+    PlayerRating,
+    Profile,
+    RatingChange,
+    Status,
+)
 from games.tests.conftest import TEST_SWEEP_SECONDS
 from games.tests.factories import FixedDice, random_legal_play, set_position
 from games.tests.test_consumers import origin
@@ -41,8 +50,9 @@ def person(user, guest=None):
 
 def rated_game(white, black, spec=True, preset="sport", **options):
     """A rated game of ``white`` (who made the challenge) against ``black`` with ``spec``."""
-    challenge = services.create_challenge(person(white), preset=preset, colour="white",
-                                          rated=True, **options)
+    challenge = services.create_challenge(
+        person(white), preset=preset, colour="white", rated=True, **options
+    )
     return services.accept_challenge(challenge.pk, person(black), clock=spec)
 
 
@@ -70,19 +80,21 @@ def ratings_of(*users, preset="sport"):
 
 
 #: white bears off its last checker with 2-1; black has borne off none (mars)
-WHITE_LAST_CHECKER = {"turn": "white", "white": {"1": 1}, "black": {"24": 15},
-                      "first_turn": False}
+WHITE_LAST_CHECKER = {"turn": "white", "white": {"1": 1}, "black": {"24": 15}, "first_turn": False}
 
 
 # --- over the sockets ----------------------------------------------------------------------
+
 
 async def game_socket(game_id, user):
     from nardy_site.asgi import application
 
     cookie = await sync_to_async(signed_in_cookie)(user)
-    comm = WebsocketCommunicator(application, f"/ws/game/{game_id}/?lang=en",
-                                 headers=[(b"origin", origin().encode()),
-                                          (b"cookie", cookie.encode())])
+    comm = WebsocketCommunicator(
+        application,
+        f"/ws/game/{game_id}/?lang=en",
+        headers=[(b"origin", origin().encode()), (b"cookie", cookie.encode())],
+    )
     connected, _ = await comm.connect(timeout=TIMEOUT)
     assert connected
     return comm
@@ -104,9 +116,13 @@ def test_a_rated_game_over_two_sockets_moves_both_ratings_exactly_once(monkeypat
     fixed = FixedDice(monkeypatch)
     alice, bob = account("alice"), account("bob")
     fixed.openings.append((6, 5))  # white (alice) starts
-    game = rated_game(alice, bob, spec=ClockSpec(kind=clocks.STANDARD, roll_ms=LONG,
-                                                 move_ms=LONG, reserve_ms=LONG,
-                                                 first_move_ms=LONG))
+    game = rated_game(
+        alice,
+        bob,
+        spec=ClockSpec(
+            kind=clocks.STANDARD, roll_ms=LONG, move_ms=LONG, reserve_ms=LONG, first_move_ms=LONG
+        ),
+    )
     rng = random.Random(6)
 
     async def scenario():
@@ -122,22 +138,26 @@ def test_a_rated_game_over_two_sockets_moves_both_ratings_exactly_once(monkeypat
             side = current["awaiting"]
             if current["phase"] == "roll":
                 await socks[side].send_json_to({"type": "roll", "version": current["version"]})
-                current = await next_snapshot(socks[side], lambda g, v=current["version"]:
-                                              g["version"] > v)
+                current = await next_snapshot(
+                    socks[side], lambda g, v=current["version"]: g["version"] > v
+                )
             play = rng.choice(current["legal"]["plays"])["play"]
-            await socks[side].send_json_to({"type": "play", "version": current["version"],
-                                            "play": play})
-            current = await next_snapshot(socks[side], lambda g, v=current["version"]:
-                                          g["version"] > v)
+            await socks[side].send_json_to(
+                {"type": "play", "version": current["version"], "play": play}
+            )
+            current = await next_snapshot(
+                socks[side], lambda g, v=current["version"]: g["version"] > v
+            )
         # then white is to bear off its last checker
         await sync_to_async(arrange_last_checker)(game.pk, fixed)
         await white.send_json_to({"type": "snapshot"})
-        current = await next_snapshot(white, lambda g: g["awaiting"] == "white"
-                                      and g["phase"] == "play")
-        await white.send_json_to({"type": "play", "version": current["version"],
-                                  "play": "1/off"})
-        over = [await next_snapshot(comm, lambda g: g["status"] != "active")
-                for comm in (white, black)]
+        current = await next_snapshot(
+            white, lambda g: g["awaiting"] == "white" and g["phase"] == "play"
+        )
+        await white.send_json_to({"type": "play", "version": current["version"], "play": "1/off"})
+        over = [
+            await next_snapshot(comm, lambda g: g["status"] != "active") for comm in (white, black)
+        ]
         # the loser's late frames change nothing
         await black.send_json_to({"type": "resign", "version": over[1]["version"]})
         refused = await next_snapshot(black)
@@ -156,8 +176,9 @@ def test_a_rated_game_over_two_sockets_moves_both_ratings_exactly_once(monkeypat
     changes = RatingChange.objects.filter(game_id=game.pk)
     assert changes.count() == 2
     assert {c.user_id: c.won for c in changes} == {alice.pk: True, bob.pk: False}
-    (white_rating, _, white_games, white_wins), (black_rating, _, black_games, black_wins) = \
+    (white_rating, _, white_games, white_wins), (black_rating, _, black_games, black_wins) = (
         ratings_of(alice, bob)
+    )
     assert white_rating > 1500 > black_rating
     assert (white_games, white_wins, black_games, black_wins) == (1, 1, 1, 0)
     assert over[0]["result"]["rating"]["white"]["after"] == round(white_rating)
@@ -180,20 +201,25 @@ def arrange_last_checker(game_id, fixed):
 # --- the last move against the clock -------------------------------------------------------
 
 #: 1 s for each move and no reserve after the first moves (which have all the time they need)
-ONE_SECOND = ClockSpec(kind=clocks.STANDARD, roll_ms=LONG, move_ms=1_000, reserve_ms=0,
-                       first_move_ms=LONG)
+ONE_SECOND = ClockSpec(
+    kind=clocks.STANDARD, roll_ms=LONG, move_ms=1_000, reserve_ms=0, first_move_ms=LONG
+)
 
 
 @pytest.mark.celery
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize("received, offset_ms", [
-    (-1, -20),  # received just before the deadline, handled as the timer fires
-    (-1, 0),
-    (0, 0),  # received at the deadline: too late
-    (-1, 15),
-])
-def test_a_last_move_racing_the_timeout_rates_the_game_exactly_once(clock_queue, monkeypatch,
-                                                                     received, offset_ms):
+@pytest.mark.parametrize(
+    "received, offset_ms",
+    [
+        (-1, -20),  # received just before the deadline, handled as the timer fires
+        (-1, 0),
+        (0, 0),  # received at the deadline: too late
+        (-1, 15),
+    ],
+)
+def test_a_last_move_racing_the_timeout_rates_the_game_exactly_once(
+    clock_queue, monkeypatch, received, offset_ms
+):
     """White's bearing off of its last checker, received ``received`` ms from its deadline,
     is handled at the moment the sweep applies that deadline (``offset_ms`` from it) while
     another thread applies it too: whichever wins, the game ends once and both
@@ -218,8 +244,9 @@ def test_a_last_move_racing_the_timeout_rates_the_game_exactly_once(clock_queue,
         try:
             barrier.wait()
             time.sleep(max(0, fires - clocks.now_ms()) / 1000)
-            services.play(game.pk, services.Actor(user_id=alice.pk), version, "1/off",
-                          at=deadline + received)
+            services.play(
+                game.pk, services.Actor(user_id=alice.pk), version, "1/off", at=deadline + received
+            )
             outcomes["move"] = "played"
         except services.GameOver as exc:
             outcomes["move"] = type(exc).__name__
@@ -254,11 +281,14 @@ def test_a_last_move_racing_the_timeout_rates_the_game_exactly_once(clock_queue,
     assert {c.user_id for c in changes if c.won} == {game.user_of(game.winner)}
     assert [row[2] for row in ratings_of(alice, bob)] == [1, 1]
     assert services.result_of(game)["rating"][game.winner]["delta"] > 0
-    print(f"race: received {received:+d} ms, handled {offset_ms:+d} ms: {outcomes} -> "
-          f"{game.winner} by {game.end_reason}")
+    print(
+        f"race: received {received:+d} ms, handled {offset_ms:+d} ms: {outcomes} -> "
+        f"{game.winner} by {game.end_reason}"
+    )
 
 
 # --- results that rate nothing -------------------------------------------------------------
+
 
 @pytest.mark.django_db
 def test_an_aborted_rated_game_changes_no_rating(time_machine):
@@ -302,6 +332,7 @@ def test_a_resigned_rated_game_rates_once_and_a_second_resign_is_refused():
 
 # --- challenges: rated or casual, and their clock ------------------------------------------
 
+
 def signed_in_client(user):
     client = Client()
     client.force_login(user)
@@ -328,12 +359,12 @@ def test_the_form_offers_rated_games_to_signed_in_players_and_says_guests_play_c
     guest_page = Client().get(reverse("games:challenge_new")).content.decode()
     assert 'name="rated"' not in guest_page
     assert "As a guest you play casual games, with no rating." in guest_page
-    login = f'{reverse("account_login")}?next=%2Fen%2Ffriend%2F'
+    login = f"{reverse('account_login')}?next=%2Fen%2Ffriend%2F"
     assert f'href="{login}"' in guest_page
     # both clocks may be chosen; none is checked, so the preset's own is the default
-    for page in (page, guest_page):
-        assert 'name="clock" value="standard" data-presets="sport classic">' in page
-        assert 'name="clock" value="match" data-presets="match">' in page
+    for shown in (page, guest_page):
+        assert 'name="clock" value="standard" data-presets="sport classic">' in shown
+        assert 'name="clock" value="match" data-presets="match">' in shown
 
 
 @pytest.mark.django_db
@@ -351,11 +382,15 @@ def test_a_rated_challenge_is_accepted_only_by_a_signed_in_player():
     PlayerRating.objects.create(user=alice, preset="classic", rating=1687, deviation=80)
     Profile.objects.create(user=alice, display_name="Alice <b>")
     creator = signed_in_client(alice)
-    response, challenge = make_challenge(creator, preset="classic", rated="rated",
-                                         clock="match", colour="white")
+    response, challenge = make_challenge(
+        creator, preset="classic", rated="rated", clock="match", colour="white"
+    )
     assert response.status_code == 302
     assert (challenge.rated, challenge.clock_kind, challenge.creator_user_id) == (
-        True, "match", alice.pk)
+        True,
+        "match",
+        alice.pk,
+    )
     own = creator.get(page_of(challenge)).content.decode()
     assert "This is a rated game: your friend must be signed in to accept it." in own
 
@@ -363,7 +398,7 @@ def test_a_rated_challenge_is_accepted_only_by_a_signed_in_player():
     guest = Client()
     page = guest.get(page_of(challenge)).content.decode()
     assert "This is a rated game: sign in to accept it." in page
-    login = f'{reverse("account_login")}?next=%2Fen%2Fchallenge%2F{challenge.pk}%2F'
+    login = f"{reverse('account_login')}?next=%2Fen%2Fchallenge%2F{challenge.pk}%2F"
     assert f'href="{login}"' in page and 'id="accept-challenge"' not in page
     assert "Alice &lt;b&gt; (rating 1687) invites you to a game of long nardy." in page
     assert "A rated game: the result changes both players' ratings." in page
@@ -381,8 +416,9 @@ def test_a_rated_challenge_is_accepted_only_by_a_signed_in_player():
     response = friend.post(page_of(challenge, "challenge_accept"))
     assert response.status_code == 302
     game = Game.objects.get()
-    assert game.rated and game.clock["kind"] == "match" and game.table == {"koks": True,
-                                                                          "cube": False}
+    assert (
+        game.rated and game.clock["kind"] == "match" and game.table == {"koks": True, "cube": False}
+    )
     assert (game.white_user_id, game.black_user_id) == (alice.pk, bob.pk)
 
 
@@ -390,11 +426,11 @@ def test_a_rated_challenge_is_accepted_only_by_a_signed_in_player():
 def test_a_casual_challenge_with_the_other_clock():
     alice = account("alice")
     creator = signed_in_client(alice)
-    response, challenge = make_challenge(creator, preset="match", match_length="5",
-                                         clock="standard", rated="casual")
+    response, challenge = make_challenge(
+        creator, preset="match", match_length="5", clock="standard", rated="casual"
+    )
     assert response.status_code == 302
-    assert (challenge.rated, challenge.clock_kind, challenge.match_length) == (
-        False, "standard", 5)
+    assert (challenge.rated, challenge.clock_kind, challenge.match_length) == (False, "standard", 5)
     page = Client().get(page_of(challenge)).content.decode()
     assert "A casual game: no rating changes." in page and 'id="accept-challenge"' in page
     assert "Standard clock" in page and "15 s to roll" in page
@@ -408,8 +444,7 @@ def test_a_casual_challenge_with_the_other_clock():
 @pytest.mark.django_db
 def test_play_again_after_a_rated_challenge_game_keeps_it_rated_with_its_clock():
     alice, bob = account("alice"), account("bob")
-    challenge = services.create_challenge(person(alice), preset="sport", rated=True,
-                                          clock="match")
+    challenge = services.create_challenge(person(alice), preset="sport", rated=True, clock="match")
     game = services.accept_challenge(challenge.pk, person(bob))
     page = signed_in_client(alice).get(reverse("games:game", kwargs={"game_id": game.pk}))
     form = page.context["options_form"]

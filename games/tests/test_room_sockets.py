@@ -1,6 +1,7 @@
 """The game room over the real socket stack (WebsocketCommunicator on the site's ASGI app,
 Redis channel layer): a second tab and a reconnect get exactly the current state and change
 nothing, the cube frames, the why frame, and the dice seed never sent while the game is on."""
+
 import json
 import random
 import statistics
@@ -13,12 +14,19 @@ from games import services
 from games.models import Game, Phase
 from games.services import dispatch
 from games.tests.conftest import queued_tasks
-from games.tests.factories import (BLACK_GUEST, HUMAN, WHITE_GUEST, FixedDice, new_bot_game,
-                                   new_people_game, set_position, state)
+from games.tests.factories import (
+    BLACK_GUEST,
+    HUMAN,
+    WHITE_GUEST,
+    FixedDice,
+    new_bot_game,
+    new_people_game,
+    set_position,
+    state,
+)
 from games.tests.test_consumers import TIMEOUT, communicator, connect, receive, run
 
-pytestmark = [pytest.mark.django_db(transaction=True),
-              pytest.mark.usefixtures("unattended_queue")]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("unattended_queue")]
 
 ME = services.Actor(guest_id=HUMAN)
 
@@ -75,9 +83,11 @@ def test_a_second_tab_and_a_reconnect_get_exactly_the_current_state(fixed, unatt
     timings = run(scenario)
     assert state(game.id) == before
     assert queued_tasks(unattended_queue) == queued  # no computer move queued by reconnects
-    print(f"\nreconnect to snapshot: median {statistics.median(timings):.1f} ms, "
-          f"worst {max(timings):.1f} ms ({len(timings)} reconnects, "
-          f"{len(expected['game']['history'])} turns of history)")
+    print(
+        f"\nreconnect to snapshot: median {statistics.median(timings):.1f} ms, "
+        f"worst {max(timings):.1f} ms ({len(timings)} reconnects, "
+        f"{len(expected['game']['history'])} turns of history)"
+    )
     assert statistics.median(timings) < 500
 
 
@@ -106,20 +116,24 @@ def test_a_move_in_one_tab_reaches_the_other_with_the_same_version(fixed):
 
 
 def test_a_change_whose_notice_was_lost_reaches_the_opponent_when_the_player_is_back(
-        fixed, monkeypatch):
+    fixed, monkeypatch
+):
     # White's Daphne commits a play and dies before sending its notice; white's page
     # reconnects (to another process) while the dead socket is still listed.
     game = new_people_game(True, fixed=fixed, opening=(6, 5))
 
     async def scenario():
-        white, black = (await communicator(game.id, WHITE_GUEST),
-                        await communicator(game.id, BLACK_GUEST))
+        white, black = (
+            await communicator(game.id, WHITE_GUEST),
+            await communicator(game.id, BLACK_GUEST),
+        )
         await connect(white)
         await connect(black)
         with monkeypatch.context() as lost:
             lost.setattr(dispatch, "after_commit", lambda notice: None)
-            await sync_to_async(services.play)(game.id, services.Actor(guest_id=WHITE_GUEST),
-                                               1, "24/18 18/13")
+            await sync_to_async(services.play)(
+                game.id, services.Actor(guest_id=WHITE_GUEST), 1, "24/18 18/13"
+            )
         back = await communicator(game.id, WHITE_GUEST)
         assert (await connect(back))["version"] == 2
         seen = (await receive(black))["game"]
@@ -134,8 +148,15 @@ def test_a_change_whose_notice_was_lost_reaches_the_opponent_when_the_player_is_
 
 def test_cube_frames_over_the_socket(fixed):
     game = new_bot_game(fixed, opening=(6, 5), preset="classic", cube=True)
-    set_position(game, {"turn": "white", "white": {"6": 5, "5": 5, "4": 5},
-                        "black": {"6": 5, "5": 5, "4": 5}, "first_turn": False})
+    set_position(
+        game,
+        {
+            "turn": "white",
+            "white": {"6": 5, "5": 5, "4": 5},
+            "black": {"6": 5, "5": 5, "4": 5},
+            "first_turn": False,
+        },
+    )
 
     async def scenario():
         comm = await communicator(game.id)
@@ -185,10 +206,12 @@ def test_why_frames_explain_an_immovable_checker_in_the_sockets_language(fixed):
         assert answer["version"] == 1 and answer["message"]
         await comm.send_json_to({"type": "why", "point": 24})
         assert (await receive(comm))["movable"] is True
-        for frame, code in (({"type": "why", "point": "24"}, "bad_frame"),
-                            ({"type": "why", "point": 25}, "bad_frame"),
-                            ({"type": "why", "point": 24, "staged": 5}, "bad_frame"),
-                            ({"type": "why", "point": 24, "staged": "24/20"}, "illegal_play")):
+        for frame, code in (
+            ({"type": "why", "point": "24"}, "bad_frame"),
+            ({"type": "why", "point": 25}, "bad_frame"),
+            ({"type": "why", "point": 24, "staged": 5}, "bad_frame"),
+            ({"type": "why", "point": 24, "staged": "24/20"}, "illegal_play"),
+        ):
             await comm.send_json_to(frame)
             error = await receive(comm)
             assert error["type"] == "error" and error["code"] == code, frame
@@ -207,16 +230,22 @@ def test_the_seed_is_never_sent_while_the_game_is_on(fixed):
         texts = []
         await comm.connect(timeout=TIMEOUT)
         texts.append(await comm.receive_from(timeout=TIMEOUT))
-        for frame in ({"type": "snapshot"}, {"type": "why", "point": 24},
-                      {"type": "roll", "version": 1}, {"type": "play", "version": 0, "play": ""},
-                      {"type": "play", "version": 1, "play": "24/18 18/13"}):
+        for frame in (
+            {"type": "snapshot"},
+            {"type": "why", "point": 24},
+            {"type": "roll", "version": 1},
+            {"type": "play", "version": 0, "play": ""},
+            {"type": "play", "version": 1, "play": "24/18 18/13"},
+        ):
             await comm.send_json_to(frame)
             texts.append(await comm.receive_from(timeout=TIMEOUT))
             if '"stale_version"' in texts[-1]:
                 texts.append(await comm.receive_from(timeout=TIMEOUT))
         assert all(seed not in text for text in texts)
         assert json.loads(texts[0])["game"]["fairness"]["seed"] is None
-        await comm.send_json_to({"type": "resign", "version": json.loads(texts[-1])["game"]["version"]})
+        await comm.send_json_to(
+            {"type": "resign", "version": json.loads(texts[-1])["game"]["version"]}
+        )
         final = json.loads(await comm.receive_from(timeout=TIMEOUT))["game"]
         assert final["status"] == "finished" and final["fairness"]["seed"] == seed
         await comm.disconnect()
@@ -224,8 +253,7 @@ def test_the_seed_is_never_sent_while_the_game_is_on(fixed):
     run(scenario)
 
 
-def test_a_change_whose_message_was_lost_reaches_every_socket_within_seconds(fixed,
-                                                                            monkeypatch):
+def test_a_change_whose_message_was_lost_reaches_every_socket_within_seconds(fixed, monkeypatch):
     # The play commits but its group message is never sent (a failed publish, a Redis that
     # lost its data): the process's socket watch finds both sockets behind and catches them up.
     game = new_people_game(True, fixed=fixed, opening=(6, 5))
@@ -237,8 +265,9 @@ def test_a_change_whose_message_was_lost_reaches_every_socket_within_seconds(fix
         await connect(black)
         with monkeypatch.context() as lost:
             lost.setattr(dispatch, "after_commit", lambda notice: None)
-            await sync_to_async(services.play)(game.id, services.Actor(guest_id=WHITE_GUEST),
-                                               1, "24/18 18/13")
+            await sync_to_async(services.play)(
+                game.id, services.Actor(guest_id=WHITE_GUEST), 1, "24/18 18/13"
+            )
         started = time.monotonic()
         seen = [json.loads(await comm.receive_from(timeout=6)) for comm in (white, black)]
         waited = time.monotonic() - started

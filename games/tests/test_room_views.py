@@ -1,5 +1,6 @@
 """The game room's pages (docs/protocol.md "HTTP pages"): the options form, "my games", the
 replay (access, frames, export), importing a record, and the position share page and images."""
+
 import re
 import struct
 from pathlib import Path
@@ -30,24 +31,38 @@ def start(client, **data):
 
 
 def test_the_options_form_starts_the_chosen_table(client):
-    response, game = start(client, preset="classic", koks="off", cube="on", level="easy",
-                           side="black")
+    response, game = start(
+        client, preset="classic", koks="off", cube="on", level="easy", side="black"
+    )
     assert response.status_code == 302
     assert (game.preset, game.table, game.bot_level, game.colour) == (
-        "classic", {"koks": False, "cube": True}, "easy", "black")
+        "classic",
+        {"koks": False, "cube": True},
+        "easy",
+        "black",
+    )
     response, game = start(client, preset="match", match_length="7")
     assert game.match.length == 7
     # A hidden "off" before a checked box "on": the last value counts.
-    response = client.post(reverse("games:new"), "preset=classic&koks=off&koks=on&cube=off",
-                           content_type="application/x-www-form-urlencoded")
+    response = client.post(
+        reverse("games:new"),
+        "preset=classic&koks=off&koks=on&cube=off",
+        content_type="application/x-www-form-urlencoded",
+    )
     assert Game.objects.order_by("-created").first().table == {"koks": True, "cube": False}
 
 
-@pytest.mark.parametrize("data", [
-    {"preset": "sport", "cube": "on"}, {"preset": "match", "match_length": "4"},
-    {"preset": "classic", "match_length": "3"}, {"preset": "classic", "koks": "maybe"},
-    {"preset": "sport", "koks": "on"}, {"level": "grandmaster"},
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"preset": "sport", "cube": "on"},
+        {"preset": "match", "match_length": "4"},
+        {"preset": "classic", "match_length": "3"},
+        {"preset": "classic", "koks": "maybe"},
+        {"preset": "sport", "koks": "on"},
+        {"level": "grandmaster"},
+    ],
+)
 def test_bad_options_get_400_with_a_reason_and_create_nothing(client, data):
     response = client.post(reverse("games:new"), data)
     assert response.status_code == 400
@@ -72,7 +87,8 @@ def test_my_games_lists_this_sessions_games_with_links(client, fixed):
     for row in active + done:
         assert row["url"] in page
     assert other.get(reverse("games:my_games")).context["active_games"][0]["id"] not in {
-        row["id"] for row in active}
+        row["id"] for row in active
+    }
 
 
 def test_the_replay_is_for_players_during_the_game_and_for_all_after(client, fixed):
@@ -110,8 +126,12 @@ def test_the_replay_steps_through_every_roll_and_play_readable_without_javascrip
 def test_the_exported_record_imports_to_the_same_replay(client, fixed):
     _response, game = start(client, preset="classic", cube="on")
     guest = services.Actor(guest_id=client.session["guest_id"])
-    set_position(game, {"turn": "white", "white": {"1": 1}, "black": {"24": 15},
-                        "first_turn": False}, phase=Phase.PLAY, dice_rolled=[2, 1])
+    set_position(
+        game,
+        {"turn": "white", "white": {"1": 1}, "black": {"24": 15}, "first_turn": False},
+        phase=Phase.PLAY,
+        dice_rolled=[2, 1],
+    )
     services.play(game.id, guest, game.version, "1/off")
     response = client.get(reverse("games:record", kwargs={"game_id": game.id}))
     assert response.status_code == 200 and "attachment" in response["Content-Disposition"]
@@ -144,7 +164,7 @@ def test_an_illegal_record_is_refused_with_its_line_and_reason(client):
     assert response.status_code == 400 and not ImportedRecord.objects.exists()
     assert response.context["error"].startswith("Line 6:")
     assert "head" in response.context["error"]
-    response = client.post(reverse("games:import") .replace("/en/", "/ru/"), {"text": bad})
+    response = client.post(reverse("games:import").replace("/en/", "/ru/"), {"text": bad})
     assert response.status_code == 400 and "6" in response.context["error"]
     assert client.post(reverse("games:import"), {"text": ""}).status_code == 400
     assert client.get(reverse("games:import")).status_code == 200
@@ -162,14 +182,24 @@ def test_the_example_record_on_the_import_page_imports(client):
 
 
 def test_the_position_share_page_and_images(client):
-    position = Position.from_json({"turn": "black", "white": {"24": 13, "18": 2},
-                                   "black": {"24": 14, "20": 1}, "first_turn": False})
+    position = Position.from_json(
+        {
+            "turn": "black",
+            "white": {"24": 13, "18": 2},
+            "black": {"24": 14, "20": 1},
+            "first_turn": False,
+        }
+    )
     position_id = encode(position)
     page = client.get(reverse("games:position", kwargs={"position_id": position_id}))
     assert page.status_code == 200
     html = page.content.decode()
-    assert re.search(r'<meta property="og:image" content="http://testserver/position/'
-                     + re.escape(position_id) + r'\.png">', html)
+    assert re.search(
+        r'<meta property="og:image" content="http://testserver/position/'
+        + re.escape(position_id)
+        + r'\.png">',
+        html,
+    )
     assert "<svg" in html and "Black to move" in html
     svg = client.get(f"/position/{position_id}.svg")
     assert svg.status_code == 200 and svg["Content-Type"].startswith("image/svg+xml")
@@ -247,15 +277,19 @@ def seeded_record_text(cut_after_turn=None):
     dice = next((a, b) for a in range(1, 7) for b in range(1, 7) if sorted((a, b)) != old)
     play = legal_plays(position, dice, "match")[0].notation or "pass"
     lines[index] = f"{cut_after_turn} {turn[1]} {dice[0]}-{dice[1]} {play}"
-    cut = [line for line in lines[:index + 1] if not line.startswith("[Result")]
+    cut = [line for line in lines[: index + 1] if not line.startswith("[Result")]
     return "\n".join(cut) + "\n", len(cut)
 
 
-@pytest.mark.parametrize("lang, match_text, mismatch_text", [
-    ("en", "The dice match the revealed seed.", "The dice do not match the seed from line"),
-])
-def test_the_replay_page_shows_whether_the_dice_match_the_seed(client, lang, match_text,
-                                                               mismatch_text):
+@pytest.mark.parametrize(
+    "lang, match_text, mismatch_text",
+    [
+        ("en", "The dice match the revealed seed.", "The dice do not match the seed from line"),
+    ],
+)
+def test_the_replay_page_shows_whether_the_dice_match_the_seed(
+    client, lang, match_text, mismatch_text
+):
     text, _line = seeded_record_text()
     response = client.post(reverse("games:import"), {"text": text})
     page = client.get(response["Location"])
@@ -277,8 +311,14 @@ def test_the_replay_page_shows_whether_the_dice_match_the_seed(client, lang, mat
 def test_a_position_image_is_drawn_once_then_served_from_the_cache(client, monkeypatch):
     from django.core.cache import cache
 
-    position = Position.from_json({"turn": "white", "white": {"24": 12, "13": 3},
-                                   "black": {"24": 13, "19": 2}, "first_turn": False})
+    position = Position.from_json(
+        {
+            "turn": "white",
+            "white": {"24": 12, "13": 3},
+            "black": {"24": 13, "19": 2},
+            "first_turn": False,
+        }
+    )
     position_id = encode(position)
     cache.delete(views._image_cache_key("png", position_id, views._PNG_FONTS))
     calls = []
@@ -318,8 +358,12 @@ TRANSLATED_REFUSALS = [
     (GOOD.replace("3 white double 2", "3 white double 128"), "The cube stops at 64"),
     (GOOD.replace("3 black take", "3 white take"), "The double was offered to black."),
     (GOOD.replace("2 black 4-4", "2 black\x07 4-4"), "control character U+0007"),
-    (GOOD.replace('[Preset "classic"]', '[Preset "match"]\n[Match length "³"]')
-     .replace('[Cube "on"]\n', ""), 'the match length is 1, 3, 5, 7, not "³"'),
+    (
+        GOOD.replace('[Preset "classic"]', '[Preset "match"]\n[Match length "³"]').replace(
+            '[Cube "on"]\n', ""
+        ),
+        'the match length is 1, 3, 5, 7, not "³"',
+    ),
 ]
 
 
@@ -328,8 +372,7 @@ def test_import_refusals_are_given_in_the_pages_language(client, text, english):
     response = client.post(reverse("games:import"), {"text": text})
     assert response.status_code == 400 and english in response.context["error"]
     for lang in ("ru", "bg"):
-        response = client.post(reverse("games:import").replace("/en/", f"/{lang}/"),
-                               {"text": text})
+        response = client.post(reverse("games:import").replace("/en/", f"/{lang}/"), {"text": text})
         error = response.context["error"]
         assert response.status_code == 400 and not ImportedRecord.objects.exists()
         assert english not in error and re.search("[а-яА-Я]", error), (lang, error)
@@ -339,22 +382,44 @@ def test_every_refusal_code_of_the_record_engine_has_a_translation():
     import inspect
 
     source = inspect.getsource(rec)
-    codes = set(re.findall(r'RecordError\([^()]*?(?:\([^()]*\)[^()]*?)*?"([a-z_]+)"'
-                           r'(?:,\s*params=|\))', source))
+    codes = set(
+        re.findall(
+            r'RecordError\([^()]*?(?:\([^()]*\)[^()]*?)*?"([a-z_]+)"'
+            r"(?:,\s*params=|\))",
+            source,
+        )
+    )
     codes |= set(re.findall(r'"((?:[a-z]+_)*[a-z]+)",\s*params=', source))
     assert {"turn_number", "game_over", "cube_limit", "control_character"} <= codes
     for code in codes:
-        exc = rec.RecordError(1, "English reason", code,
-                              params={"side": "white", "action": "take", "limit": 64,
-                                      "value": "x", "char": "U+0000", "name": "Cube",
-                                      "preset": "sport", "lengths": "1", "expected": 1,
-                                      "got": 2, "dice": "6-5", "cube": 2, "offer": 4,
-                                      "result": "r", "stated": "s"})
+        exc = rec.RecordError(
+            1,
+            "English reason",
+            code,
+            params={
+                "side": "white",
+                "action": "take",
+                "limit": 64,
+                "value": "x",
+                "char": "U+0000",
+                "name": "Cube",
+                "preset": "sport",
+                "lengths": "1",
+                "expected": 1,
+                "got": 2,
+                "dice": "6-5",
+                "cube": 2,
+                "offer": 4,
+                "result": "r",
+                "stated": "s",
+            },
+        )
         assert services.record_error_reason(exc) != "English reason", code
 
 
 def test_a_stored_record_the_importer_now_refuses_gets_404_not_a_server_error(client):
     stored = ImportedRecord.objects.create(
-        text=GOOD.replace('[Opening "3-3 6-5"]', '[Opening "white starts"]'), title="old")
+        text=GOOD.replace('[Opening "3-3 6-5"]', '[Opening "white starts"]'), title="old"
+    )
     response = client.get(reverse("games:imported", kwargs={"record_id": stored.id}))
     assert response.status_code == 404

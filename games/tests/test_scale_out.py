@@ -3,6 +3,7 @@ Channels layer sharded over two Redis servers (``CHANNEL_REDIS_URLS``), Celery o
 its own (``CELERY_BROKER_URL``), two Daphne processes. Two guests play a game to the end,
 each on another process, with an onlooker on each; a guest plays the computer through the
 worker. Every socket sees every version, and each Redis carries its part of the traffic."""
+
 import asyncio
 import random
 import time
@@ -39,10 +40,16 @@ def spread_site(test_process_env, tmp_path):
     with running(*redises):
         shards, broker = [r.url for r in redises[:2]], redises[2].url
         queue = f"nardy-spread-{uuid.uuid4().hex[:8]}"
-        env = dict(test_process_env, CHANNEL_REDIS_URLS=",".join(shards),
-                   CELERY_BROKER_URL=broker, CELERY_QUEUE=queue)
-        with WorkerProcess(env, queue, tmp_path / "worker.log"), \
-                running(*daphne_servers(env, tmp_path)) as servers:
+        env = dict(
+            test_process_env,
+            CHANNEL_REDIS_URLS=",".join(shards),
+            CELERY_BROKER_URL=broker,
+            CELERY_QUEUE=queue,
+        )
+        with (
+            WorkerProcess(env, queue, tmp_path / "worker.log"),
+            running(*daphne_servers(env, tmp_path)) as servers,
+        ):
             yield servers, shards, broker
 
 
@@ -60,13 +67,16 @@ def test_a_site_on_two_channel_shards_and_a_broker_of_its_own_plays_on(spread_si
         time.sleep(2)
 
     async def scenario():
-        sockets = [await GameSocket.open(server_a, game_id, white),
-                   await GameSocket.open(server_b, game_id, black),
-                   await GameSocket.open(server_a, game_id, name="onlooker on A"),
-                   await GameSocket.open(server_b, game_id, name="onlooker on B")]
+        sockets = [
+            await GameSocket.open(server_a, game_id, white),
+            await GameSocket.open(server_b, game_id, black),
+            await GameSocket.open(server_a, game_id, name="onlooker on A"),
+            await GameSocket.open(server_b, game_id, name="onlooker on B"),
+        ]
         await in_step(sockets, sockets[0].latest["version"])
-        final = await play_to_end({"white": sockets[0], "black": sockets[1]}, sockets[2:],
-                                  random.Random(3), [])
+        final = await play_to_end(
+            {"white": sockets[0], "black": sockets[1]}, sockets[2:], random.Random(3), []
+        )
         for socket in sockets:
             await socket.close()
         return sockets, final

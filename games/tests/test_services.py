@@ -1,4 +1,5 @@
 """games.services: the only way a game changes. Bad requests change nothing."""
+
 import random
 
 import pytest
@@ -7,7 +8,14 @@ from games import services
 from games.engine import Position, game_value, legal_plays
 from games.models import Game, GameEvent, Phase, Status
 from games.tests.factories import (
-    HUMAN, ONLOOKER, FixedDice, new_bot_game, play_human_turn, set_position, state, unchanged,
+    HUMAN,
+    ONLOOKER,
+    FixedDice,
+    new_bot_game,
+    play_human_turn,
+    set_position,
+    state,
+    unchanged,
 )
 
 pytestmark = pytest.mark.django_db
@@ -21,11 +29,15 @@ def fixed(monkeypatch):
 
 
 def events(game):
-    return list(GameEvent.objects.filter(game=game).order_by("seq")
-                .values_list("seq", "kind", "side", "dice", "play"))
+    return list(
+        GameEvent.objects.filter(game=game)
+        .order_by("seq")
+        .values_list("seq", "kind", "side", "dice", "play")
+    )
 
 
 # --- opening (R3) -----------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("preset", ["sport", "classic"])
 def test_opening_winner_plays_the_opening_dice(fixed, preset):
@@ -51,10 +63,15 @@ def test_create_bot_game_sides_and_random_side():
     assert sides == {"white", "black"}
 
 
-@pytest.mark.parametrize("kwargs", [
-    {"who": ""}, {"preset": "backgammon"}, {"bot_level": "grandmaster"},
-    {"human_side": "green"},
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"who": ""},
+        {"preset": "backgammon"},
+        {"bot_level": "grandmaster"},
+        {"human_side": "green"},
+    ],
+)
 def test_create_bot_game_refuses_bad_options(kwargs):
     args = {"who": HUMAN, **kwargs}
     with pytest.raises(services.BadFrame):
@@ -63,6 +80,7 @@ def test_create_bot_game_refuses_bad_options(kwargs):
 
 
 # --- rolling and playing ----------------------------------------------------------------
+
 
 def test_roll_stores_and_records_the_dice(fixed):
     game = new_bot_game(fixed, opening=(2, 1), preset="match")
@@ -76,8 +94,12 @@ def test_roll_stores_and_records_the_dice(fixed):
 def test_play_moves_records_and_passes_the_turn(fixed):
     game = new_bot_game(fixed, opening=(6, 5))
     game = services.play(game.id, ME, 1, "24/18 18/13")
-    assert game.position == {"turn": "black", "white": {"24": 14, "13": 1},
-                             "black": {"24": 15}, "first_turn": True}
+    assert game.position == {
+        "turn": "black",
+        "white": {"24": 14, "13": 1},
+        "black": {"24": 15},
+        "first_turn": True,
+    }
     assert (game.phase, game.dice, game.version) == (Phase.ROLL, None, 2)
     assert events(game)[-1] == (2, "play", "white", [6, 5], "24/18 18/13")
     assert game.is_bot_turn
@@ -143,9 +165,11 @@ def test_wrong_phase_changes_nothing(fixed):
 def test_onlooker_cannot_act(fixed):
     game = new_bot_game(fixed, opening=(6, 5))
     stranger = services.Actor(guest_id=ONLOOKER)
-    for call in (lambda: services.play(game.id, stranger, 1, "24/18 18/13"),
-                 lambda: services.resign(game.id, stranger, 1),
-                 lambda: services.roll(game.id, services.Actor(guest_id=None), 1)):
+    for call in (
+        lambda: services.play(game.id, stranger, 1, "24/18 18/13"),
+        lambda: services.resign(game.id, stranger, 1),
+        lambda: services.roll(game.id, services.Actor(guest_id=None), 1),
+    ):
         with unchanged(game.id), pytest.raises(services.NotYourTurn):
             call()
 
@@ -161,11 +185,14 @@ def test_ill_typed_version_is_a_bad_frame(fixed):
 
 # --- forced pass (R6) -------------------------------------------------------------------
 
+
 def test_forced_pass_is_offered_and_confirmed_with_an_empty_play(fixed):
     game = new_bot_game(fixed, opening=(6, 5), preset="match")
     # Black holds white's 18 (black 6): with 6-6 white's head checkers cannot move.
-    set_position(game, {"turn": "white", "white": {"24": 15}, "black": {"24": 14, "6": 1},
-                        "first_turn": False})
+    set_position(
+        game,
+        {"turn": "white", "white": {"24": 15}, "black": {"24": 14, "6": 1}, "first_turn": False},
+    )
     fixed.rolls.append([6, 6])
     game = services.roll(game.id, ME, 1)
     legal = services.snapshot(game, HUMAN)["game"]["legal"]
@@ -186,26 +213,50 @@ def test_pass_is_refused_when_a_step_is_possible(fixed):
 
 # --- end of the game (R9) ---------------------------------------------------------------
 
-@pytest.mark.parametrize("preset, black, kind, points", [
-    ("sport", {"24": 15}, "mars", 2),
-    ("sport", {"1": 1}, "oin", 1),             # black bore off 14
-    ("classic", {"24": 15}, "koks", 3),        # black still on its 13-24
-    ("classic", {"6": 15}, "mars", 2),
-])
+
+@pytest.mark.parametrize(
+    "preset, black, kind, points",
+    [
+        ("sport", {"24": 15}, "mars", 2),
+        ("sport", {"1": 1}, "oin", 1),  # black bore off 14
+        ("classic", {"24": 15}, "koks", 3),  # black still on its 13-24
+        ("classic", {"6": 15}, "mars", 2),
+    ],
+)
 def test_bearing_off_the_last_checker_ends_and_scores_the_game(fixed, preset, black, kind, points):
     game = new_bot_game(fixed, opening=(6, 5), preset=preset)
-    set_position(game, {"turn": "white", "white": {"2": 1}, "black": black, "first_turn": False},
-                 phase=Phase.PLAY, dice_rolled=[2, 1])
+    set_position(
+        game,
+        {"turn": "white", "white": {"2": 1}, "black": black, "first_turn": False},
+        phase=Phase.PLAY,
+        dice_rolled=[2, 1],
+    )
     game = services.play(game.id, ME, 1, "2/off")
-    assert (game.status, game.phase, game.dice, game.turn) == (Status.FINISHED, Phase.OVER,
-                                                               None, None)
+    assert (game.status, game.phase, game.dice, game.turn) == (
+        Status.FINISHED,
+        Phase.OVER,
+        None,
+        None,
+    )
     assert (game.winner, game.result_kind, game.result_points, game.end_reason) == (
-        "white", kind, points, "bore_off")
+        "white",
+        kind,
+        points,
+        "bore_off",
+    )
     assert [e[1] for e in events(game)][-2:] == ["play", "end"]
     assert game.version == 3 and not game.is_bot_turn
     result = services.snapshot(game, HUMAN)["game"]["result"]
-    assert result == {"winner": "white", "kind": kind, "points": points, "reason": "bore_off",
-                      "cube": 1, "loser": "black", "match_lost": False, "rating": None}
+    assert result == {
+        "winner": "white",
+        "kind": kind,
+        "points": points,
+        "reason": "bore_off",
+        "cube": 1,
+        "loser": "black",
+        "match_lost": False,
+        "rating": None,
+    }
     with unchanged(game.id), pytest.raises(services.GameOver):
         services.roll(game.id, ME, 3)
 
@@ -214,7 +265,12 @@ def test_resignation_is_scored_on_the_resigners_board(fixed):
     game = new_bot_game(fixed, opening=(6, 5))
     game = services.resign(game.id, ME, 1)
     assert (game.status, game.winner, game.result_kind, game.result_points, game.end_reason) == (
-        Status.FINISHED, "black", "mars", 2, "resign")
+        Status.FINISHED,
+        "black",
+        "mars",
+        2,
+        "resign",
+    )
     assert [e[1] for e in events(game)] == ["opening", "resign", "end"]
     with unchanged(game.id), pytest.raises(services.GameOver):
         services.resign(game.id, ME, game.version)
@@ -224,13 +280,13 @@ def test_resignation_is_scored_on_the_resigners_board(fixed):
 
 def test_resignation_after_bearing_off_some_is_oin(fixed):
     game = new_bot_game(fixed, opening=(6, 5))
-    set_position(game, {"turn": "black", "white": {"3": 2}, "black": {"1": 2},
-                        "first_turn": False})
+    set_position(game, {"turn": "black", "white": {"3": 2}, "black": {"1": 2}, "first_turn": False})
     game = services.resign(game.id, ME, 1)  # allowed on the opponent's turn too
     assert (game.winner, game.result_kind, game.result_points) == ("black", "oin", 1)
 
 
 # --- the bot's turn ---------------------------------------------------------------------
+
 
 def test_bot_turn_does_nothing_when_not_due(fixed):
     game = new_bot_game(fixed, opening=(6, 5))  # the human is to play
@@ -248,8 +304,10 @@ def test_bot_turn_rolls_plays_and_runs_once(fixed):
     fixed.rolls.append([3, 1])
     game = services.bot_turn(game.id, 2)
     assert game.position["turn"] == "white" and game.phase == Phase.ROLL
-    assert [e[1:4] for e in events(game)][-2:] == [("roll", "black", [3, 1]),
-                                                   ("play", "black", [3, 1])]
+    assert [e[1:4] for e in events(game)][-2:] == [
+        ("roll", "black", [3, 1]),
+        ("play", "black", [3, 1]),
+    ]
     with unchanged(game.id):
         assert services.bot_turn(game.id, 2) is None
 
@@ -264,13 +322,15 @@ def test_bot_plays_the_opening_dice_when_it_wins_the_opening(fixed):
 
 # --- snapshot ---------------------------------------------------------------------------
 
+
 def test_snapshot_gives_legal_plays_only_to_the_side_to_move(fixed):
     game = new_bot_game(fixed, opening=(6, 5))
     mine = services.snapshot(game, HUMAN)["game"]
     assert mine["you"] == "white" and mine["turn"] == "white" and mine["dice"] == [6, 5]
     assert mine["legal"]["pass"] is False
     assert [p["play"] for p in mine["legal"]["plays"]] == [
-        p.notation for p in legal_plays(game.get_position(), (6, 5), "sport")]
+        p.notation for p in legal_plays(game.get_position(), (6, 5), "sport")
+    ]
     assert mine["legal"]["plays"][0]["result"] == {"24": 14, "13": 1}
     assert mine["legal"]["graph"]["nodes"][0]["steps"]
     assert mine["pips"] == {"white": 360, "black": 360}
@@ -284,11 +344,11 @@ def test_snapshot_gives_legal_plays_only_to_the_side_to_move(fixed):
     game = services.play(game.id, ME, 1, "24/18 18/13")
     after = services.snapshot(game, HUMAN)["game"]
     assert after["legal"] is None and after["dice"] is None and after["phase"] == "roll"
-    assert after["last"] == {"side": "white", "dice": [6, 5], "play": "24/18 18/13",
-                             "version": 2}
+    assert after["last"] == {"side": "white", "dice": [6, 5], "play": "24/18 18/13", "version": 2}
 
 
 # --- a whole game, and its record -------------------------------------------------------
+
 
 @pytest.mark.parametrize("preset, seed", [("sport", 1), ("classic", 2), ("match", 3)])
 def test_a_whole_game_through_the_services_ends_with_a_correct_result(preset, seed):

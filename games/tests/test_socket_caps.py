@@ -3,6 +3,7 @@ games.consumers.SocketCap; docs/protocol.md "Rate limits"): a socket over a cap 
 ``too_many_sockets`` error and the close 4429, the open ones go on, and a socket that ends,
 however it ends, gives its place back. Through the real ASGI stack (origin check, session and
 auth middleware); each test counts in a fresh ``open_sockets`` of its own."""
+
 import pytest
 from asgiref.sync import async_to_sync
 from channels.testing import WebsocketCommunicator
@@ -13,8 +14,7 @@ from games.tests.factories import HUMAN, FixedDice, new_bot_game
 from games.tests.test_consumers import TIMEOUT, connect, origin, receive, session_cookie
 from games.tests.test_lobby import account, signed_in_cookie
 
-pytestmark = [pytest.mark.django_db(transaction=True),
-              pytest.mark.usefixtures("unattended_queue")]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("unattended_queue")]
 
 
 @pytest.fixture(autouse=True)
@@ -38,9 +38,11 @@ def socket(path, cookie, ip=None):
     async def from_address(scope, receive_, send):  # as Daphne gives the peer's address
         await application(dict(scope, client=(ip, 50000)), receive_, send)
 
-    return WebsocketCommunicator(application if ip is None else from_address, path,
-                                 headers=[(b"origin", origin().encode()),
-                                          (b"cookie", cookie.encode())])
+    return WebsocketCommunicator(
+        application if ip is None else from_address,
+        path,
+        headers=[(b"origin", origin().encode()), (b"cookie", cookie.encode())],
+    )
 
 
 def identity(cookie):
@@ -58,8 +60,7 @@ async def refused(comm):
     assert connected  # accepted, so that the page can be told why
     error = await receive(comm)
     assert error["type"] == "error" and error["code"] == "too_many_sockets"
-    assert await comm.receive_output(timeout=TIMEOUT) == {"type": "websocket.close",
-                                                          "code": 4429}
+    assert await comm.receive_output(timeout=TIMEOUT) == {"type": "websocket.close", "code": 4429}
     await comm.disconnect()
     return error
 
@@ -76,7 +77,8 @@ async def drain(comm):
 
 
 def test_a_socket_over_the_session_cap_is_told_and_closed_and_the_open_ones_go_on(
-        game, settings, open_sockets):
+    game, settings, open_sockets
+):
     settings.GAMES_SOCKETS_PER_SESSION = 2
     cookie = session_cookie(HUMAN)
 
@@ -137,8 +139,9 @@ def test_a_socket_closed_by_its_client_gives_its_place_back(game, settings):
     async_to_sync(scenario)()
 
 
-def test_a_socket_whose_consumer_failed_gives_its_place_back(game, settings, monkeypatch,
-                                                            open_sockets):
+def test_a_socket_whose_consumer_failed_gives_its_place_back(
+    game, settings, monkeypatch, open_sockets
+):
     settings.GAMES_SOCKETS_PER_SESSION = 1
     cookie = session_cookie(HUMAN)
     real_snapshot = services.snapshot
@@ -170,15 +173,16 @@ def test_a_socket_the_server_closed_gives_its_place_back(settings):
         for _ in range(2):  # the second would be over the cap if the first kept its place
             comm = socket(missing, cookie)
             assert (await comm.connect(timeout=TIMEOUT))[0]
-            assert await comm.receive_output(timeout=TIMEOUT) == {"type": "websocket.close",
-                                                                  "code": 4404}
+            assert await comm.receive_output(timeout=TIMEOUT) == {
+                "type": "websocket.close",
+                "code": 4404,
+            }
             await comm.disconnect()
 
     async_to_sync(scenario)()
 
 
-def test_the_address_cap_counts_the_sockets_of_every_session_from_it(game, settings,
-                                                                    open_sockets):
+def test_the_address_cap_counts_the_sockets_of_every_session_from_it(game, settings, open_sockets):
     settings.GAMES_SOCKETS_PER_IP = 2
     cookies = [session_cookie(f"guest-{n}") for n in range(4)]
 
@@ -199,11 +203,16 @@ def test_the_address_cap_counts_the_sockets_of_every_session_from_it(game, setti
     assert open_sockets.count(ip="203.0.113.20") == 0
 
 
-@pytest.mark.parametrize("turned_off", [
-    {"GAMES_SOCKETS_PER_SESSION": 0, "GAMES_SOCKETS_PER_IP": 0},
-    {"GAMES_RATELIMIT_ENABLED": False}])
-def test_a_cap_of_0_or_limits_turned_off_let_every_socket_in(game, settings, open_sockets,
-                                                            turned_off):
+@pytest.mark.parametrize(
+    "turned_off",
+    [
+        {"GAMES_SOCKETS_PER_SESSION": 0, "GAMES_SOCKETS_PER_IP": 0},
+        {"GAMES_RATELIMIT_ENABLED": False},
+    ],
+)
+def test_a_cap_of_0_or_limits_turned_off_let_every_socket_in(
+    game, settings, open_sockets, turned_off
+):
     for name, value in turned_off.items():
         setattr(settings, name, value)
     cookie = session_cookie(HUMAN)
@@ -223,21 +232,24 @@ def test_a_cap_of_0_or_limits_turned_off_let_every_socket_in(game, settings, ope
 def test_a_cap_that_is_not_a_whole_number_of_0_or_more_is_refused_by_name(settings, value):
     settings.GAMES_SOCKETS_PER_IP = value
     with pytest.raises(ImproperlyConfigured, match="GAMES_SOCKETS_PER_IP"):
-        app_settings.SOCKETS_PER_IP
+        _ = app_settings.SOCKETS_PER_IP
 
 
-def test_the_caps_can_be_given_in_the_environment_as_for_a_load_test_from_one_address(
-        monkeypatch):
+def test_the_caps_can_be_given_in_the_environment_as_for_a_load_test_from_one_address(monkeypatch):
     from nardy_site.tests.test_deploy_settings import evaluate
 
-    values = evaluate(monkeypatch, {"REDIS_URL": "redis://127.0.0.1:6379/0",
-                                    "GAMES_SOCKETS_PER_IP": "0",
-                                    "GAMES_SOCKETS_PER_SESSION": "5"})
+    values = evaluate(
+        monkeypatch,
+        {
+            "REDIS_URL": "redis://127.0.0.1:6379/0",
+            "GAMES_SOCKETS_PER_IP": "0",
+            "GAMES_SOCKETS_PER_SESSION": "5",
+        },
+    )
     assert values["GAMES_SOCKETS_PER_IP"] == 0 and values["GAMES_SOCKETS_PER_SESSION"] == 5
 
 
-def test_a_visitor_reconnecting_in_a_loop_is_refused_with_a_wait_and_others_are_not(game,
-                                                                                     settings):
+def test_a_visitor_reconnecting_in_a_loop_is_refused_with_a_wait_and_others_are_not(game, settings):
     settings.GAMES_CONNECT_SESSION_LIMITS = "3/minute"
     mine, other = session_cookie(HUMAN), session_cookie("someone-else")
 
@@ -263,8 +275,7 @@ def test_a_visitor_reconnecting_in_a_loop_is_refused_with_a_wait_and_others_are_
     assert close == {"type": "websocket.close", "code": 1013}  # "try again later"
 
 
-def test_a_player_whose_socket_closes_while_redis_refuses_is_still_marked_away(game,
-                                                                              monkeypatch):
+def test_a_player_whose_socket_closes_while_redis_refuses_is_still_marked_away(game, monkeypatch):
     from redis.exceptions import MaxConnectionsError
 
     async def refuse(*args, **kwargs):

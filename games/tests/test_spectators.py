@@ -11,6 +11,7 @@ is watching, offers no action, and shows both rating changes when the rated game
 (screenshots of it, of a player's page and of the leaderboard to ``artifacts/e2e/``); in a game
 that is not rated (an account against the computer) the name comes without a rating.
 """
+
 import json
 import re
 
@@ -28,57 +29,147 @@ from games.models import Game, Profile
 from games.tests.factories import state, unchanged
 from games.tests.test_consumers import TIMEOUT, origin, run
 from games.tests.test_e2e_browser import (  # noqa: F401 - fixtures used by name
-    ARTIFACTS, DESKTOP, PHONE, browser, daphne_server, in_thread,
+    ARTIFACTS,
+    DESKTOP,
+    PHONE,
+    browser,
+    daphne_server,
+    in_thread,
 )
 
-pytestmark = [pytest.mark.django_db(transaction=True),
-              pytest.mark.usefixtures("unattended_queue")]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("unattended_queue")]
 
 SIDE, NUMBER, ITEM = "<side>", "<n>", "[]"
 
 #: every path an onlooker may see in a snapshot frame: dict keys joined by "."; the keys
 #: "white"/"black" are written <side>, point numbers <n>, list items [].
 SNAPSHOT_KEYS = {
-    "type", "game",
-    *(f"game.{key}" for key in (
-        "id", "preset", "options", "rated", "status", "version", "you", "players", "position",
-        "position_id", "turn", "phase", "awaiting", "actions", "dice", "opening", "cube",
-        "match", "pips", "off", "legal", "last", "history", "fairness", "links", "result",
-        "clock", "presence")),
-    *(f"game.options.{key}" for key in (
-        "preset", "match_length", "koks", "cube", "bot_level", "colour")),
+    "type",
+    "game",
+    *(
+        f"game.{key}"
+        for key in (
+            "id",
+            "preset",
+            "options",
+            "rated",
+            "status",
+            "version",
+            "you",
+            "players",
+            "position",
+            "position_id",
+            "turn",
+            "phase",
+            "awaiting",
+            "actions",
+            "dice",
+            "opening",
+            "cube",
+            "match",
+            "pips",
+            "off",
+            "legal",
+            "last",
+            "history",
+            "fairness",
+            "links",
+            "result",
+            "clock",
+            "presence",
+        )
+    ),
+    *(
+        f"game.options.{key}"
+        for key in ("preset", "match_length", "koks", "cube", "bot_level", "colour")
+    ),
     "game.players.<side>",
-    *(f"game.players.<side>.{key}" for key in ("name", "bot", "rating", "provisional",
-                                                "profile")),
-    "game.position.turn", "game.position.first_turn", "game.position.<side>",
+    *(f"game.players.<side>.{key}" for key in ("name", "bot", "rating", "provisional", "profile")),
+    "game.position.turn",
+    "game.position.first_turn",
+    "game.position.<side>",
     "game.position.<side>.<n>",
     "game.dice.[]",
-    *(f"game.opening.{key}" for key in ("<side>", "ties", "ties.[]", "ties.[].[]", "starter",
-                                        "roll_off")),
+    *(
+        f"game.opening.{key}"
+        for key in ("<side>", "ties", "ties.[]", "ties.[].[]", "starter", "roll_off")
+    ),
     *(f"game.cube.{key}" for key in ("value", "owner", "offered_by", "turned")),
-    *(f"game.match.{key}" for key in ("id", "length", "score", "score.<side>", "game_number",
-                                      "games", "games.[]", "status", "winner", "next_game",
-                                      "url")),
-    "game.pips.<side>", "game.off.<side>", "game.actions.[]",
+    *(
+        f"game.match.{key}"
+        for key in (
+            "id",
+            "length",
+            "score",
+            "score.<side>",
+            "game_number",
+            "games",
+            "games.[]",
+            "status",
+            "winner",
+            "next_game",
+            "url",
+        )
+    ),
+    "game.pips.<side>",
+    "game.off.<side>",
+    "game.actions.[]",
     *(f"game.last.{key}" for key in ("side", "dice", "dice.[]", "play", "version")),
     "game.history.[]",
-    *(f"game.history.[].{key}" for key in ("n", "side", "kind", "dice", "dice.[]", "play",
-                                           "cube", "version")),
+    *(
+        f"game.history.[].{key}"
+        for key in ("n", "side", "kind", "dice", "dice.[]", "play", "cube", "version")
+    ),
     *(f"game.fairness.{key}" for key in ("seed_hash", "seed", "rolls")),
     *(f"game.links.{key}" for key in ("game", "replay", "record", "share", "image", "png")),
-    *(f"game.result.{key}" for key in ("winner", "kind", "points", "reason", "cube", "loser",
-                                       "match_lost", "rating", "rating.<side>")),
-    *(f"game.result.rating.<side>.{key}" for key in ("before", "after", "delta",
-                                                     "provisional")),
-    *(f"game.clock.{key}" for key in (
-        "kind", "spec", "server_time", "running", "period", "period_started", "turn_started",
-        "first_move", "free_ms", "deadline", "reserve", "reserve.<side>")),
-    *(f"game.clock.spec.{key}" for key in (
-        "kind", "roll_ms", "move_ms", "reserve_ms", "max_move_ms", "reconnect_ms",
-        "claim_after_ms", "first_move_ms", "loses")),
+    *(
+        f"game.result.{key}"
+        for key in (
+            "winner",
+            "kind",
+            "points",
+            "reason",
+            "cube",
+            "loser",
+            "match_lost",
+            "rating",
+            "rating.<side>",
+        )
+    ),
+    *(f"game.result.rating.<side>.{key}" for key in ("before", "after", "delta", "provisional")),
+    *(
+        f"game.clock.{key}"
+        for key in (
+            "kind",
+            "spec",
+            "server_time",
+            "running",
+            "period",
+            "period_started",
+            "turn_started",
+            "first_move",
+            "free_ms",
+            "deadline",
+            "reserve",
+            "reserve.<side>",
+        )
+    ),
+    *(
+        f"game.clock.spec.{key}"
+        for key in (
+            "kind",
+            "roll_ms",
+            "move_ms",
+            "reserve_ms",
+            "max_move_ms",
+            "reconnect_ms",
+            "claim_after_ms",
+            "first_move_ms",
+            "loses",
+        )
+    ),
     "game.presence.<side>",
-    *(f"game.presence.<side>.{key}" for key in ("here", "away_since", "loses_at",
-                                                "claim_from")),
+    *(f"game.presence.<side>.{key}" for key in ("here", "away_since", "loses_at", "claim_from")),
 }
 #: an error frame (the answer to an onlooker's action)
 ERROR_KEYS = {"type", "code", "message", "version"}
@@ -112,8 +203,7 @@ class Secrets:
 
     def __init__(self, game, sessions=(), users=()):
         self.game_id = game.pk
-        self.always = [value for value in (game.white_guest, game.black_guest, *sessions)
-                       if value]
+        self.always = [value for value in (game.white_guest, game.black_guest, *sessions) if value]
         for user in users:
             self.always += [user.email, user.username, user.password]
         self.seed = game.seed
@@ -148,10 +238,13 @@ def check_frame(frame, secrets):
 
 # --- players and onlookers ----------------------------------------------------------------
 
+
 def make_account(name):
     user = get_user_model().objects.create_user(
-        username=f"username-of-{name.lower()}", email=f"{name.lower()}.mail@example.com",
-        password=f"password of {name}")
+        username=f"username-of-{name.lower()}",
+        email=f"{name.lower()}.mail@example.com",
+        password=f"password of {name}",
+    )
     Profile.objects.create(user=user, display_name=name)
     return user
 
@@ -196,15 +289,20 @@ async def frames_until(comm, version, log):
 def board_of(game):
     """What every viewer sees alike of a snapshot's game: all but the viewer's own fields and
     the server's time."""
-    shared = {key: value for key, value in game.items()
-              if key not in ("you", "actions", "legal", "clock", "presence")}
+    shared = {
+        key: value
+        for key, value in game.items()
+        if key not in ("you", "actions", "legal", "clock", "presence")
+    }
     clock = dict(game["clock"] or {})
     clock.pop("server_time", None)
     return shared, clock
 
 
-ACTION_FRAMES = [{"type": kind, "version": None} for kind in
-                 ("roll", "double", "take", "drop", "resign", "claim")] + [
+ACTION_FRAMES = [
+    {"type": kind, "version": None}
+    for kind in ("roll", "double", "take", "drop", "resign", "claim")
+] + [
     {"type": "play", "version": None, "play": "24/18 24/22"},
     {"type": "play", "version": None, "play": ""},
     {"type": "why", "point": 24, "staged": ""},
@@ -290,8 +388,9 @@ def check_page(game, secrets, client=None):
     response = client.get(reverse("games:game", kwargs={"game_id": game.pk}))
     assert response.status_code == 200
     html = response.content.decode()
-    embedded = re.search(r'<script id="initial-snapshot" type="application/json">(.*?)</script>',
-                         html, re.S).group(1)
+    embedded = re.search(
+        r'<script id="initial-snapshot" type="application/json">(.*?)</script>', html, re.S
+    ).group(1)
     snapshot = json.loads(embedded)
     check_frame({"type": "snapshot", "game": snapshot}, secrets)
     secrets.check(html, finished=snapshot["status"] != "active")
@@ -304,25 +403,33 @@ def check_page(game, secrets, client=None):
 
 # --- the three kinds of games ---------------------------------------------------------------
 
+
 def test_a_rated_game_between_two_accounts_shows_onlookers_nothing_private():
     anna, boris = make_account("Anna"), make_account("Boris")
     white = services.Actor(guest_id="guest-id-of-anna-0001", user_id=anna.pk)
     black = services.Actor(guest_id="guest-id-of-boris-0002", user_id=boris.pk)
     challenge = services.create_challenge(white, colour="white", rated=True)
     game = services.accept_challenge(challenge.pk, black)
-    seats = {"white": session_with(white.guest_id, anna),
-             "black": session_with(black.guest_id, boris)}
+    seats = {
+        "white": session_with(white.guest_id, anna),
+        "black": session_with(black.guest_id, boris),
+    }
     watcher = make_account("Watcher")
-    onlookers = [None, session_with("guest-id-of-an-onlooker-3"),
-                 session_with("guest-id-of-watcher-0004", watcher)]
-    secrets = Secrets(game, sessions=[*seats.values(), *onlookers[1:]],
-                      users=[anna, boris, watcher])
+    onlookers = [
+        None,
+        session_with("guest-id-of-an-onlooker-3"),
+        session_with("guest-id-of-watcher-0004", watcher),
+    ]
+    secrets = Secrets(
+        game, sessions=[*seats.values(), *onlookers[1:]], users=[anna, boris, watcher]
+    )
 
     snapshot = check_page(game, secrets)
     assert snapshot["rated"] is True
     assert snapshot["players"]["white"]["name"] == "Anna"
-    assert snapshot["players"]["white"]["profile"] == reverse("games:player",
-                                                              kwargs={"user_id": anna.pk})
+    assert snapshot["players"]["white"]["profile"] == reverse(
+        "games:player", kwargs={"user_id": anna.pk}
+    )
     signed_in = Client()
     signed_in.force_login(watcher)
     check_page(game, secrets, signed_in)
@@ -347,8 +454,7 @@ def test_a_game_against_the_computer_shows_onlookers_nothing_private():
 
 def test_a_casual_challenge_game_between_guests_shows_onlookers_nothing_private():
     creator, friend = "guest-id-of-the-creator-7", "guest-id-of-the-friend-8"
-    challenge = services.create_challenge(creator, preset="match", match_length=3,
-                                          colour="black")
+    challenge = services.create_challenge(creator, preset="match", match_length=3, colour="black")
     game = services.accept_challenge(challenge.pk, friend)
     seats = {"black": session_with(creator), "white": session_with(friend)}
     onlookers = [None, session_with("guest-id-of-an-onlooker-9")]
@@ -361,34 +467,45 @@ def test_a_casual_challenge_game_between_guests_shows_onlookers_nothing_private(
 
 def test_an_onlookers_http_requests_change_nothing():
     game = services.accept_challenge(
-        services.create_challenge("guest-id-of-the-creator-a").pk, "guest-id-of-the-friend-b")
+        services.create_challenge("guest-id-of-the-creator-a").pk, "guest-id-of-the-friend-b"
+    )
     client = Client()
     with unchanged(game.pk):
         client.get(reverse("games:game", kwargs={"game_id": game.pk}))
         # The record and the replay stay closed to onlookers until the game is over.
-        assert client.get(reverse("games:replay", kwargs={"game_id": game.pk})
-                          ).status_code == 404
-        assert client.get(reverse("games:record", kwargs={"game_id": game.pk})
-                          ).status_code == 404
+        assert client.get(reverse("games:replay", kwargs={"game_id": game.pk})).status_code == 404
+        assert client.get(reverse("games:record", kwargs={"game_id": game.pk})).status_code == 404
 
 
 # --- in the browser -------------------------------------------------------------------------
 
 #: the buttons that act on a game; none may be visible to an onlooker
-ACTION_BUTTONS = ("#roll-btn", "#double-btn", "#take-btn", "#drop-btn", "#undo-btn",
-                  "#confirm-btn", "#pass-btn", "#resign-btn", "#claim-btn", "#move-form",
-                  "#again-btn")
+ACTION_BUTTONS = (
+    "#roll-btn",
+    "#double-btn",
+    "#take-btn",
+    "#drop-btn",
+    "#undo-btn",
+    "#confirm-btn",
+    "#pass-btn",
+    "#resign-btn",
+    "#claim-btn",
+    "#move-form",
+    "#again-btn",
+)
 
 
 @pytest.mark.e2e
 def test_an_onlooker_in_the_browser_sees_names_ratings_no_controls_and_the_rating_changes(
-        daphne_server, browser):
+    daphne_server, browser
+):
     from games.models import PlayerRating
 
     def setup():
         anna, boris = make_account("Anna"), make_account("Boris <b>")
-        PlayerRating.objects.create(user=anna, preset="sport", rating=1684.4, deviation=72,
-                                    games=40, wins=25)
+        PlayerRating.objects.create(
+            user=anna, preset="sport", rating=1684.4, deviation=72, games=40, wins=25
+        )
         white = services.Actor(guest_id="guest-id-of-anna-e2e-1", user_id=anna.pk)
         black = services.Actor(guest_id="guest-id-of-boris-e2e-2", user_id=boris.pk)
         challenge = services.create_challenge(white, colour="white", rated=True)
@@ -414,13 +531,15 @@ def test_an_onlooker_in_the_browser_sees_names_ratings_no_controls_and_the_ratin
     white_row = page.locator('.player[data-side="white"]')
     black_row = page.locator('.player[data-side="black"]')
     assert white_row.locator(".player-name a").inner_text() == "Anna"
-    assert white_row.locator(".player-name a").get_attribute("href") == (
-        f"/en/players/{anna.pk}/")
+    assert white_row.locator(".player-name a").get_attribute("href") == (f"/en/players/{anna.pk}/")
     assert white_row.locator(".player-rating").inner_text() == "1684"  # established: no "?"
     assert black_row.locator(".player-name a").inner_text() == "Boris <b>"  # text, not markup
     assert black_row.locator(".player-rating").inner_text() == "1500?"
-    assert black_row.locator(".provisional-mark").get_attribute("title").startswith(
-        "Provisional rating")
+    assert (
+        black_row.locator(".provisional-mark")
+        .get_attribute("title")
+        .startswith("Provisional rating")
+    )
     page.screenshot(path=str(ARTIFACTS / "spectator-rated-1280.png"), full_page=True)
 
     version = int(page.locator("#game").get_attribute("data-version"))
@@ -430,15 +549,19 @@ def test_an_onlooker_in_the_browser_sees_names_ratings_no_controls_and_the_ratin
     assert page.locator("#result-title").inner_text().startswith("Anna won")
     lines = page.locator("#result-rating li")
     assert lines.count() == 2
-    changes = in_thread(lambda: {c.user_id: c for c in
-                                 Game.objects.get(pk=game.pk).rating_changes.all()})
+    changes = in_thread(
+        lambda: {c.user_id: c for c in Game.objects.get(pk=game.pk).rating_changes.all()}
+    )
     for index, (user, name) in enumerate(((anna, "Anna"), (boris, "Boris <b>"))):
         change = changes[user.pk]
         before, after = round(change.rating_before), round(change.rating_after)
         delta = after - before
         sign = "+" if delta > 0 else "\u2212" if delta < 0 else ""
-        assert lines.nth(index).inner_text().startswith(
-            f"{name}'s rating: {before} → {after} ({sign}{abs(delta)})")
+        assert (
+            lines.nth(index)
+            .inner_text()
+            .startswith(f"{name}'s rating: {before} → {after} ({sign}{abs(delta)})")
+        )
     assert not page.locator("#again-btn").count()
     assert page.locator("#replay-link").is_visible()
     page.screenshot(path=str(ARTIFACTS / "spectator-result-1280.png"), full_page=True)
@@ -460,8 +583,11 @@ def test_an_onlooker_in_the_browser_sees_names_ratings_no_controls_and_the_ratin
     phone.screenshot(path=str(ARTIFACTS / "leaderboard-360.png"), full_page=True)
 
     # Against the computer nothing is rated: Anna is named, with no rating beside her name.
-    bot_game = in_thread(lambda: services.create_bot_game(
-        services.Actor(guest_id="guest-id-of-anna-e2e-1", user_id=anna.pk), human_side="white"))
+    bot_game = in_thread(
+        lambda: services.create_bot_game(
+            services.Actor(guest_id="guest-id-of-anna-e2e-1", user_id=anna.pk), human_side="white"
+        )
+    )
     page.goto(f"{base}/en/game/{bot_game.pk}/")
     page.wait_for_function("() => document.getElementById('game').dataset.ready === 'true'")
     white_row = page.locator('.player[data-side="white"]')

@@ -1,6 +1,7 @@
 """Table options (RULES.md R12) stored with the game and shown in the snapshot, the opening
 (R3) as shown, and every scoring case of the shared cases through the services' scoring path
 (a real bear-off of the last checker, RULES.md R9, R10)."""
+
 import json
 from pathlib import Path
 
@@ -21,23 +22,33 @@ def fixed(monkeypatch):
     return FixedDice(monkeypatch)
 
 
-@pytest.mark.parametrize("preset, options, table, length, koks, cube", [
-    ("sport", {}, {}, 1, False, False),
-    ("classic", {}, {"koks": True, "cube": False}, 1, True, False),
-    ("classic", {"koks": False, "cube": True}, {"koks": False, "cube": True}, 1, False, True),
-    ("match", {}, {}, 3, False, False),
-    ("match", {"match_length": 7}, {}, 7, False, False),
-    ("match", {"match_length": 1}, {}, 1, False, False),
-])
+@pytest.mark.parametrize(
+    "preset, options, table, length, koks, cube",
+    [
+        ("sport", {}, {}, 1, False, False),
+        ("classic", {}, {"koks": True, "cube": False}, 1, True, False),
+        ("classic", {"koks": False, "cube": True}, {"koks": False, "cube": True}, 1, False, True),
+        ("match", {}, {}, 3, False, False),
+        ("match", {"match_length": 7}, {}, 7, False, False),
+        ("match", {"match_length": 1}, {}, 1, False, False),
+    ],
+)
 def test_options_are_stored_with_the_game_and_shown_in_the_snapshot(
-        fixed, preset, options, table, length, koks, cube):
+    fixed, preset, options, table, length, koks, cube
+):
     game = new_bot_game(fixed, preset=preset, level="easy", human_side="black", **options)
     game = Game.objects.get(pk=game.pk)
     assert game.table == table and game.colour == "black"
     assert (game.ruleset.koks, game.ruleset.cube) == (koks, cube)
     snap = services.snapshot(game, HUMAN)["game"]
-    assert snap["options"] == {"preset": preset, "match_length": length, "koks": koks,
-                               "cube": cube, "bot_level": "easy", "colour": "black"}
+    assert snap["options"] == {
+        "preset": preset,
+        "match_length": length,
+        "koks": koks,
+        "cube": cube,
+        "bot_level": "easy",
+        "colour": "black",
+    }
     assert (snap["cube"] is not None) == cube
     assert (snap["match"] is not None) == (preset == "match")
     if preset == "match":
@@ -50,14 +61,23 @@ def test_random_colour_is_remembered_as_asked(fixed):
     assert services.snapshot(game, HUMAN)["game"]["options"]["colour"] == "random"
 
 
-@pytest.mark.parametrize("preset, options", [
-    ("sport", {"cube": True}), ("sport", {"koks": True}), ("match", {"cube": True}),
-    ("match", {"match_length": 2}), ("match", {"match_length": 9}),
-    ("match", {"match_length": True}), ("match", {"match_length": 3.0}),
-    ("match", {"match_length": "3"}), ("sport", {"match_length": 1.0}),
-    ("classic", {"match_length": 3}),
-    ("classic", {"koks": "yes"}), ("backgammon", {}),
-])
+@pytest.mark.parametrize(
+    "preset, options",
+    [
+        ("sport", {"cube": True}),
+        ("sport", {"koks": True}),
+        ("match", {"cube": True}),
+        ("match", {"match_length": 2}),
+        ("match", {"match_length": 9}),
+        ("match", {"match_length": True}),
+        ("match", {"match_length": 3.0}),
+        ("match", {"match_length": "3"}),
+        ("sport", {"match_length": 1.0}),
+        ("classic", {"match_length": 3}),
+        ("classic", {"koks": "yes"}),
+        ("backgammon", {}),
+    ],
+)
 def test_options_a_preset_does_not_have_are_refused_and_create_nothing(preset, options):
     with pytest.raises(services.BadFrame):
         services.create_bot_game(HUMAN, preset=preset, **options)
@@ -93,7 +113,9 @@ def test_in_match_rules_the_opening_winner_rolls_afresh(fixed):
     game = new_bot_game(fixed, opening=(6, 1), preset="match")
     fixed.rolls.append([4, 4])
     snap = services.snapshot(game, HUMAN)["game"]
-    assert snap["phase"] == "roll" and snap["dice"] is None and snap["actions"] == ["roll", "resign"]
+    assert (
+        snap["phase"] == "roll" and snap["dice"] is None and snap["actions"] == ["roll", "resign"]
+    )
     game = services.roll(game.id, services.Actor(guest_id=HUMAN), 1)
     snap = services.snapshot(game, HUMAN)["game"]
     assert snap["dice"] == [4, 4] and snap["opening"]["white"] == 6
@@ -125,7 +147,13 @@ def test_every_shared_scoring_case_through_the_services(fixed, case):
         assert not case["cube_turned"]
     game = services.play(game.id, services.Actor(guest_id=HUMAN), game.version, f"{last}/off")
     assert (game.winner, game.result_kind, game.result_points) == (
-        winner, case["expected"]["result"], case["expected"]["points"])
+        winner,
+        case["expected"]["result"],
+        case["expected"]["points"],
+    )
     result = services.snapshot(game, HUMAN)["game"]["result"]
     assert (result["kind"], result["points"], result["cube"]) == (
-        case["expected"]["result"], case["expected"]["points"], case["cube"])
+        case["expected"]["result"],
+        case["expected"]["points"],
+        case["cube"],
+    )

@@ -1,5 +1,6 @@
 """The bot_move task body, called in this process: it plays once, is safe to repeat and logs
 its time. (The worker-process path is in test_bot_worker.)"""
+
 import logging
 
 import pytest

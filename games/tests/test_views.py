@@ -1,4 +1,5 @@
 """The HTTP views: starting a game against the computer and the game page (player or onlooker)."""
+
 import uuid
 
 import pytest
@@ -30,11 +31,16 @@ def test_new_game_takes_the_chosen_options(client):
     client.post(reverse("games:new"), {"preset": "match", "level": "easy", "side": "black"})
     game = Game.objects.get()
     assert (game.preset, game.bot_level, game.black_guest, game.bot_side) == (
-        "match", "easy", client.session["guest_id"], "white")
+        "match",
+        "easy",
+        client.session["guest_id"],
+        "white",
+    )
 
 
-@pytest.mark.parametrize("data", [{"preset": "backgammon"}, {"level": "grandmaster"},
-                                  {"side": "green"}])
+@pytest.mark.parametrize(
+    "data", [{"preset": "backgammon"}, {"level": "grandmaster"}, {"side": "green"}]
+)
 def test_new_game_refuses_unknown_options(client, data):
     assert client.post(reverse("games:new"), data).status_code == 400
     assert not Game.objects.exists()

@@ -12,7 +12,9 @@ REASONS = [(6, BLOCKED, 5), (5, SIX_BLOCK, 19)]
 
 def test_reasons_per_die_continue_the_sentence_after_the_colon():
     with translation.override("en"):
-        assert why_not_message(REASONS).startswith("Die 6: point 5 is held by your opponent. Die 5: the step")
+        assert why_not_message(REASONS).startswith(
+            "Die 6: point 5 is held by your opponent. Die 5: the step"
+        )
 
 
 def test_reasons_per_die_in_russian_and_bulgarian():

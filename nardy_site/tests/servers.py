@@ -2,6 +2,7 @@
 test starts (Daphne, and in the games tests Celery and a private Redis) through one class,
 ``ServerProcess``, ports for them, and Debian's Chromium for Playwright (never a downloaded
 browser)."""
+
 import socket
 import subprocess
 import sys
@@ -18,8 +19,16 @@ ROOT = Path(__file__).resolve().parents[2]
 #: the rate-limit counters of every Daphne this test run starts (kept apart from other runs')
 RATELIMIT_KEY_PREFIX = f"nardy-limits-run-{uuid.uuid4().hex[:12]}"
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def free_port(ports=None, taken=()):
@@ -78,8 +87,9 @@ class ServerProcess:
         fails with its log."""
         timeout = self.start_timeout if timeout is None else timeout
         with open(self.log_path, "ab") as log_file:
-            self.process = subprocess.Popen(self.command, cwd=ROOT, env=self.env,
-                                            stdout=log_file, stderr=subprocess.STDOUT)
+            self.process = subprocess.Popen(
+                self.command, cwd=ROOT, env=self.env, stdout=log_file, stderr=subprocess.STDOUT
+            )
         deadline = time.monotonic() + timeout
         while True:
             # before ready(): another process on the same port could answer in its place
@@ -91,8 +101,9 @@ class ServerProcess:
                 return
             if time.monotonic() > deadline:
                 self.stop()
-                pytest.fail(f"{self.name} was not {self.ready_when} within {timeout} s:\n"
-                            f"{self.log()}")
+                pytest.fail(
+                    f"{self.name} was not {self.ready_when} within {timeout} s:\n{self.log()}"
+                )
             time.sleep(self.poll_seconds)
 
     @property
@@ -145,9 +156,21 @@ class DaphneServer(ServerProcess):
         if str(env.get("DATABASE_URL", "")).startswith("postgres") and not command:
             # as the Procfile's web process: connections from a pool, none kept per thread
             env = {"DATABASE_POOL": "10", **env, "CONN_MAX_AGE": "0"}
-        super().__init__(command or [sys.executable, "-m", "daphne", "-b", "127.0.0.1",
-                                     "-p", str(port), "nardy_site.asgi:application"],
-                         env, log_path)
+        super().__init__(
+            command
+            or [
+                sys.executable,
+                "-m",
+                "daphne",
+                "-b",
+                "127.0.0.1",
+                "-p",
+                str(port),
+                "nardy_site.asgi:application",
+            ],
+            env,
+            log_path,
+        )
         self.port = port
         self.base = f"http://127.0.0.1:{port}"
         self.headers = headers or {}

@@ -1,6 +1,7 @@
 """DATABASE_POOL (nardy_site/settings.py): Daphne's PostgreSQL connections come from a pool
 (psycopg_pool through Django) and go back to it after each use, so a socket's database call
 does not start a new PostgreSQL backend."""
+
 import subprocess
 import sys
 
@@ -43,8 +44,9 @@ def without_connection_variables(monkeypatch):
 
 def test_a_pool_size_gives_postgresql_a_pool_and_no_kept_connections(monkeypatch):
     without_connection_variables(monkeypatch)
-    database = evaluate(monkeypatch, production_env(DATABASE_URL=POSTGRES,
-                                                    DATABASE_POOL="10"))["DATABASES"]["default"]
+    database = evaluate(monkeypatch, production_env(DATABASE_URL=POSTGRES, DATABASE_POOL="10"))[
+        "DATABASES"
+    ]["default"]
     assert database["OPTIONS"]["pool"] == {"min_size": 1, "max_size": 10, "timeout": 10}
     assert database["CONN_MAX_AGE"] == 0
 
@@ -58,8 +60,10 @@ def test_without_a_pool_size_there_is_no_pool(monkeypatch):
 def test_a_pool_with_kept_connections_is_refused_by_name(monkeypatch):
     without_connection_variables(monkeypatch)
     with pytest.raises(ImproperlyConfigured, match="DATABASE_POOL and CONN_MAX_AGE"):
-        evaluate(monkeypatch, production_env(DATABASE_URL=POSTGRES, DATABASE_POOL="10",
-                                             CONN_MAX_AGE="60"))
+        evaluate(
+            monkeypatch,
+            production_env(DATABASE_URL=POSTGRES, DATABASE_POOL="10", CONN_MAX_AGE="60"),
+        )
 
 
 @pytest.mark.django_db(transaction=True)
@@ -69,8 +73,14 @@ def test_socket_threads_share_pooled_connections_instead_of_new_backends(test_pr
 
     def backend_pids(pool_size):
         env = dict(test_process_env, DATABASE_POOL=pool_size, CONN_MAX_AGE="0")
-        result = subprocess.run([sys.executable, "-c", POOLED_CALLS], cwd=ROOT, env=env,
-                                capture_output=True, text=True, timeout=60)
+        result = subprocess.run(
+            [sys.executable, "-c", POOLED_CALLS],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert result.returncode == 0, result.stderr
         return result.stdout.split()
 

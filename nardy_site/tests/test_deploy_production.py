@@ -24,8 +24,14 @@ VENV_BIN = str(Path(sys.executable).parent)
 
 def collectstatic(env):
     """Run collectstatic (the release step) with ``env``; fails the test with its output."""
-    result = subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput"], cwd=ROOT,
-                            env=env, capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -88,14 +94,24 @@ def production_answers(tmp_path_factory):
     files were collected (into a directory of the test's own), whose database is unreachable
     and whose page cache has a prefix of its own."""
     prefix = f"deploy-test-{uuid.uuid4().hex[:12]}"
-    env = process_env(production_env(
-        DATABASE_URL="postgres://nardy@127.0.0.1:1/nardy",
-        STATIC_ROOT=str(tmp_path_factory.mktemp("production-static")),
-        ALLOWED_HOSTS="nardy.example", CACHE_KEY_PREFIX=prefix))
+    env = process_env(
+        production_env(
+            DATABASE_URL="postgres://nardy@127.0.0.1:1/nardy",
+            STATIC_ROOT=str(tmp_path_factory.mktemp("production-static")),
+            ALLOWED_HOSTS="nardy.example",
+            CACHE_KEY_PREFIX=prefix,
+        )
+    )
     collectstatic(env)
     try:
-        result = subprocess.run([sys.executable, "-c", PRODUCTION_REQUESTS], cwd=ROOT, env=env,
-                                capture_output=True, text=True, timeout=120)
+        result = subprocess.run(
+            [sys.executable, "-c", PRODUCTION_REQUESTS],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     finally:
         delete_keys(env["REDIS_URL"], f"{prefix}*")
     assert result.returncode == 0, result.stderr
@@ -129,8 +145,9 @@ def test_production_serves_no_admin_at_admin_but_at_admin_url(production_answers
 
 
 #: a static import or re-export of a module by relative name (the game page's own style)
-MODULE_IMPORT = re.compile(r"""^(?:import|export)\b[^;]*?\bfrom\s*["'](\.{1,2}/[^"']+)["']\s*;""",
-                           re.MULTILINE)
+MODULE_IMPORT = re.compile(
+    r"""^(?:import|export)\b[^;]*?\bfrom\s*["'](\.{1,2}/[^"']+)["']\s*;""", re.MULTILINE
+)
 
 
 def test_production_game_modules_import_one_another_by_their_hashed_names(production_answers):
@@ -180,31 +197,51 @@ def procfile_site(transactional_db, test_database_url, redis_url, tmp_path):
     production = test_database_url.startswith("postgres://")
     queue = f"deploy-test-{uuid.uuid4().hex[:12]}"
     common = {
-        "DATABASE_URL": test_database_url, "REDIS_URL": redis_url, "PORT": str(port),
-        "CELERY_QUEUE": queue, "CACHE_KEY_PREFIX": queue, "PATH": VENV_BIN + os.pathsep + os.environ.get("PATH", ""),
+        "DATABASE_URL": test_database_url,
+        "REDIS_URL": redis_url,
+        "PORT": str(port),
+        "CELERY_QUEUE": queue,
+        "CACHE_KEY_PREFIX": queue,
+        "PATH": VENV_BIN + os.pathsep + os.environ.get("PATH", ""),
         # every provider offered, so the sign-in page shows its buttons and forms
         "GOOGLE_CLIENT_ID": "deploy-test.apps.googleusercontent.com",
-        "GOOGLE_CLIENT_SECRET": "not-a-secret", "TELEGRAM_BOT_ID": "1",
+        "GOOGLE_CLIENT_SECRET": "not-a-secret",
+        "TELEGRAM_BOT_ID": "1",
         "TELEGRAM_BOT_TOKEN": "1:not-a-token",
         "PYTHONUNBUFFERED": "1",
     }
     if production:
-        env = process_env(production_env(
-            ALLOWED_HOSTS="127.0.0.1", STATIC_ROOT=str(tmp_path / "static"),
-            # The browser speaks plain HTTP to Daphne and sends X-Forwarded-Proto: https as a
-            # load balancer would; Django then sees an https origin, the browser an http one.
-            CSRF_TRUSTED_ORIGINS=base, **common))
-        release = subprocess.run(["bash", "-c", procfile()["release"]], cwd=ROOT, env=env,
-                                 capture_output=True, text=True, timeout=300)
+        env = process_env(
+            production_env(
+                ALLOWED_HOSTS="127.0.0.1",
+                STATIC_ROOT=str(tmp_path / "static"),
+                # The browser speaks plain HTTP to Daphne and sends X-Forwarded-Proto: https as a
+                # load balancer would; Django then sees an https origin, the browser an http one.
+                CSRF_TRUSTED_ORIGINS=base,
+                **common,
+            )
+        )
+        release = subprocess.run(
+            ["bash", "-c", procfile()["release"]],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert release.returncode == 0, release.stdout + release.stderr
     else:
         env = process_env(common)
     # Daphne as the Procfile starts it, asked for its page as the load balancer would. exec:
     # the test's signals reach Daphne, not bash; env: the line starts with VAR=value words,
     # which exec alone takes for the command ("exec: DATABASE_POOL=10: not found").
-    server = DaphneServer(port, env, tmp_path / "web.log",
-                          command=["bash", "-c", f"exec env {procfile()['web']}"],
-                          headers={"X-Forwarded-Proto": "https"})
+    server = DaphneServer(
+        port,
+        env,
+        tmp_path / "web.log",
+        command=["bash", "-c", f"exec env {procfile()['web']}"],
+        headers={"X-Forwarded-Proto": "https"},
+    )
     try:
         with server:
             yield base, env, production
@@ -234,12 +271,25 @@ def test_pages_load_in_chromium_without_a_csp_violation(procfile_site):
         context.route("https://accounts.google.com/**", provider)
         context.route("https://oauth.telegram.org/**", provider)
         page = context.new_page()
-        page.on("console", lambda message: console.append(message.text)
-                if "Content Security Policy" in message.text else None)
+        page.on(
+            "console",
+            lambda message: (
+                console.append(message.text) if "Content Security Policy" in message.text else None
+            ),
+        )
 
-        pages = ["/en/", "/en/rules/", "/en/faq/", "/en/glossary/", "/en/first-steps/",
-                 "/en/accounts/login/", "/en/friend/", "/en/games/", "/en/records/import/",
-                 "/en/leaderboard/"]
+        pages = [
+            "/en/",
+            "/en/rules/",
+            "/en/faq/",
+            "/en/glossary/",
+            "/en/first-steps/",
+            "/en/accounts/login/",
+            "/en/friend/",
+            "/en/games/",
+            "/en/records/import/",
+            "/en/leaderboard/",
+        ]
         for path in pages:
             response = page.goto(base + path)
             assert response.status == 200, path
@@ -252,15 +302,20 @@ def test_pages_load_in_chromium_without_a_csp_violation(procfile_site):
         page.wait_for_function("() => document.getElementById('game').dataset.ready === 'true'")
 
         # Sign-in forms post here and are sent on to the provider: form-action allows it.
-        for name, origin in (("google", "https://accounts.google.com/"),
-                             ("telegram", "https://oauth.telegram.org/")):
+        for name, origin in (
+            ("google", "https://accounts.google.com/"),
+            ("telegram", "https://oauth.telegram.org/"),
+        ):
             page.goto(base + "/en/accounts/login/")
             page.locator(f".provider-button--{name}").click()
             page.wait_for_url(origin + "**")
 
         # Telegram's way back: the callback page's script posts the answer and clears it.
-        with page.expect_request(lambda request: request.method == "POST"
-                                 and "/accounts/telegram/login/callback/" in request.url) as posted:
+        with page.expect_request(
+            lambda request: (
+                request.method == "POST" and "/accounts/telegram/login/callback/" in request.url
+            )
+        ) as posted:
             page.goto(base + "/en/accounts/telegram/login/callback/?state=x#tgAuthResult=e30")
         assert posted.value.post_data == "tgAuthResult=e30"
         page.wait_for_load_state()
@@ -278,7 +333,7 @@ def test_pages_load_in_chromium_without_a_csp_violation(procfile_site):
                                  document.head.appendChild(s); }""")
         page.wait_for_timeout(200)
         assert page.evaluate("() => window.inlineRan === undefined")
-        assert [v["directive"] for v in violations[len(found):]] == ["script-src-elem"]
+        assert [v["directive"] for v in violations[len(found) :]] == ["script-src-elem"]
         browser.close()
 
     assert found == [], found

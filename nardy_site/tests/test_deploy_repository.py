@@ -26,15 +26,20 @@ ROOT = Path(__file__).resolve().parents[2]
 # --- requirements.txt ---------------------------------------------------------------------------
 
 #: ``name==version`` or ``name[extra,...]==version``, an optional trailing comment
-PINNED = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[A-Za-z0-9._,-]+\])?"
-                    r"==(?P<version>[0-9][A-Za-z0-9.+!_-]*)(?:\s+#.*)?$")
+PINNED = re.compile(
+    r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[A-Za-z0-9._,-]+\])?"
+    r"==(?P<version>[0-9][A-Za-z0-9.+!_-]*)(?:\s+#.*)?$"
+)
 
 
 def requirement_lines():
     """``(line number, text)`` of each line of requirements.txt that is not blank or a comment."""
     lines = (ROOT / "requirements.txt").read_text().splitlines()
-    return [(n, line.strip()) for n, line in enumerate(lines, 1)
-            if line.strip() and not line.strip().startswith("#")]
+    return [
+        (n, line.strip())
+        for n, line in enumerate(lines, 1)
+        if line.strip() and not line.strip().startswith("#")
+    ]
 
 
 def normalized(name):
@@ -85,10 +90,15 @@ def test_the_lock_pins_every_requirement_at_its_version():
 
 def test_every_locked_package_is_installed_at_its_version():
     # transitive dependencies too: a fresh install gets the versions the tests ran with
-    installed = {normalized(dist.metadata["Name"]): dist.version
-                 for dist in importlib.metadata.distributions()}
-    wrong = {name: (version, installed.get(name)) for name, version in lock_pins().items()
-             if installed.get(name) != version}
+    installed = {
+        normalized(dist.metadata["Name"]): dist.version
+        for dist in importlib.metadata.distributions()
+    }
+    wrong = {
+        name: (version, installed.get(name))
+        for name, version in lock_pins().items()
+        if installed.get(name) != version
+    }
     assert not wrong, f"locked (version, installed): {wrong}"
 
 
@@ -104,18 +114,28 @@ SECRET_PATTERNS = [
     ("Google OAuth client secret", re.compile(r"\bGOCSPX-[A-Za-z0-9_-]{20,}")),
     ("Telegram bot token", re.compile(r"\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b")),
     ("Stripe secret key", re.compile(r"\b[sr]k_live_[0-9A-Za-z]{20,}")),
-    ("Django secret key", re.compile(
-        r"""SECRET_KEY\s*[=:]\s*["'](?!django-insecure-)[^"'\s]{30,}["']""")),
-    ("password in a URL", re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s/:@'\"]+:(?P<password>[^\s/@'\"]+)@")),
+    (
+        "Django secret key",
+        re.compile(r"""SECRET_KEY\s*[=:]\s*["'](?!django-insecure-)[^"'\s]{30,}["']"""),
+    ),
+    (
+        "password in a URL",
+        re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s/:@'\"]+:(?P<password>[^\s/@'\"]+)@"),
+    ),
 ]
 
 #: passwords in example URLs of the docs and settings messages, not real ones
-PLACEHOLDER_PASSWORDS = re.compile(r"^(?:password|pass|secret|changeme|x+|\*+|…|\.\.\.|<[^>]*>|"
-                                   r"\$\{?\w+\}?)$", re.IGNORECASE)
+PLACEHOLDER_PASSWORDS = re.compile(
+    r"^(?:password|pass|secret|changeme|x+|\*+|…|\.\.\.|<[^>]*>|"
+    r"\$\{?\w+\}?)$",
+    re.IGNORECASE,
+)
 
 #: file names that hold secrets and must never be committed
-SECRET_FILE_NAMES = re.compile(r"(?:^|/)(?:\.env|\.secret_key|id_(?:rsa|dsa|ecdsa|ed25519)|"
-                               r"[^/]*\.(?:pem|key|p12|pfx))$")
+SECRET_FILE_NAMES = re.compile(
+    r"(?:^|/)(?:\.env|\.secret_key|id_(?:rsa|dsa|ecdsa|ed25519)|"
+    r"[^/]*\.(?:pem|key|p12|pfx))$"
+)
 
 
 def find_secrets(text):
@@ -133,8 +153,9 @@ def find_secrets(text):
 
 def tracked_files():
     """Paths (relative, as git prints them) of every file git tracks in the checkout."""
-    output = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True,
-                            check=True).stdout
+    output = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
+    ).stdout
     return [name for name in output.decode().split("\0") if name]
 
 

@@ -19,10 +19,25 @@ SETTINGS_FILE = ROOT / "nardy_site" / "settings.py"
 
 #: every variable the settings read that a case sets or must not inherit from this process
 SETTINGS_VARIABLES = [
-    "DJANGO_ENV", "SECRET_KEY", "DEBUG", "ALLOWED_HOSTS", "DATABASE_URL", "REDIS_URL", "ADMIN_URL",
-    "CSRF_TRUSTED_ORIGINS", "HSTS_SECONDS", "HSTS_PRELOAD", "PROXY_SSL_HEADER", "CONN_MAX_AGE",
-    "STATIC_ROOT", "SITE_URL", "GOOGLE_CLIENT_ID", "GOOGLE_CLIENT_SECRET", "TELEGRAM_BOT_ID",
-    "TELEGRAM_BOT_TOKEN", "LOAD_ECHO",
+    "DJANGO_ENV",
+    "SECRET_KEY",
+    "DEBUG",
+    "ALLOWED_HOSTS",
+    "DATABASE_URL",
+    "REDIS_URL",
+    "ADMIN_URL",
+    "CSRF_TRUSTED_ORIGINS",
+    "HSTS_SECONDS",
+    "HSTS_PRELOAD",
+    "PROXY_SSL_HEADER",
+    "CONN_MAX_AGE",
+    "STATIC_ROOT",
+    "SITE_URL",
+    "GOOGLE_CLIENT_ID",
+    "GOOGLE_CLIENT_SECRET",
+    "TELEGRAM_BOT_ID",
+    "TELEGRAM_BOT_TOKEN",
+    "LOAD_ECHO",
 ]
 
 REQUIRED_IN_PRODUCTION = ["SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL", "REDIS_URL", "ADMIN_URL"]
@@ -67,40 +82,58 @@ def process_env(env):
 @pytest.mark.parametrize("name", REQUIRED_IN_PRODUCTION)
 @pytest.mark.parametrize("value", [None, "  "], ids=["unset", "blank"])
 def test_production_refuses_to_start_without_each_required_variable(monkeypatch, name, value):
-    with pytest.raises(ImproperlyConfigured, match=rf"^{name} must be set when DJANGO_ENV=production"):
+    with pytest.raises(
+        ImproperlyConfigured, match=rf"^{name} must be set when DJANGO_ENV=production"
+    ):
         evaluate(monkeypatch, production_env(**{name: value}))
 
 
 def test_production_names_every_missing_variable_at_once(monkeypatch):
-    with pytest.raises(ImproperlyConfigured,
-                       match=r"^SECRET_KEY, DATABASE_URL, ADMIN_URL must be set when DJANGO_ENV=production"):
+    with pytest.raises(
+        ImproperlyConfigured,
+        match=r"^SECRET_KEY, DATABASE_URL, ADMIN_URL must be set when DJANGO_ENV=production",
+    ):
         evaluate(monkeypatch, production_env(SECRET_KEY=None, DATABASE_URL=None, ADMIN_URL=None))
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"SECRET_KEY": "short-key"}, "SECRET_KEY is too weak"),
-    ({"SECRET_KEY": "django-insecure-" + secrets.token_urlsafe(50)}, "SECRET_KEY is too weak"),
-    ({"DATABASE_URL": "sqlite:////srv/nardy/db.sqlite3"}, "DATABASE_URL must name a PostgreSQL"),
-    ({"ALLOWED_HOSTS": "*"}, "ALLOWED_HOSTS must name the site's hosts"),
-    ({"ADMIN_URL": "admin/"}, "ADMIN_URL 'admin' is too easy to guess"),
-    ({"ADMIN_URL": "/Administrator/"}, "ADMIN_URL 'Administrator' is too easy to guess"),
-    ({"ADMIN_URL": "x7/"}, "too easy to guess"),
-    ({"ADMIN_URL": "django-admin/"}, "ADMIN_URL 'django-admin' is too easy to guess"),
-    ({"ADMIN_URL": "staff-Zq8vK2rLm9Xw/inner/"}, "ADMIN_URL 'staff-Zq8vK2rLm9Xw/inner' must be "
-                                                 "one path segment"),
-    ({"ADMIN_URL": "staff-<slug:x>-Zq8vK2/"}, "must be one path segment of letters, digits"),
-    ({"SITE_URL": "http://nardy.example"}, r"^SITE_URL must be .*: it must start with https://"),
-    ({"SITE_URL": "nardy.example"}, r"^SITE_URL must be .*: it must start with https://"),
-    ({"SITE_URL": "https://nardy.example/en/"}, r"^SITE_URL .*: it must have no path"),
-    ({"SITE_URL": "https://nardy.example?x=1"}, r"^SITE_URL .*: it must have no path, query"),
-    ({"SITE_URL": "https://user@nardy.example"}, r"^SITE_URL .*: it must name the host"),
-    ({"SITE_URL": "https://"}, r"^SITE_URL .*: it must name the host"),
-    ({"SITE_URL": "https://nardy.example:port"}, r"^SITE_URL .*: it is not a valid URL"),
-    ({"LOAD_ECHO": "1"}, r"^LOAD_ECHO must be off when DJANGO_ENV=production: the echo socket "
-                         r"is a load-test tool"),
-    ({"DEBUG": "true"}, "DEBUG must be off"),
-    ({"DJANGO_ENV": "staging"}, "DJANGO_ENV must be 'development' or 'production'"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"SECRET_KEY": "short-key"}, "SECRET_KEY is too weak"),
+        ({"SECRET_KEY": "django-insecure-" + secrets.token_urlsafe(50)}, "SECRET_KEY is too weak"),
+        (
+            {"DATABASE_URL": "sqlite:////srv/nardy/db.sqlite3"},
+            "DATABASE_URL must name a PostgreSQL",
+        ),
+        ({"ALLOWED_HOSTS": "*"}, "ALLOWED_HOSTS must name the site's hosts"),
+        ({"ADMIN_URL": "admin/"}, "ADMIN_URL 'admin' is too easy to guess"),
+        ({"ADMIN_URL": "/Administrator/"}, "ADMIN_URL 'Administrator' is too easy to guess"),
+        ({"ADMIN_URL": "x7/"}, "too easy to guess"),
+        ({"ADMIN_URL": "django-admin/"}, "ADMIN_URL 'django-admin' is too easy to guess"),
+        (
+            {"ADMIN_URL": "staff-Zq8vK2rLm9Xw/inner/"},
+            "ADMIN_URL 'staff-Zq8vK2rLm9Xw/inner' must be one path segment",
+        ),
+        ({"ADMIN_URL": "staff-<slug:x>-Zq8vK2/"}, "must be one path segment of letters, digits"),
+        (
+            {"SITE_URL": "http://nardy.example"},
+            r"^SITE_URL must be .*: it must start with https://",
+        ),
+        ({"SITE_URL": "nardy.example"}, r"^SITE_URL must be .*: it must start with https://"),
+        ({"SITE_URL": "https://nardy.example/en/"}, r"^SITE_URL .*: it must have no path"),
+        ({"SITE_URL": "https://nardy.example?x=1"}, r"^SITE_URL .*: it must have no path, query"),
+        ({"SITE_URL": "https://user@nardy.example"}, r"^SITE_URL .*: it must name the host"),
+        ({"SITE_URL": "https://"}, r"^SITE_URL .*: it must name the host"),
+        ({"SITE_URL": "https://nardy.example:port"}, r"^SITE_URL .*: it is not a valid URL"),
+        (
+            {"LOAD_ECHO": "1"},
+            r"^LOAD_ECHO must be off when DJANGO_ENV=production: the echo socket "
+            r"is a load-test tool",
+        ),
+        ({"DEBUG": "true"}, "DEBUG must be off"),
+        ({"DJANGO_ENV": "staging"}, "DJANGO_ENV must be 'development' or 'production'"),
+    ],
+)
 def test_production_refuses_weak_or_unsafe_values(monkeypatch, change, message):
     with pytest.raises(ImproperlyConfigured, match=message):
         evaluate(monkeypatch, production_env(**change))
@@ -124,8 +157,10 @@ def test_production_settings_turn_on_https_hsts_secure_cookies_and_hashed_static
     assert values["SECURE_CONTENT_TYPE_NOSNIFF"] is True
     assert values["SECURE_REFERRER_POLICY"] == "same-origin"
     assert values["X_FRAME_OPTIONS"] == "DENY"
-    assert values["STORAGES"]["staticfiles"]["BACKEND"] == \
-        "nardy_site.storage.ModuleManifestStaticFilesStorage"
+    assert (
+        values["STORAGES"]["staticfiles"]["BACKEND"]
+        == "nardy_site.storage.ModuleManifestStaticFilesStorage"
+    )
     assert values["WHITENOISE_USE_FINDERS"] is False
     database = values["DATABASES"]["default"]
     assert database["ENGINE"] == "django.db.backends.postgresql"
@@ -144,36 +179,57 @@ def test_the_admin_url_check_asks_for_what_its_message_says(monkeypatch):
         evaluate(monkeypatch, production_env(ADMIN_URL="nardy-offic"))
 
 
-@pytest.mark.parametrize("url, expected", [
-    ("https://nardy.example", "https://nardy.example"),
-    ("https://nardy.example/", "https://nardy.example"),
-    (" https://www.nardy.example:8443/ ", "https://www.nardy.example:8443"),
-])
+@pytest.mark.parametrize(
+    "url, expected",
+    [
+        ("https://nardy.example", "https://nardy.example"),
+        ("https://nardy.example/", "https://nardy.example"),
+        (" https://www.nardy.example:8443/ ", "https://www.nardy.example:8443"),
+    ],
+)
 def test_production_accepts_an_https_origin_as_site_url(monkeypatch, url, expected):
     values = evaluate(monkeypatch, production_env(SITE_URL=url))
     assert values["SITE_URL"] == expected
-    assert "wss://" + expected[len("https://"):] in \
-        values["CONTENT_SECURITY_POLICY"]["DIRECTIVES"]["connect-src"]
+    assert (
+        "wss://" + expected[len("https://") :]
+        in values["CONTENT_SECURITY_POLICY"]["DIRECTIVES"]["connect-src"]
+    )
 
 
 def test_development_allows_the_echo_socket_and_a_plain_http_site_url(monkeypatch):
-    values = evaluate(monkeypatch, {"REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
-                                    "LOAD_ECHO": "1", "SITE_URL": "http://127.0.0.1:8000/"})
+    values = evaluate(
+        monkeypatch,
+        {
+            "REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
+            "LOAD_ECHO": "1",
+            "SITE_URL": "http://127.0.0.1:8000/",
+        },
+    )
     assert values["LOAD_ECHO"] is True
     assert values["SITE_URL"] == "http://127.0.0.1:8000"
 
 
 def test_a_production_process_with_the_echo_socket_stops_with_the_variable_named():
     env = process_env(production_env(LOAD_ECHO="true"))
-    result = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode != 0
     assert "ImproperlyConfigured: LOAD_ECHO must be off when DJANGO_ENV=production" in result.stderr
 
 
 def test_an_operator_may_let_daphne_terminate_tls_and_decline_the_preload_list(monkeypatch):
-    values = evaluate(monkeypatch, production_env(PROXY_SSL_HEADER="", HSTS_PRELOAD="false",
-                                                  HSTS_SECONDS="600", CONN_MAX_AGE="60"))
+    values = evaluate(
+        monkeypatch,
+        production_env(
+            PROXY_SSL_HEADER="", HSTS_PRELOAD="false", HSTS_SECONDS="600", CONN_MAX_AGE="60"
+        ),
+    )
     assert "SECURE_PROXY_SSL_HEADER" not in values
     assert values["SECURE_HSTS_PRELOAD"] is False
     # declining is the decision check --deploy asks for; it need not repeat the question
@@ -183,7 +239,9 @@ def test_an_operator_may_let_daphne_terminate_tls_and_decline_the_preload_list(m
 
 
 def test_development_keeps_its_defaults_and_the_admin_at_admin(monkeypatch):
-    values = evaluate(monkeypatch, {"REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")})
+    values = evaluate(
+        monkeypatch, {"REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")}
+    )
     assert values["PRODUCTION"] is False
     assert values["ADMIN_URL"] == "admin/"
     assert values["DATABASES"]["default"]["ENGINE"] == "django.db.backends.sqlite3"
@@ -197,7 +255,12 @@ def test_check_deploy_finds_no_issue_in_the_production_settings(tmp_path):
     env = process_env(production_env(STATIC_ROOT=str(tmp_path / "static")))
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
     assert "System check identified no issues (0 silenced)." in output, output
@@ -205,7 +268,15 @@ def test_check_deploy_finds_no_issue_in_the_production_settings(tmp_path):
 
 def test_a_production_process_without_its_database_stops_with_the_variable_named():
     env = process_env(production_env(DATABASE_URL=None))
-    result = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode != 0
-    assert "ImproperlyConfigured: DATABASE_URL must be set when DJANGO_ENV=production" in result.stderr
+    assert (
+        "ImproperlyConfigured: DATABASE_URL must be set when DJANGO_ENV=production" in result.stderr
+    )

@@ -1,5 +1,6 @@
 """The 404 and 500 pages: styled like the site (they extend base.html) and in the page's
 language (issue 2: testers saw Django's bare pages)."""
+
 from django.conf.urls.i18n import i18n_patterns
 from django.test import Client, override_settings
 from django.urls import path

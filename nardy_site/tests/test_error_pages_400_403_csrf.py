@@ -1,5 +1,6 @@
 """The 400, 403 and CSRF-failure pages (nardy_site/errors.py): styled like the site (they
 extend base.html), in the page's language, showing no technical detail, and never raising."""
+
 import re
 
 import pytest
@@ -38,8 +39,10 @@ def _plain_words(html):
 
 
 CSRF_TITLE = "The form could not be sent"
-CSRF_ADVICE = ("Go back, reload the page and send the form again. If the same thing happens "
-               "again, allow cookies for this site: the check needs them.")
+CSRF_ADVICE = (
+    "Go back, reload the page and send the form again. If the same thing happens "
+    "again, allow cookies for this site: the check needs them."
+)
 
 
 @override_settings(DEBUG=False)
@@ -99,14 +102,18 @@ def test_a_refused_request_gets_the_site_403_page_without_the_reason(db, languag
     assert INTERNAL_DETAIL not in html
 
 
-@pytest.mark.parametrize("view, status", [
-    (lambda request: errors.bad_request(request, ValueError("x")), 400),
-    (lambda request: errors.permission_denied(request, PermissionDenied("x")), 403),
-    (lambda request: errors.csrf_failure(request, reason="CSRF cookie not set."), 403),
-    (errors.server_error, 500),
-])
+@pytest.mark.parametrize(
+    "view, status",
+    [
+        (lambda request: errors.bad_request(request, ValueError("x")), 400),
+        (lambda request: errors.permission_denied(request, PermissionDenied("x")), 403),
+        (lambda request: errors.csrf_failure(request, reason="CSRF cookie not set."), 403),
+        (errors.server_error, 500),
+    ],
+)
 def test_an_error_page_that_fails_to_render_gives_plain_text_with_its_status(
-        monkeypatch, caplog, view, status):
+    monkeypatch, caplog, view, status
+):
     def broken(*args, **kwargs):
         raise RuntimeError("the templates are broken")
 

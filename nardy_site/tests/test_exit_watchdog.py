@@ -1,5 +1,6 @@
 """The test run's exit watchdog (conftest.py ``pytest_unconfigure``): a run that leaves a
 thread that never ends still exits, with its own status, instead of stalling CI."""
+
 import os
 import subprocess
 import sys
@@ -7,12 +8,12 @@ import time
 
 from nardy_site.tests.servers import ROOT
 
-STUCK_TEST = '''
+STUCK_TEST = """
 import threading
 
 def test_leaves_a_thread_that_never_ends():
     threading.Thread(target=threading.Event().wait, name="stuck").start()  # not a daemon
-'''
+"""
 
 
 def test_a_run_that_leaves_a_stuck_thread_still_exits_with_its_status(tmp_path):
@@ -22,8 +23,12 @@ def test_a_run_that_leaves_a_stuck_thread_still_exits_with_its_status(tmp_path):
         started = time.monotonic()
         result = subprocess.run(
             [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test_file)],
-            cwd=ROOT, env={**os.environ, "PYTEST_EXIT_GRACE_S": "2"},
-            capture_output=True, text=True, timeout=120)
+            cwd=ROOT,
+            env={**os.environ, "PYTEST_EXIT_GRACE_S": "2"},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         elapsed = time.monotonic() - started
     finally:
         test_file.unlink()

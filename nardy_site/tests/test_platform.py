@@ -70,9 +70,20 @@ def test_embedded_redis_serves_on_a_free_local_port_and_stops_on_sigterm(tmp_pat
     # Nothing on PATH in the child either: the bundled server must be used.
     env = dict(os.environ, PATH=str(tmp_path))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "nardy_site.embedded_redis", "serve",
-         "--url-file", str(url_file), "--dir", str(tmp_path)],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "nardy_site.embedded_redis",
+            "serve",
+            "--url-file",
+            str(url_file),
+            "--dir",
+            str(tmp_path),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
     )
     try:
         for _ in range(100):
@@ -134,7 +145,7 @@ def test_an_idle_channel_layer_receive_outlives_the_redis_read_timeout():
         channel = await layer.new_channel()
         try:
             await asyncio.wait_for(layer.receive(channel), timeout=7)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return "still waiting"
         return "received"
 

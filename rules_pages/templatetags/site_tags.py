@@ -63,11 +63,11 @@ def seo_head(context):
         "alternates": links["alternates"],
         "og_type": render_block_text(context, "og_type") or "website",
         "og_locale": OG_LOCALES.get(language, language),
-        "og_alternate_locales": [OG_LOCALES[code] for code, _n in settings.LANGUAGES if code != language],
+        "og_alternate_locales": [
+            OG_LOCALES[code] for code, _n in settings.LANGUAGES if code != language
+        ],
         "site_name": gettext("Long Nardy"),
     }
-
-
 
 
 # A roll such as 6-5 or 3-3, standing alone (not part of 16-5, an id like "head-6-6", a date...).
@@ -88,7 +88,7 @@ def dice_nowrap(fragment):
         return fragment
     out, depth, pos = [], 0, 0
     for tag in _TAG.finditer(fragment):
-        text = fragment[pos:tag.start()]
+        text = fragment[pos : tag.start()]
         out.append(_ROLL.sub(r'<span class="dice-pair">\g<0></span>', text) if depth == 0 else text)
         out.append(tag.group(0))
         closing, name = tag.group(1), (tag.group(2) or "").lower()

@@ -17,7 +17,9 @@ def parse(svg: str) -> ET.Element:
 
 def checkers(root, side):
     """The checkers drawn for ``side`` (each is a disc of radius 26 and a rim inside it)."""
-    groups = [g for g in root.iter(f"{{{NS['svg']}}}g") if g.get("class") == f"checkers checkers-{side}"]
+    groups = [
+        g for g in root.iter(f"{{{NS['svg']}}}g") if g.get("class") == f"checkers checkers-{side}"
+    ]
     return [c for g in groups for c in g.findall("svg:circle", NS) if c.get("r") == "26"]
 
 
@@ -47,7 +49,9 @@ def test_heads_stand_in_the_standard_corners_of_rules_r1():
     blacks = checkers(root, "black")
     # Five drawn per stack, the count written on the fifth.
     assert len(whites) == 5 and len(blacks) == 5
-    counts = [t.text for t in root.iter(f"{{{NS['svg']}}}text") if t.get("class") == "checker-count"]
+    counts = [
+        t.text for t in root.iter(f"{{{NS['svg']}}}text") if t.get("class") == "checker-count"
+    ]
     assert counts == ["15", "15"]
     # White's head top right, black's head bottom left.
     wx = min(float(c.get("cx")) for c in whites)
@@ -73,8 +77,11 @@ def test_point_labels_follow_the_chosen_side_numbering():
 def test_borne_off_checkers_fill_the_trays_with_counts():
     pos = {"turn": "white", "white": {"3": 2, "1": 1}, "black": {"20": 5}}
     root = parse(render_board(pos))
-    tray_counts = {t.get("class").split()[-1]: t.text for t in root.iter(f"{{{NS['svg']}}}text")
-                   if "tray-count" in (t.get("class") or "")}
+    tray_counts = {
+        t.get("class").split()[-1]: t.text
+        for t in root.iter(f"{{{NS['svg']}}}text")
+        if "tray-count" in (t.get("class") or "")
+    }
     assert tray_counts == {"tray-count-white": "12", "tray-count-black": "10"}
 
 
@@ -84,11 +91,19 @@ def test_engine_position_is_accepted_like_its_json():
 
 def test_legal_and_refused_arrows_are_drawn_differently():
     pos = {"turn": "white", "white": {"24": 14, "6": 1}, "black": {"24": 15}}
-    root = parse(render_board(pos, arrows=[("white", 24, 18), ("white", 24, 19, False),
-                                           ("white", 18, 13, None)]))
-    groups = [g for g in root.iter(f"{{{NS['svg']}}}g") if "arrow" in (g.get("class") or "").split()]
-    assert [g.get("class") for g in groups] == ["arrow arrow-legal", "arrow arrow-illegal",
-                                                "arrow arrow-unjudged"]
+    root = parse(
+        render_board(
+            pos, arrows=[("white", 24, 18), ("white", 24, 19, False), ("white", 18, 13, None)]
+        )
+    )
+    groups = [
+        g for g in root.iter(f"{{{NS['svg']}}}g") if "arrow" in (g.get("class") or "").split()
+    ]
+    assert [g.get("class") for g in groups] == [
+        "arrow arrow-legal",
+        "arrow arrow-illegal",
+        "arrow arrow-unjudged",
+    ]
     legal_path = groups[0].findall("svg:path", NS)[-1]
     illegal_path = groups[1].findall("svg:path", NS)[-1]
     assert legal_path.get("stroke-dasharray") is None

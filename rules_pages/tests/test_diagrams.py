@@ -14,7 +14,15 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.functional import Promise
 
-from games.engine import EngineError, IllegalPlay, Position, check_dice, check_play, get_ruleset, parse_play
+from games.engine import (
+    EngineError,
+    IllegalPlay,
+    Position,
+    check_dice,
+    check_play,
+    get_ruleset,
+    parse_play,
+)
 from rules_pages.diagrams import REFUSAL_REASONS, Diagram, describe, registry, render_diagram
 
 TEMPLATES = Path(settings.BASE_DIR) / "templates" / "rules_pages"
@@ -76,7 +84,9 @@ def test_refused_plays_are_refused_for_a_reason_the_page_can_name():
         if diagram.legal or diagram.dice is None:
             continue
         try:
-            check_play(Position.from_json(diagram.position), diagram.dice, diagram.play, diagram.ruleset)
+            check_play(
+                Position.from_json(diagram.position), diagram.dice, diagram.play, diagram.ruleset
+            )
         except IllegalPlay as refusal:
             assert refusal.code in REFUSAL_REASONS, (diagram.id, refusal.code)
 
@@ -113,8 +123,16 @@ def make(position, dice=None, play="", legal=True):
 
 
 def test_description_lists_checkers_turn_dice_and_verdict():
-    diagram = make({"turn": "black", "white": {"24": 13, "18": 1, "13": 1},
-                    "black": {"24": 14, "20": 1}, "first_turn": False}, (6, 5), "24/18 18/13")
+    diagram = make(
+        {
+            "turn": "black",
+            "white": {"24": 13, "18": 1, "13": 1},
+            "black": {"24": 14, "20": 1},
+            "first_turn": False,
+        },
+        (6, 5),
+        "24/18 18/13",
+    )
     with translation.override("en"):
         text = describe(diagram)
     assert "White: 13 checkers on point 24, 1 checker on point 18, 1 checker on point 13." in text
@@ -125,11 +143,18 @@ def test_description_lists_checkers_turn_dice_and_verdict():
 
 
 def test_description_of_a_refused_play_says_why():
-    diagram = make({"turn": "white", "white": {"24": 14, "18": 1}, "black": {"24": 14, "19": 1}},
-                   (6, 5), "24/18 24/19", legal=False)
+    diagram = make(
+        {"turn": "white", "white": {"24": 14, "18": 1}, "black": {"24": 14, "19": 1}},
+        (6, 5),
+        "24/18 24/19",
+        legal=False,
+    )
     with translation.override("en"):
         text = describe(diagram)
-    assert "The play 24/18 24/19 is not legal: only one checker may leave the head in this turn." in text
+    assert (
+        "The play 24/18 24/19 is not legal: only one checker may leave the head in this turn."
+        in text
+    )
 
 
 def test_description_counts_borne_off_checkers():

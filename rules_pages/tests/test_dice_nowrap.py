@@ -7,10 +7,10 @@ from rules_pages.templatetags.site_tags import dice_nowrap
 
 def test_a_roll_in_text_is_wrapped_and_markup_is_left_alone():
     html = mark_safe(
-        '<p>With 6-6, 4-4 or 3-3 (not 16-5, 1-24 or 7-7)</p>'
+        "<p>With 6-6, 4-4 or 3-3 (not 16-5, 1-24 or 7-7)</p>"
         '<a href="#two-from-head-with-5-5" id="x-3-3">5-5?</a>'
-        '<svg><title>Dice 6-5</title><desc>Dice: 6-5.</desc></svg><code>24/18 6-5</code>'
-        '<figcaption>Dice 4-2.</figcaption>'
+        "<svg><title>Dice 6-5</title><desc>Dice: 6-5.</desc></svg><code>24/18 6-5</code>"
+        "<figcaption>Dice 4-2.</figcaption>"
     )
     out = dice_nowrap(html)
     assert out.count('<span class="dice-pair">') == 5

@@ -17,7 +17,10 @@ from rules_pages.sitemaps import PAGES
 
 LANGS = [code for code, _name in settings.LANGUAGES]
 ORIGIN = "http://testserver"
-SITEMAP_NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9", "xhtml": "http://www.w3.org/1999/xhtml"}
+SITEMAP_NS = {
+    "sm": "http://www.sitemaps.org/schemas/sitemap/0.9",
+    "xhtml": "http://www.w3.org/1999/xhtml",
+}
 
 
 def page_url(name, lang):
@@ -137,10 +140,11 @@ def test_head_has_canonical_hreflang_alternates_and_open_graph(client, name, lan
     page = parse(client.get(page_url(name, lang)))
     canonical = [link["href"] for link in page.head_links if link.get("rel") == "canonical"]
     assert canonical == [ORIGIN + page_url(name, lang)]
-    alternates = {link["hreflang"]: link["href"] for link in page.head_links
-                  if link.get("rel") == "alternate"}
+    alternates = {
+        link["hreflang"]: link["href"] for link in page.head_links if link.get("rel") == "alternate"
+    }
     expected = {code: ORIGIN + page_url(name, code) for code in LANGS}
-    expected["x-default"] = ORIGIN + "/" + page_url(name, "en")[len("/en/"):]
+    expected["x-default"] = ORIGIN + "/" + page_url(name, "en")[len("/en/") :]
     assert alternates == expected
     assert page.meta["og:url"] == canonical
     assert page.meta["og:locale"] == [{"en": "en_GB", "ru": "ru_RU", "bg": "bg_BG"}[lang]]
@@ -215,7 +219,9 @@ def test_sitemap_and_links_use_site_url_when_set(client, settings):
     assert [link["href"] for link in page.head_links if link.get("rel") == "canonical"] == [
         "https://nardy.example/ru/faq/"
     ]
-    assert "Sitemap: https://nardy.example/sitemap.xml" in client.get("/robots.txt").content.decode()
+    assert (
+        "Sitemap: https://nardy.example/sitemap.xml" in client.get("/robots.txt").content.decode()
+    )
 
 
 def test_robots_txt_allows_the_pages_and_names_the_sitemap(client):
@@ -245,7 +251,9 @@ def test_crawler_from_the_sitemap_finds_no_broken_link(client):
     """Every page of the sitemap, then every internal link of every page (and of the pages
     those lead to), answers 200; every #fragment names an element of its page."""
     root = ET.fromstring(client.get("/sitemap.xml").content)
-    queue = [(urlsplit(loc.text).path, "sitemap") for loc in root.iter(f"{{{SITEMAP_NS['sm']}}}loc")]
+    queue = [
+        (urlsplit(loc.text).path, "sitemap") for loc in root.iter(f"{{{SITEMAP_NS['sm']}}}loc")
+    ]
     seen, ids, fragments = set(), {}, []
     while queue:
         path, kind = queue.pop()
@@ -274,7 +282,9 @@ def test_crawler_from_the_sitemap_finds_no_broken_link(client):
                 queue.append((parts.path, tag))
     assert len([p for p in seen if not p.startswith("/static/")]) >= len(ALL)
     for source, target, fragment in fragments:
-        assert fragment in ids.get(target, set()), f"{source} links to {target}#{fragment}: no such id"
+        assert fragment in ids.get(target, set()), (
+            f"{source} links to {target}#{fragment}: no such id"
+        )
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -316,9 +326,13 @@ def test_cache_keeps_languages_apart(client):
 
 def test_pages_are_served_uncached_while_redis_is_down(settings, caplog):
     # A Redis that does not answer (nothing listens on port 1): the page is rendered afresh.
-    settings.CACHES = {"default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
-        "LOCATION": "redis://127.0.0.1:1/0", "KEY_PREFIX": "down"}}
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:1/0",
+            "KEY_PREFIX": "down",
+        }
+    }
     response = Client().get(page_url("rules", "bg"))
     assert response.status_code == 200 and parse(response).html_lang == "bg"
     assert "rules_pages/page.html" in [t.name for t in response.templates]
@@ -331,13 +345,17 @@ def test_each_reader_of_a_cached_page_gets_a_working_csrf_token():
     reader = Client(enforce_csrf_checks=True)
     response = reader.get(url)
     assert response.templates == []
-    tokens = set(re.findall(r'name="csrfmiddlewaretoken" value="([^"]+)"', response.content.decode()))
+    tokens = set(
+        re.findall(r'name="csrfmiddlewaretoken" value="([^"]+)"', response.content.decode())
+    )
     assert len(tokens) == 1
     assert "csrf-field" not in response.content.decode()
     assert "Cookie" in response["Vary"]
     assert reader.cookies.get(settings.CSRF_COOKIE_NAME)
-    posted = reader.post(reverse("set_language"), {"language": "ru", "next": url,
-                                                   "csrfmiddlewaretoken": tokens.pop()})
+    posted = reader.post(
+        reverse("set_language"),
+        {"language": "ru", "next": url, "csrfmiddlewaretoken": tokens.pop()},
+    )
     assert posted.status_code == 302
     assert posted["Location"] == page_url("home", "ru")
 
@@ -347,8 +365,9 @@ def test_a_cached_page_token_is_refused_to_a_reader_without_the_cookie():
     html = Client().get(url).content.decode()
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html).group(1)
     stranger = Client(enforce_csrf_checks=True)
-    response = stranger.post(reverse("set_language"), {"language": "ru", "next": url,
-                                                      "csrfmiddlewaretoken": token})
+    response = stranger.post(
+        reverse("set_language"), {"language": "ru", "next": url, "csrfmiddlewaretoken": token}
+    )
     assert response.status_code == 403
 
 

@@ -60,7 +60,9 @@ def test_play_button_posts_with_csrf_to_new_game(client, lang):
     with translation.override(lang):
         new_game_url = reverse("games:new")
     assert new_game_url.startswith(f"/{lang}/")
-    forms = re.findall(r'<form class="play-form" method="post" action="([^"]+)">(.*?)</form>', html, re.S)
+    forms = re.findall(
+        r'<form class="play-form" method="post" action="([^"]+)">(.*?)</form>', html, re.S
+    )
     assert forms, "no play form on the rules page"
     for action, body in forms:
         assert action == new_game_url
@@ -83,7 +85,9 @@ def test_play_button_text_is_translated(client):
 @pytest.mark.django_db
 def test_language_switcher_keeps_the_current_page(client):
     page = client.get("/ru/rules/").content.decode()
-    form = re.search(r'<form class="lang-switch" method="post" action="([^"]+)">(.*?)</form>', page, re.S)
+    form = re.search(
+        r'<form class="lang-switch" method="post" action="([^"]+)">(.*?)</form>', page, re.S
+    )
     assert form
     assert form.group(1) == reverse("set_language")
     assert 'name="next" value="/ru/rules/"' in form.group(2)

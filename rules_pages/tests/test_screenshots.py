@@ -56,11 +56,15 @@ def browser():
 
 
 @pytest.mark.parametrize("width", [360, 1280])
-@pytest.mark.parametrize(("lang", "page_path"), [("en", "rules/"), ("ru", "rules/"), ("bg", "rules/"),
-                                                 ("bg", "faq/"), ("ru", "")])
+@pytest.mark.parametrize(
+    ("lang", "page_path"),
+    [("en", "rules/"), ("ru", "rules/"), ("bg", "rules/"), ("bg", "faq/"), ("ru", "")],
+)
 def test_page_fits_the_screen_and_draws_every_diagram(site, browser, width, lang, page_path):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    context = browser.new_context(viewport={"width": width, "height": 800}, java_script_enabled=False)
+    context = browser.new_context(
+        viewport={"width": width, "height": 800}, java_script_enabled=False
+    )
     page = context.new_page()
     failed = []
     page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
@@ -84,8 +88,11 @@ def test_page_fits_the_screen_and_draws_every_diagram(site, browser, width, lang
             old.unlink()
         height = page.evaluate("document.documentElement.scrollHeight")
         for index, top in enumerate(range(0, height, 800)):
-            page.screenshot(path=str(slices / f"{index:02d}.png"), full_page=True,
-                            clip={"x": 0, "y": top, "width": width, "height": min(800, height - top)})
+            page.screenshot(
+                path=str(slices / f"{index:02d}.png"),
+                full_page=True,
+                clip={"x": 0, "y": top, "width": width, "height": min(800, height - top)},
+            )
         assert not failed, failed
     finally:
         context.close()

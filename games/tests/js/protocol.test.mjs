@@ -46,10 +46,23 @@ test("an event on the version held gives the next game: its changes, history, ac
   }
 });
 
-test("each field of changes replaces the game's whole, never merged into it", () => {
+test("object fields take the changed keys they are given, one level deep; others are replaced", () => {
   const held = game({ clock: { kind: "standard", running: "white", reserve: { white: 120000, black: 95000 }, deadline: 5 } });
-  const next = applyEvent(held, playEvent({ changes: { clock: { kind: "standard", running: "black", reserve: { black: 95000 } } } }));
-  assert.deepEqual(next.clock, { kind: "standard", running: "black", reserve: { black: 95000 } });
+  const next = applyEvent(held, playEvent({ changes: {
+    clock: { running: "black", reserve: { white: 118000, black: 95000 } },
+    dice: [6, 6],
+  } }));
+  // merged: kind and deadline are kept, running and reserve replaced (reserve whole)
+  assert.deepEqual(next.clock, { kind: "standard", running: "black", reserve: { white: 118000, black: 95000 }, deadline: 5 });
+  assert.deepEqual(next.dice, [6, 6]);
+  assert.deepEqual(held.clock.reserve, { white: 120000, black: 95000 });
+});
+
+test("an object field held as null, or set to null, is taken whole", () => {
+  const held = game({ cube: null, last: { side: "white", dice: [5, 3], play: "24/16", version: 8 } });
+  const next = applyEvent(held, playEvent({ changes: { cube: { value: 2, owner: "black" }, last: null } }));
+  assert.deepEqual(next.cube, { value: 2, owner: "black" });
+  assert.equal(next.last, null);
 });
 
 test("several events in a row each apply on the version the one before made", () => {

@@ -13,9 +13,13 @@ export const OLD_NEWS = Symbol("old news");
 /** The links that carry the position ID (docs/protocol.md "Events"). */
 const POSITION_LINKS = ["share", "image", "png"];
 
+/** The object fields (fixed keys each) an event gives as their changed keys, to merge. */
+const MERGED_FIELDS = ["position", "pips", "off", "cube", "last", "clock", "presence", "fairness"];
+
 /**
  * The game after an `event` frame (docs/protocol.md "Events"): `changes` replace the game's
- * top-level fields they name, `history` entries are appended, `actions` and `legal` replace the
+ * top-level fields they name (the objects of MERGED_FIELDS held as objects take the changed
+ * keys they are given, merged), `history` entries are appended, `actions` and `legal` replace the
  * game's, and a new `position_id` takes the old one's place in `links`. An event whose `version`
  * equals its `from` (a player came or went) applies the same way. Neither argument is changed.
  *
@@ -32,7 +36,12 @@ export function applyEvent(game, frame) {
     return frame.version > game.version ? NEED_SNAPSHOT : OLD_NEWS;
   }
   if (!(frame.version >= frame.from)) return OLD_NEWS;
-  const changes = frame.changes || {};
+  const changes = Object.assign({}, frame.changes || {});
+  for (const field of MERGED_FIELDS) {
+    if (isObject(game[field]) && isObject(changes[field])) {
+      changes[field] = Object.assign({}, game[field], changes[field]);
+    }
+  }
   const next = Object.assign({}, game, changes, { version: frame.version });
   if (Array.isArray(frame.history) && frame.history.length) {
     next.history = (game.history || []).concat(frame.history);
@@ -44,6 +53,10 @@ export function applyEvent(game, frame) {
     next.links = withPositionId(game.links, game.position_id, changes.position_id);
   }
   return next;
+}
+
+function isObject(value) {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 /**

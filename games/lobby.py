@@ -17,8 +17,6 @@ who would then wait for a no-show.
 import logging
 import secrets
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db import transaction
@@ -26,6 +24,7 @@ from django.utils.translation import gettext as _
 
 from games import admission, clocks, ratelimits, ratings, services
 from games.models import QueueEntry, QueueStatus, Side, other_side
+from games.services import dispatch
 
 logger = logging.getLogger(__name__)
 
@@ -42,7 +41,7 @@ TOUCH_SECONDS = 20
 
 def group_name(user_id):
     """The channel group of an account's lobby sockets: ``lobby_user_<id>``."""
-    return f"lobby_user_{user_id}"
+    return dispatch.lobby_group(user_id)
 
 
 def window(waited_ms):
@@ -105,7 +104,7 @@ def leave_and_tell(user_id):
     with transaction.atomic():
         left = leave(user_id)
         if left:
-            transaction.on_commit(lambda: _tell_left([user_id]), robust=True)
+            transaction.on_commit(lambda: dispatch.tell_lobby_left([user_id]), robust=True)
     return left
 
 
@@ -197,7 +196,9 @@ def pair(now=None):
                 paired.save()
             made.append(game)
             transaction.on_commit(
-                lambda users=(entry.user_id, other.user_id), game=game: _tell(users, game),
+                lambda users=(entry.user_id, other.user_id), game=game: dispatch.tell_lobby_paired(
+                    users, game.pk
+                ),
                 robust=True,
             )
     return made
@@ -217,7 +218,8 @@ def _drop_lapsed(waiting):
         logger.info("lobby: %d entries lapsed (no socket touched them)", len(lapsed))
         # a page still open (its key lost some other way) shows the form again
         transaction.on_commit(
-            lambda users=[entry.user_id for entry in lapsed]: _tell_left(users), robust=True
+            lambda users=[entry.user_id for entry in lapsed]: dispatch.tell_lobby_left(users),
+            robust=True,
         )
     return [entry for entry in waiting if entry not in lapsed]
 
@@ -239,20 +241,3 @@ def _start(entry, other):
         clocks.CLOCKS[entry.clock_kind],
         {**seats, "rated": True},
     )
-
-
-def _tell_left(user_ids):
-    """Tell the accounts' lobby sockets that their entry left the queue."""
-    layer = get_channel_layer()
-    for user_id in user_ids:
-        async_to_sync(layer.group_send)(group_name(user_id), {"type": "lobby.left"})
-
-
-def _tell(user_ids, game):
-    """Tell both players' lobby sockets which game is theirs (``{"type": "lobby.paired",
-    "game": <uuid>}``; each socket links to it in its own page's language)."""
-    layer = get_channel_layer()
-    for user_id in user_ids:
-        async_to_sync(layer.group_send)(
-            group_name(user_id), {"type": "lobby.paired", "game": str(game.pk)}
-        )

@@ -149,6 +149,25 @@ def notify_session_changed(session_key):
     _send_now(session_group(session_key), {"type": "session.changed"})
 
 
+def lobby_group(user_id):
+    """The channel group of an account's lobby sockets: ``lobby_user_<id>``."""
+    return f"lobby_user_{user_id}"
+
+
+def tell_lobby_left(user_ids):
+    """Tell the accounts' lobby sockets that their waiting entry left the queue
+    (``{"type": "lobby.left"}``)."""
+    for user_id in user_ids:
+        _send_now(lobby_group(user_id), {"type": "lobby.left"})
+
+
+def tell_lobby_paired(user_ids, game_id):
+    """Tell both players' lobby sockets which game is theirs (``{"type": "lobby.paired",
+    "game": <uuid>}``; each socket links to it in its own page's language)."""
+    for user_id in user_ids:
+        _send_now(lobby_group(user_id), {"type": "lobby.paired", "game": str(game_id)})
+
+
 def send_presence(game):
     """Send the sockets of ``game`` the presence and actions as they are now (an event of the
     same version): what a viewer may do changed with time (a claim's grace period ended)."""

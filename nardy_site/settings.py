@@ -609,6 +609,7 @@ LOGGING = {
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
     },
+    "filters": {"routine_tasks": {"()": "nardy_site.logging_filters.QuietRoutineTasks"}},
     "handlers": {
         "stdout": {
             "class": "logging.StreamHandler",
@@ -620,6 +621,9 @@ LOGGING = {
     "loggers": {
         "django": {"handlers": ["stdout"], "level": LOG_LEVEL, "propagate": False},
         "games": {"handlers": ["stdout"], "level": LOG_LEVEL, "propagate": False},
+        # the worker's per-task lines ("received", "succeeded"), less the beat's routine ones
+        "celery.app.trace": {"filters": ["routine_tasks"]},
+        "celery.worker.strategy": {"filters": ["routine_tasks"]},
     },
 }
 

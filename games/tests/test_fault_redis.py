@@ -125,7 +125,14 @@ def test_the_site_recovers_from_a_redis_restart_without_intervention(site_on_pri
         while not late_games or not await asyncio.to_thread(
             lambda: Game.objects.get(pk=late_games[-1]).is_bot_turn
         ):
-            assert len(late_games) < 8, "the computer never opened"
+            assert len(late_games) < 8, "the computer never opened: " + str(
+                await asyncio.to_thread(
+                    lambda: [
+                        (g.version, g.bot_side, g.position["turn"], g.phase, g.status)
+                        for g in Game.objects.filter(pk__in=late_games)
+                    ]
+                )
+            )
             late_games.append(await asyncio.to_thread(bot_game, server_b.base, late))
 
         await asyncio.to_thread(redis_server.start)

@@ -4,7 +4,9 @@ the ones in progress (docs/deploy.md "Capacity").
 The capacity is ``GAMES_MAX_ACTIVE`` games in progress (0: no cap), counted among the active
 games where something happened within ``GAMES_ACTIVE_WINDOW_SECONDS``. The count is read from
 the database at most once every ``COUNT_SECONDS`` and shared by every process through the
-cache (Redis); a cache that fails costs a query, never a refusal. A refused new game gets
+cache (Redis), where each game let in raises it at once (an atomic increment), so a burst of
+new games within those seconds cannot overshoot the cap; a cache that fails costs a query,
+never a refusal. A refused new game gets
 ``SiteFull``: HTTP 503 with ``Retry-After`` on the pages, an ``error`` frame with
 ``retry_after`` in the lobby.
 """
@@ -68,7 +70,20 @@ def _count():
 
 
 def check():
-    """Raise ``SiteFull`` when a new game would take the site past ``GAMES_MAX_ACTIVE``."""
+    """Raise ``SiteFull`` when a new game would take the site past ``GAMES_MAX_ACTIVE``;
+    otherwise count the game about to start (so the next caller sees it)."""
     cap = app_settings.MAX_ACTIVE
-    if cap and active_games() >= cap:
+    if not cap:
+        return
+    count = active_games()
+    if count >= cap:
+        raise SiteFull(app_settings.FULL_RETRY_SECONDS)
+    try:
+        count = cache.incr(CACHE_KEY)
+    except ValueError:  # the count expired meanwhile: the next call counts again
+        count += 1
+    except Exception:  # noqa: BLE001 - Redis away: the count just read stands
+        logger.warning("admission: the cache is unavailable", exc_info=True)
+        count += 1
+    if count > cap:
         raise SiteFull(app_settings.FULL_RETRY_SECONDS)

@@ -420,10 +420,17 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         await self.send(text_data=json.dumps({"type": "touch", "version": version}))
 
     async def catch_up(self):
-        """The process's socket watch found this socket behind its game: a snapshot, and the
-        game's group joined again (a Redis that lost its data lost the group too)."""
-        await self.channel_layer.group_add(self.group, self.channel_name)
-        await self.send_snapshot(recheck=False)
+        """The process's socket watch found this socket behind its game (or its presence): a
+        snapshot, and the groups joined again (a Redis that lost its data lost them too)."""
+        await self.rejoin()
+        await self.send_snapshot(force=True, recheck=False)
+
+    async def rejoin(self):
+        """Join the game's group and the session's again (the socket watch, every
+        ``socket_watch.TOUCH_MS``): harmless when already in them."""
+        for group in (self.group, getattr(self, "session_group", None)):
+            if group:
+                await self.channel_layer.group_add(group, self.channel_name)
 
     # --- helpers ---
 

@@ -1,10 +1,12 @@
 """The watch each Daphne process keeps over its game sockets (docs/protocol.md "Events").
 
-Every ``WATCH_MS`` one query reads the version of every game this process has sockets for;
-a socket still behind its game a second after the change committed (its group message was
-lost: a failed publish, a Redis that lost its data or its subscriptions) is caught up with a
-snapshot and joins its group again. Every ``TOUCH_MS`` each socket that speaks events is sent
-``{"type": "touch", "version": V}`` (its game's version: a page that has less asks for a
+Every ``WATCH_MS`` one query reads the version and who is away of every game this process
+has sockets for; a socket still behind its game a second after the change committed, or
+showing a player here who is away (or the other way round), has missed a group message (a
+failed publish, a Redis that lost its data or its subscriptions): it is caught up with a
+snapshot and joins its groups again. Every ``TOUCH_MS`` every socket joins its groups again
+anyway, so a Redis that lost them loses no later message, and each socket that speaks events
+is sent ``{"type": "touch", "version": V}`` (its game's version: a page that has less asks for a
 snapshot, and a page that hears nothing at all for long takes its socket for dead). Every
 ``services.PRESENCE_TOUCH_MS`` one query marks all the players' sockets of the process as still
 here. A process with no game socket runs no watch.
@@ -34,9 +36,10 @@ class SocketWatch:
     """The game sockets of this process by game id, and the task watching them.
 
     A socket registers with ``add`` once it has sent its first snapshot and leaves with
-    ``remove``; it must offer ``sent_version`` (int or None), ``side`` (None for an
-    onlooker), ``events`` (True when it speaks events), ``channel_name``, ``async catch_up()``
-    and ``async send_touch(version)``."""
+    ``remove``; it must offer ``sent_version`` (int or None), ``shown`` (the snapshot fields
+    it was last sent), ``side`` (None for an onlooker), ``events`` (True when it speaks
+    events), ``channel_name``, ``async catch_up()``, ``async rejoin()`` and ``async
+    send_touch(version)``."""
 
     def __init__(self):
         self.games = {}
@@ -92,13 +95,19 @@ class SocketWatch:
                 ),
                 return_exceptions=True,
             )
-        for game_id, (version, updated) in rows.items():
+        if touch:
+            await asyncio.gather(
+                *(socket.rejoin() for sockets in list(self.games.values()) for socket in sockets),
+                return_exceptions=True,
+            )
+        for game_id, (version, updated, away) in rows.items():
             if now - updated < BEHIND_MS:
                 continue
             behind.extend(
                 socket
                 for socket in self.games.get(game_id, ())
-                if socket.sent_version is not None and socket.sent_version < version
+                if socket.sent_version is not None
+                and (socket.sent_version < version or _shown_away(socket) != away)
             )
         if behind:
             logger.warning(
@@ -119,14 +128,31 @@ class SocketWatch:
             await database_sync_to_async(services.player_still_here)(names)
 
 
-def _versions(game_ids):
-    """``{game_id: (version, updated ms)}`` of the games that still exist."""
+def _shown_away(socket):
+    """``{side: away_since ms}`` of the players a socket was last shown away."""
+    presence = (socket.shown or {}).get("presence") or {}
     return {
-        pk: (version, clocks.to_ms(updated))
-        for pk, version, updated in Game.objects.filter(pk__in=game_ids).values_list(
-            "pk", "version", "updated"
-        )
+        side: shown["away_since"]
+        for side, shown in presence.items()
+        if shown and shown.get("away_since") is not None
     }
+
+
+def _versions(game_ids):
+    """``{game_id: (version, updated ms, {side: away_since ms})}`` of the games that still
+    exist (the sides away only)."""
+    rows = Game.objects.filter(pk__in=game_ids).values_list(
+        "pk", "version", "updated", "white_away_since", "black_away_since"
+    )
+    found = {}
+    for pk, version, updated, white_away, black_away in rows:
+        away = {"white": clocks.to_ms(white_away), "black": clocks.to_ms(black_away)}
+        found[pk] = (
+            version,
+            clocks.to_ms(updated),
+            {side: ms for side, ms in away.items() if ms is not None},
+        )
+    return found
 
 
 _watches = weakref.WeakKeyDictionary()

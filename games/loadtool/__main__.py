@@ -200,6 +200,7 @@ def main(argv=None):
             reports.append(result)
             print("\n".join(summary_lines(result)), flush=True)
             if args.out:
+                Path(args.out).parent.mkdir(parents=True, exist_ok=True)
                 Path(args.out).write_text(json.dumps(reports, indent=2) + "\n")
             if args.rest and (mode, count) != (
                 ("game" if args.mode != "echo" else "echo"),
@@ -216,6 +217,7 @@ def main(argv=None):
                 flush=True,
             )
             if args.out:
+                Path(args.out).parent.mkdir(parents=True, exist_ok=True)
                 Path(args.out).write_text(json.dumps(reports, indent=2) + "\n")
         all_met = all_met and met
         if args.until_broken and any(r["errors"] for r in runs.values()):

@@ -108,3 +108,15 @@ def test_a_cache_that_fails_costs_a_count_not_a_refusal(full_site, monkeypatch):
     assert admission.active_games() == 2
     with pytest.raises(admission.SiteFull):
         admission.check()
+
+
+def test_a_burst_of_new_games_inside_the_counts_lifetime_stops_at_the_cap(full_site, settings):
+    settings.GAMES_MAX_ACTIVE = 5  # two games run; three more may start
+    admitted = refused = 0
+    for _n in range(10):  # all within COUNT_SECONDS of the count
+        try:
+            admission.check()
+            admitted += 1
+        except admission.SiteFull:
+            refused += 1
+    assert (admitted, refused) == (3, 7)

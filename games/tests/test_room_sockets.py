@@ -280,3 +280,29 @@ def test_a_change_whose_message_was_lost_reaches_every_socket_within_seconds(fix
         assert frame["type"] == "snapshot" and frame["game"]["version"] == 2
         assert frame["game"]["last"]["play"] == "24/18 18/13"
     assert waited < 5
+
+
+def test_a_player_leaving_whose_message_was_lost_is_seen_away_within_seconds(fixed, monkeypatch):
+    # Black's socket closes but the message saying so never goes out: the watch sees that
+    # white's socket still shows black here and sends it a snapshot.
+    game = new_people_game(True, fixed=fixed, opening=(6, 5))
+
+    async def scenario():
+        white = await communicator(game.id, WHITE_GUEST)
+        black = await communicator(game.id, BLACK_GUEST)
+        await connect(white)
+        await connect(black)
+        while not await white.receive_nothing(timeout=0.3):
+            await white.receive_from()  # black's arrival
+        with monkeypatch.context() as lost:
+            lost.setattr(dispatch, "after_commit", lambda notice: None)
+            await black.disconnect()
+        started = time.monotonic()
+        frame = json.loads(await white.receive_from(timeout=6))
+        waited = time.monotonic() - started
+        await white.disconnect()
+        return frame, waited
+
+    frame, waited = run(scenario)
+    assert frame["type"] == "snapshot" and frame["game"]["presence"]["black"]["here"] is False
+    assert waited < 5

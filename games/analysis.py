@@ -257,7 +257,9 @@ def analysis_queue(app) -> str:
 
 
 def _queue(game_id):
-    current_app.send_task(ANALYSE_GAME, (game_id,), queue=analysis_queue(current_app))
+    current_app.send_task(
+        ANALYSE_GAME, (game_id,), queue=analysis_queue(current_app), ignore_result=True
+    )
 
 
 @receiver(game_finished)

@@ -116,6 +116,7 @@ def deliver(notice):
                 PRESENCE_NOTICE,
                 (str(game_id),),
                 eta=clocks.from_ms(notice.presence_notice_at + TIMER_GRACE_MS),
+                ignore_result=True,
             )
     except Exception:  # noqa: BLE001 - the sweep queues lost moves and applies lost deadlines
         logger.exception("game %s v%s: a task was not queued", game_id, version)
@@ -126,7 +127,9 @@ def send_bot_move(game_id, version, expires_ms=None):
     """Queue the computer's move of ``game_id`` at ``version`` (the task ``BOT_MOVE``);
     ``expires_ms``: a copy not taken by a worker within that many ms is dropped."""
     expires = expires_ms / 1000 if expires_ms is not None else None
-    current_app.send_task(BOT_MOVE, (str(game_id), version), expires=expires)
+    # ignore_result: sent by name, the task's own setting is unknown here, and a result
+    # backend to subscribe to would hold the caller 19 s while Redis is down
+    current_app.send_task(BOT_MOVE, (str(game_id), version), expires=expires, ignore_result=True)
 
 
 def notify_resync(game_id, version):

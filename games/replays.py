@@ -14,7 +14,7 @@ from games.engine import record as rec
 from games.engine.position_id import encode as encode_position
 from games.models import EventKind, Preset, Side, Status
 from games.services.clockwork import clock_spec
-from games.services.reading import opening_of, player_of
+from games.services.reading import HISTORY_KINDS, opening_of, player_of
 
 EVENT_NAME = "Long nardy game"
 
@@ -77,14 +77,7 @@ def game_record(game):
             n += 1
         elif event.kind == EventKind.DOUBLE:
             entries.append(rec.Entry(n, event.side, rec.DOUBLE, cube=event.cube))
-        elif event.kind in (
-            EventKind.TAKE,
-            EventKind.DROP,
-            EventKind.RESIGN,
-            EventKind.TIMEOUT,
-            EventKind.ABANDON,
-            EventKind.ABORT,
-        ):
+        elif event.kind in HISTORY_KINDS:  # take, drop, resign and the clock's endings
             entries.append(rec.Entry(n, event.side, event.kind))
     result = None
     if game.status == Status.FINISHED:

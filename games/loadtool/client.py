@@ -389,7 +389,12 @@ class Player:
 
     def _ask_snapshot(self):
         if self.ws is not None:
-            asyncio.ensure_future(self.ws.send(json.dumps({"type": "snapshot"})))
+            asyncio.ensure_future(self._send_quietly({"type": "snapshot"}))
+
+    async def _send_quietly(self, frame):
+        """Send ``frame`` unless the socket has closed meanwhile (the game ended)."""
+        with contextlib.suppress(OSError, WebSocketException):
+            await self.ws.send(json.dumps(frame))
 
     def _decide(self, game):
         """The frame to send for ``game`` (a snapshot's game object), or None."""

@@ -35,6 +35,9 @@ CLOSE_NOT_SIGNED_IN = 4401
 CLOSE_TOO_MANY_SOCKETS = 4429
 #: the standard "try again later" close: too many sockets opened lately (the page backs off)
 CLOSE_TRY_AGAIN_LATER = 1013
+#: a player's socket whose session no longer confirms the player (signed out, or signed in
+#: and given a new session key): the page opens a new socket with the cookies it has now
+CLOSE_SESSION_CHANGED = 4001
 
 #: frames that change the game (each names the version it was sent at) and the service doing it
 ACTIONS = {
@@ -273,8 +276,7 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         after a logout stops playing within that time."""
         while True:
             await asyncio.sleep(services.PRESENCE_TOUCH_MS / 1000)
-            if await self._call(self._recheck_identity):
-                await self.send_snapshot(force=True)
+            await self._identity_checked()
             if self.side is None:
                 return
 
@@ -404,9 +406,21 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
 
     async def session_changed(self, message):
         """Group message ``{"type": "session.changed"}`` (``dispatch.notify_session_changed``:
-        the session signed out): read it again; a socket that lost its player is sent a
-        snapshot, so the page learns it only watches now (no "you", no actions)."""
-        if await self._call(self._recheck_identity):
+        the session signed out): read it again (``_identity_checked``)."""
+        await self._identity_checked()
+
+    async def _identity_checked(self):
+        """Read the socket's session again. A player's socket it no longer confirms is closed
+        with CLOSE_SESSION_CHANGED, so the page comes back with the cookies it has now: as an
+        onlooker after a sign-out, as the account (which took over the guest's games) after
+        a sign-in gave the session a new key. Any other socket that lost its identity gets a
+        snapshot."""
+        played = self.side is not None
+        if not await self._call(self._recheck_identity):
+            return
+        if played:
+            await self.close(code=CLOSE_SESSION_CHANGED)
+        else:
             await self.send_snapshot(force=True, recheck=False)
 
     async def game_resync(self, message):

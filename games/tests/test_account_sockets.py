@@ -8,12 +8,13 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.sessions.models import Session
 from django.test import Client
 
-from games import services
+from games import consumers, services
 from games.models import Game, Phase, Presence
 from games.tests.factories import FixedDice, new_bot_game, state
-from games.tests.test_consumers import connect, origin, receive, run
+from games.tests.test_consumers import TIMEOUT, connect, origin, receive, run
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("unattended_queue")]
 
@@ -88,24 +89,29 @@ def test_a_signed_in_player_plays_by_account_and_after_logout_the_open_socket_ca
         assert "roll" in frame["game"]["actions"]
         before = await sync_to_async(state)(game.id)
 
-        # sign out over HTTP with the same session; the socket stays open
+        # sign out over HTTP with the same session: the sign-out is announced and the
+        # player's socket closed, for the page to come back with the cookies it has now
         response = await sync_to_async(client.post)("/en/accounts/logout/")
         assert response.status_code == 302
-        onlooker = await receive(comm)  # the sign-out is announced: it only watches now
-        assert onlooker["type"] == "snapshot"
-        assert onlooker["game"]["you"] is None and onlooker["game"]["actions"] == []
-
-        await comm.send_json_to({"type": "roll", "version": frame["game"]["version"]})
-        refused = await receive(comm)
-        assert refused["type"] == "error" and refused["code"] == "not_your_turn"
-        assert await sync_to_async(state)(game.id) == before
-        # the closed-off socket no longer keeps its player present
+        assert await comm.receive_output(timeout=TIMEOUT) == {
+            "type": "websocket.close",
+            "code": consumers.CLOSE_SESSION_CHANGED,
+        }
+        await comm.disconnect()
+        # the closed socket no longer keeps its player present
         assert await sync_to_async(Presence.objects.filter(game_id=game.pk).count)() == 0
 
-        # nor may it ask why a checker cannot move
-        await comm.send_json_to({"type": "why", "point": 24, "staged": ""})
-        assert (await next_error(comm))["code"] == "not_your_turn"
-        await comm.disconnect()
+        # the page comes back signed out: an onlooker, who may neither move nor ask why
+        again = await socket_of(client, game.id)
+        onlooker = await connect(again)
+        assert onlooker["you"] is None and onlooker["actions"] == []
+        await again.send_json_to({"type": "roll", "version": onlooker["version"]})
+        refused = await receive(again)
+        assert refused["type"] == "error" and refused["code"] == "not_your_turn"
+        await again.send_json_to({"type": "why", "point": 24, "staged": ""})
+        assert (await next_error(again))["code"] == "not_your_turn"
+        assert await sync_to_async(state)(game.id) == before
+        await again.disconnect()
 
     run(scenario)
     assert Game.objects.get(pk=game.pk).phase == Phase.ROLL
@@ -165,13 +171,47 @@ def test_a_logged_out_socket_stops_counting_as_present_at_its_next_touch(fixed, 
         comm = await socket_of(client, game.id)
         snap = await connect(comm)
         assert snap["you"] == "white"
-        await sync_to_async(client.post)("/en/accounts/logout/")
-        # no frame from the page: the presence touch notices and tells the page
+        # the session ends without a sign-out to announce it (expired, cleared by the
+        # operator): no frame from the page, the presence touch notices and closes the socket
+        key = client.session.session_key
+        await sync_to_async(Session.objects.filter(session_key=key).delete)()
         while True:
-            frame = await receive(comm)
-            if frame["type"] == "snapshot" and frame["game"]["you"] is None:
+            output = await comm.receive_output(timeout=TIMEOUT)
+            if output["type"] == "websocket.close":
                 break
-        assert await sync_to_async(Presence.objects.filter(game_id=game.pk).count)() == 0
+        assert output["code"] == consumers.CLOSE_SESSION_CHANGED
         await comm.disconnect()
+        assert await sync_to_async(Presence.objects.filter(game_id=game.pk).count)() == 0
 
     run(scenario)
+
+
+@pytest.mark.timeout(30)
+def test_a_guest_who_signs_in_keeps_the_seat_through_a_new_socket(fixed, monkeypatch):
+    # Signing in gives the session a new key: the guest's open socket no longer has its
+    # session, so it is closed for the page to come back, now as the account that took over
+    # the guest's games (it used to stay open as an onlooker, and the opponent could claim
+    # the win from the player still looking at the game).
+    monkeypatch.setattr(services, "PRESENCE_TOUCH_MS", 100)
+    guest = Client()
+    guest.post("/en/new/", {"level": "easy", "side": "white"})
+    game = Game.objects.get()
+    user = User.objects.create_user("player")
+
+    async def scenario():
+        comm = await socket_of(guest, game.id)
+        side = (await connect(comm))["you"]
+        await sync_to_async(guest.force_login)(user)  # the sign-in, in another tab
+        while True:
+            output = await comm.receive_output(timeout=TIMEOUT)
+            if output["type"] == "websocket.close":
+                break
+        await comm.disconnect()
+        again = await socket_of(guest, game.id)  # the page's new socket, new cookie
+        back = await connect(again)
+        await again.disconnect()
+        return side, output["code"], back["you"]
+
+    side, code, you = run(scenario)
+    assert side in ("white", "black") and code == consumers.CLOSE_SESSION_CHANGED
+    assert you == side and Game.objects.get(pk=game.pk).user_of(side) == user.pk

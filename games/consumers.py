@@ -187,9 +187,10 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
     session's ``guest_id``), joins the group ``game_<id>`` and its session's group, and sends
     a snapshot. When a sign-out of its session is announced (``session.changed``), before a
     ``why`` or snapshot request is answered, and at each presence touch, the session is read
-    again from the store: once it is gone (a logout flushes it) or holds another account or
-    guest, the socket keeps only what the fresh session still confirms (usually nothing: an
-    onlooker, told so by a snapshot), so a socket left open after a logout can no longer
+    again from the store: once it is gone (a logout flushes it, a sign-in cycles its key) or
+    holds another account or guest, the socket keeps only what the fresh session still
+    confirms, and a player's socket is closed with CLOSE_SESSION_CHANGED for the page to
+    come back with its new cookies, so a socket left open after a logout can no longer
     move. Client frames: ``roll``, ``play``,
     ``double``, ``take``, ``drop``, ``resign`` (each with ``version``), ``claim`` (the win
     against an absent opponent), ``snapshot`` and ``why`` (read only). Errors are sent as

@@ -566,6 +566,9 @@ async def run_client(plan, ready, should_stop):
                 )
             except SiteFull as full:
                 stats.refused += 1
+                if first:  # answered: the table is in, if only to wait for a place
+                    first = False
+                    one_open()
                 if config.to_end:
                     break
                 await _sleep_unless(stop, min(full.retry_after, config.retry_pause))

@@ -571,7 +571,7 @@ async def run_client(plan, ready, should_stop):
                     one_open()
                 if config.to_end:
                     break
-                await _sleep_unless(stop, min(full.retry_after, config.retry_pause))
+                await _sleep_unless(stop, full.retry_after)  # as a player would
                 continue
             except (SetupError, requests.RequestException) as exc:
                 stats.error(f"set-up failed: {exc!r}")

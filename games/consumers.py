@@ -8,6 +8,7 @@ import math
 import time
 import uuid
 from importlib import import_module
+from urllib.parse import parse_qs
 
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from channels.consumer import get_handler_name
@@ -216,7 +217,7 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
             await self.close(code=CLOSE_NOT_FOUND)
             return
         self.group = services.group_name(self.game_id)
-        self.language = self._language()
+        self.language = _language_of(self.scope)
         self.sent_version = None
         # the shared fields of the game as this socket was last sent them (its events' base)
         self.shown = {}
@@ -463,7 +464,7 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         if not force and self.sent_version is not None and version <= self.sent_version:
             return
         self.sent_version = version
-        self.shown = {key: game[key] for key in SHARED_FIELDS}
+        self.shown = {key: game[key] for key in services.SHARED_FIELDS}
         await self.send(text_data=json.dumps(frame))
 
     async def send_why(self, frame):
@@ -538,14 +539,6 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
             self.side = services.player_here(self.game_id, self.actor, self.channel_name)
         return True
 
-    def _language(self):
-        query = self.scope.get("query_string", b"").decode("latin-1")
-        for part in query.split("&"):
-            key, _sep, value = part.partition("=")
-            if key == "lang" and value in dict(settings.LANGUAGES):
-                return value
-        return settings.LANGUAGE_CODE
-
     @database_sync_to_async
     def _identify(self):
         return _actor_of(self.scope), Game.objects.filter(pk=self.game_id).exists()
@@ -576,36 +569,11 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
             return services.snapshot(game, self.actor)
 
 
-#: the snapshot fields an ``event`` frame may change (``services.reading.shared_state``, and
-#: ``last``)
-SHARED_FIELDS = (
-    "status",
-    "phase",
-    "turn",
-    "awaiting",
-    "dice",
-    "position",
-    "position_id",
-    "pips",
-    "off",
-    "cube",
-    "last",
-    "clock",
-    "presence",
-    "fairness",
-)
-
-
-#: the object fields, each with a fixed set of keys, that an ``event`` gives as their changed
-#: keys only, for the page to merge into the object it holds (docs/protocol.md "Events")
-MERGED_FIELDS = ("position", "pips", "off", "cube", "last", "clock", "presence", "fairness")
-
-
 def _change(field, held, value):
     """What an event says of ``field``, held by the socket as ``held`` and now ``value``: for
-    an object of MERGED_FIELDS held as an object, its keys whose value changed; else the
-    whole value."""
-    if field in MERGED_FIELDS and isinstance(held, dict) and isinstance(value, dict):
+    an object of ``services.MERGED_FIELDS`` held as an object, its keys whose value changed;
+    else the whole value."""
+    if field in services.MERGED_FIELDS and isinstance(held, dict) and isinstance(value, dict):
         return {key: item for key, item in value.items() if held.get(key) != item}
     return value
 
@@ -613,8 +581,7 @@ def _change(field, held, value):
 def _wants_events(scope):
     """True when the socket asked for ``event`` frames (``?events=1``, docs/protocol.md
     "Events"); without it every change sends a snapshot, as before the events."""
-    query = scope.get("query_string", b"").decode("latin-1")
-    return "events=1" in query.split("&")
+    return _query_param(scope, "events") == "1"
 
 
 #: the session key of the visitor's guest id (games.views.GUEST_SESSION_KEY)
@@ -815,12 +782,14 @@ def _waiting_state(user_id):
 
 def _language_of(scope):
     """The language named by the socket's ``lang`` query parameter (else the default)."""
+    value = _query_param(scope, "lang")
+    return value if value in dict(settings.LANGUAGES) else settings.LANGUAGE_CODE
+
+
+def _query_param(scope, name):
+    """The first value of query parameter ``name`` of the socket's path, or None."""
     query = scope.get("query_string", b"").decode("latin-1")
-    for part in query.split("&"):
-        key, _sep, value = part.partition("=")
-        if key == "lang" and value in dict(settings.LANGUAGES):
-            return value
-    return settings.LANGUAGE_CODE
+    return next(iter(parse_qs(query).get(name, ())), None)
 
 
 def _parse_json(text_data):

@@ -8,7 +8,8 @@ GAP = "gap"
 
 #: links whose path holds the position ID (replaced when ``position_id`` changes)
 POSITION_LINKS = ("share", "image", "png")
-#: object fields an event gives as their changed keys, merged into the held object
+#: object fields an event gives as their changed keys, merged into the held object (as
+#: ``games.services.reading.MERGED_FIELDS`` sends them; this client imports no Django)
 MERGED_FIELDS = ("position", "pips", "off", "cube", "last", "clock", "presence", "fairness")
 
 
@@ -49,11 +50,13 @@ def apply_event(game, frame):
 
 class GameView:
     """The game as the frames of one socket make it: ``game`` (None before the first
-    snapshot), ``games`` (every game it has held, in order) and ``gaps`` (events that
-    did not build on it)."""
+    snapshot), ``games`` (with ``keep``: every game it has held, in order; else empty: a load
+    run's thousands of players need only the last) and ``gaps`` (events that did not build
+    on it)."""
 
-    def __init__(self):
+    def __init__(self, keep=False):
         self.game = None
+        self.keep = keep
         self.games = []
         self.gaps = 0
 
@@ -75,5 +78,6 @@ class GameView:
         else:
             return False
         self.game = new
-        self.games.append(new)
+        if self.keep:
+            self.games.append(new)
         return True

@@ -26,8 +26,8 @@ The names below are the package's interface (consumers, tasks, views and tests u
 """
 
 from games.services.actors import BOT, Actor
-from games.services.clockwork import clock_spec
-from games.services.dispatch import TIMER_GRACE_MS, group_name
+from games.services.clockwork import TIMER_GRACE_MS, clock_spec
+from games.services.dispatch import group_name
 from games.services.errors import (
     BadFrame,
     CannotClaim,
@@ -73,6 +73,8 @@ from games.services.presence import (
 from games.services.reading import (
     ACTION_ORDER,
     HISTORY_FIELDS,
+    MERGED_FIELDS,
+    SHARED_FIELDS,
     EventRow,
     actions_for,
     clock_of,
@@ -115,8 +117,10 @@ __all__ = [
     "DEFAULT_MATCH_LENGTH",
     "HISTORY_FIELDS",
     "MATCH_LENGTHS",
+    "MERGED_FIELDS",
     "PRESENCE_STALE_MS",
     "PRESENCE_TOUCH_MS",
+    "SHARED_FIELDS",
     "TIMER_GRACE_MS",
     "Actor",
     "BadFrame",

@@ -6,6 +6,11 @@ out at a given instant. Works on the locked game; records nothing (``turns`` and
 from games import clocks
 from games.models import EventKind, Phase
 
+#: the sweep applies a deadline only this long after it (ms): an action received before the
+#: deadline but still waiting for the game's lock is then applied first, so the clock never
+#: beats an earlier move
+TIMER_GRACE_MS = 250
+
 
 def clock_spec(game):
     """The game's ``games.clocks.ClockSpec``, or None for a game without a clock."""

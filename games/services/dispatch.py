@@ -25,6 +25,7 @@ from django.db import transaction
 from games import clocks
 from games.models import EventKind, Side
 from games.services import reading
+from games.services.clockwork import TIMER_GRACE_MS
 
 logger = logging.getLogger(__name__)
 
@@ -33,11 +34,6 @@ logger = logging.getLogger(__name__)
 BOT_MOVE = "games.bot_move"
 CLOCK_TIMEOUT = "games.clock_timeout"
 PRESENCE_NOTICE = "games.presence_notice"
-
-#: the sweep applies a deadline only this long after it (ms): an action received before the
-#: deadline but still waiting for the game's lock is then applied first, so the clock never
-#: beats an earlier move
-TIMER_GRACE_MS = 250
 
 
 def group_name(game_id):
@@ -51,14 +47,12 @@ class Notice:
 
     ``game`` is a copy of the game as saved; ``from_version`` the version before the change
     (equal to the game's for a change of presence only); ``events`` the ``reading.EventRow``s
-    recorded; ``resync`` asks every socket for a full snapshot instead of an event;
-    ``presence_notice_at`` (ms) queues the end of a claim's grace period."""
+    recorded; ``presence_notice_at`` (ms) queues the end of a claim's grace period."""
 
     game: object
     from_version: int
     events: list = field(default_factory=list)
     presence: bool = False
-    resync: bool = False
     presence_notice_at: int | None = None
 
     @classmethod

@@ -50,11 +50,8 @@ def player_here(game_id, viewer, channel_name):
 
 
 def player_still_here(channel_names):
-    """Mark the sockets ``channel_names`` (one name or a list) as seen now (every
-    ``PRESENCE_TOUCH_MS``; a Daphne process touches all its players' sockets in one
-    query)."""
-    if isinstance(channel_names, str):
-        channel_names = [channel_names]
+    """Mark the sockets ``channel_names`` (a list) as seen now (every ``PRESENCE_TOUCH_MS``;
+    a Daphne process touches all its players' sockets in one query)."""
     Presence.objects.filter(channel_name__in=channel_names).update(
         seen=clocks.from_ms(clocks.now_ms())
     )

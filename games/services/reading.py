@@ -208,6 +208,28 @@ def event_rows(game, after_seq=0):
     ]
 
 
+#: the snapshot fields an event may change: ``shared_state``'s and ``last``
+SHARED_FIELDS = (
+    "status",
+    "phase",
+    "turn",
+    "awaiting",
+    "dice",
+    "position",
+    "position_id",
+    "pips",
+    "off",
+    "cube",
+    "last",
+    "clock",
+    "presence",
+    "fairness",
+)
+#: the object fields among them, each with a fixed set of keys, that an event gives as their
+#: changed keys only, for the client to merge into the object it holds
+MERGED_FIELDS = ("position", "pips", "off", "cube", "last", "clock", "presence", "fairness")
+
+
 def shared_state(game, now):
     """The fields of a snapshot's ``game`` that every viewer shares and a change may touch
     (docs/protocol.md "Events": ``version``, ``status``, ``phase``, ``turn``, ``awaiting``,
@@ -251,10 +273,10 @@ def shared_state(game, now):
     }
 
 
-def legal_of(game, side, results=True):
+def legal_of(game, side, results=True, why_not=True):
     """The snapshot's ``legal`` for ``side`` (plays, step graph, pass, why_not), or None
     unless ``side`` is to move in phase "play". ``results`` False leaves out each play's
-    ``result`` board (an event's ``legal``)."""
+    ``result`` board and ``why_not`` False the why-nots (an event's ``legal``)."""
     if game.is_over or game.phase != Phase.PLAY or side is None or side != game.awaiting:
         return None
     position = game.get_position()
@@ -266,25 +288,24 @@ def legal_of(game, side, results=True):
         ]
     else:
         listed = [{"play": p.notation} for p in plays]
-    return {
+    legal = {
         "plays": listed,
         "graph": step_graph(position, rolled, game.ruleset),
         "pass": len(plays) == 1 and plays[0].notation == "",
-        "why_not": {
+    }
+    if why_not:
+        legal["why_not"] = {
             str(point): wording.explanation_frame(found)
             for point, found in explain.immovable_points(position, rolled, game.ruleset).items()
-        },
-    }
+        }
+    return legal
 
 
 def shared_legal(game):
     """The mover's ``legal`` of an event (built once for every socket): the plays without
     their result boards, the step graph and the pass, but no ``why_not`` (a page asks with a
     ``why`` frame for the checker tapped). None when nobody is to play."""
-    legal = legal_of(game, game.awaiting, results=False)
-    if legal is not None:
-        del legal["why_not"]
-    return legal
+    return legal_of(game, game.awaiting, results=False, why_not=False)
 
 
 def snapshot(game, viewer=None, events=None):

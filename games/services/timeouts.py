@@ -8,7 +8,7 @@ import logging
 from games import clocks
 from games.models import Game, Presence
 from games.services import moves, presence, turns, unit
-from games.services.dispatch import TIMER_GRACE_MS
+from games.services.clockwork import TIMER_GRACE_MS
 
 logger = logging.getLogger(__name__)
 

@@ -104,16 +104,11 @@ def _why_text(code, target):
 def explanation_frame(explanation):
     """The ``reasons``/``message`` part of a ``why_not`` entry or ``why`` frame for one
     ``games.engine.explain.Explanation``."""
-    return reasons_frame(explanation.point, explanation.reasons)
-
-
-def reasons_frame(point, reasons):
-    """A ``why_not`` entry for the checker on ``point`` from its ``(die, code)`` pairs (or
-    ``{"die", "code"}`` dicts): ``{"reasons": [...], "message": <text>}``."""
-    pairs = [(r["die"], r["code"]) if isinstance(r, dict) else tuple(r) for r in reasons]
-    triples = [(die, code, point - die if die else None) for die, code in pairs]
+    triples = [
+        (die, code, explanation.point - die if die else None) for die, code in explanation.reasons
+    ]
     return {
-        "reasons": [{"die": die, "code": code} for die, code in pairs],
+        "reasons": [{"die": die, "code": code} for die, code in explanation.reasons],
         "message": why_not_message(triples) if triples else _("This checker can move."),
     }
 

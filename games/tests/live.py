@@ -87,7 +87,7 @@ class GameSocket:
         self.name = name
         self.server = server
         self.ws = ws
-        self.view = GameView()
+        self.view = GameView(keep=True)
         self.frames = []
         self.closed_at = None
         self._changed = asyncio.Condition()

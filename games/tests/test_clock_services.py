@@ -506,7 +506,7 @@ def test_a_dead_socket_is_dropped_by_the_sweep(clock):
     game = past_first_moves(new_people_game(PRESENCE_ONLY, preset="match", match_length=3))
     services.player_here(game.pk, BLACK_GUEST, "black-1")
     clock.wait(services.PRESENCE_STALE_MS // 2)
-    services.player_still_here("black-1")  # touched: still fresh at the first sweep
+    services.player_still_here(["black-1"])  # touched: still fresh at the first sweep
     touched = clock.now()
     clock.wait(services.PRESENCE_STALE_MS // 2 + 1)
     assert services.sweep_clocks() == (0, 0)

@@ -127,7 +127,7 @@ class SocketCap:
                         "moment."
                     ),
                 )
-            await self.send(text_data=json.dumps(frame))
+            await self.send(text_data=_frame_text(frame))
         await self.close(code=close_code)
 
 
@@ -196,7 +196,7 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
     ``double``, ``take``, ``drop``, ``resign`` (each with ``version``), ``claim`` (the win
     against an absent opponent), ``snapshot`` and ``why`` (read only). Errors are sent as
     ``error`` frames (a ``stale_version`` is followed by a snapshot); a ``game.changed`` group
-    event makes it send this viewer's fresh snapshot. Connecting and asking for snapshots
+    message is passed on as this viewer's ``event`` frame (docs/protocol.md "Events"). Connecting and asking for snapshots
     never make a move nor queue a computer move; they only apply a clock deadline that has
     already passed (so nobody sees a clock past zero).
     Interface text is in the language named by the ``lang`` query parameter, if it is one
@@ -204,8 +204,8 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
 
     Presence (docs/protocol.md "Presence"): a player's socket is registered on connect
     (``services.player_here``), touched every ``services.PRESENCE_TOUCH_MS`` while open and
-    removed on disconnect (``services.player_left``); a ``game.presence`` group event sends
-    every viewer a snapshot of the same version. Each action is timed on arrival, so the clock
+    removed on disconnect (``services.player_left``); a change of presence reaches every
+    viewer as an event of the same version. Each action is timed on arrival, so the clock
     judges it by when the server received it.
     """
 
@@ -221,7 +221,6 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         self.sent_version = None
         # the shared fields of the game as this socket was last sent them (its events' base)
         self.shown = {}
-        self.events = _wants_events(self.scope)
         self.side = None
         self.actor, exists = await self._identify()
         self.frame_limit = FrameLimit(
@@ -309,7 +308,7 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
                 if wait:
                     with translation.override(self.language):
                         await self.send(
-                            text_data=json.dumps(rate_limited_frame(wait, self.sent_version))
+                            text_data=_frame_text(rate_limited_frame(wait, self.sent_version))
                         )
                 return
             await self._receive(text_data)
@@ -368,8 +367,8 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         """Group message of a committed change (``dispatch.change_message``): sent on to this
         socket as an ``event`` frame built from the shared part, with this viewer's actions and
         legal plays (docs/protocol.md "Events"); a socket that does not continue from the
-        change's base version, a game that ended and a socket that asked for snapshots get a
-        snapshot instead. Old news is dropped."""
+        change's base version and a game that ended get a snapshot instead. Old news is
+        dropped."""
         version, base = message["version"], message["from"]
         if (
             self.sent_version is None
@@ -377,7 +376,7 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
             or (version == self.sent_version and base != version)
         ):
             return
-        if not self.events or message["over"] or base != self.sent_version:
+        if message["over"] or base != self.sent_version:
             await self.send_snapshot(force=version == self.sent_version, recheck=False)
             return
         state = message["state"]
@@ -404,7 +403,7 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         }
         self.shown.update(state)
         self.sent_version = version
-        await self.send(text_data=json.dumps(frame))
+        await self.send(text_data=_frame_text(frame))
 
     async def session_changed(self, message):
         """Group message ``{"type": "session.changed"}`` (``dispatch.notify_session_changed``:
@@ -432,8 +431,8 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
 
     async def send_touch(self, version):
         """The socket watch's periodic ``{"type": "touch", "version": V}`` (V: the game's
-        version as last read), to a socket that speaks events."""
-        await self.send(text_data=json.dumps({"type": "touch", "version": version}))
+        version as last read)."""
+        await self.send(text_data=_frame_text({"type": "touch", "version": version}))
 
     async def catch_up(self):
         """The process's socket watch found this socket behind its game (or its presence): a
@@ -465,7 +464,7 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
             return
         self.sent_version = version
         self.shown = {key: game[key] for key in services.SHARED_FIELDS}
-        await self.send(text_data=json.dumps(frame))
+        await self.send(text_data=_frame_text(frame))
 
     async def send_why(self, frame):
         """Answer a ``why`` frame (docs/protocol.md "Explanations")."""
@@ -473,13 +472,13 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         if answer is None:
             await self.close(code=CLOSE_NOT_FOUND)
             return
-        await self.send(text_data=json.dumps(answer))
+        await self.send(text_data=_frame_text(answer))
 
     async def send_error(self, code, message, version=None):
         with translation.override(self.language):
             text = str(message)
         await self.send(
-            text_data=json.dumps(
+            text_data=_frame_text(
                 {
                     "type": "error",
                     "code": code,
@@ -578,10 +577,9 @@ def _change(field, held, value):
     return value
 
 
-def _wants_events(scope):
-    """True when the socket asked for ``event`` frames (``?events=1``, docs/protocol.md
-    "Events"); without it every change sends a snapshot, as before the events."""
-    return _query_param(scope, "events") == "1"
+def _frame_text(frame):
+    """A server frame as the text sent: compact JSON (no spaces after separators)."""
+    return json.dumps(frame, separators=(",", ":"))
 
 
 #: the session key of the visitor's guest id (games.views.GUEST_SESSION_KEY)
@@ -649,7 +647,7 @@ class LobbyConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         state = await database_sync_to_async(_waiting_state)(self.user_id)
         await self.accept()
         if state is not None:
-            await self.send(text_data=json.dumps(state))
+            await self.send(text_data=_frame_text(state))
 
     async def disconnect(self, code):
         self._stop_touching()
@@ -667,7 +665,7 @@ class LobbyConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         if wait is not None:
             if wait:
                 with translation.override(self.language):
-                    await self.send(text_data=json.dumps(rate_limited_frame(wait)))
+                    await self.send(text_data=_frame_text(rate_limited_frame(wait)))
             return
         with translation.override(self.language):
             frame = _parse_json(text_data)
@@ -718,7 +716,7 @@ class LobbyConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         if event["entry"] != self.entry_id:
             self.entry_id = None  # another tab's join replaced this socket's entry
             self._stop_touching()
-        await self.send(text_data=json.dumps(event["state"]))
+        await self.send(text_data=_frame_text(event["state"]))
 
     async def lobby_paired(self, event):
         """Group event ``{"type": "lobby.paired", "game": <uuid>}``: sends the game and its
@@ -727,13 +725,15 @@ class LobbyConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         self._stop_touching()
         with translation.override(self.language):
             url = reverse("games:game", kwargs={"game_id": event["game"]})
-        await self.send(text_data=json.dumps({"type": "paired", "game": event["game"], "url": url}))
+        await self.send(
+            text_data=_frame_text({"type": "paired", "game": event["game"], "url": url})
+        )
 
     async def lobby_left(self, event):
         """Group event ``{"type": "lobby.left"}``: the account's entry left the queue."""
         self.entry_id = None
         self._stop_touching()
-        await self.send(text_data=json.dumps({"type": "left"}))
+        await self.send(text_data=_frame_text({"type": "left"}))
 
     async def _touch(self, entry):
         """Keep the waiting ``entry`` alive while this socket is open and its session is
@@ -761,7 +761,7 @@ class LobbyConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         frame = {"type": "error", "code": code, "message": str(message)}
         if retry_after is not None:
             frame["retry_after"] = math.ceil(retry_after * 10) / 10
-        await self.send(text_data=json.dumps(frame))
+        await self.send(text_data=_frame_text(frame))
 
 
 async def _leave_group(layer, group, channel_name):

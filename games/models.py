@@ -195,6 +195,8 @@ class Game(models.Model):
     answers. Verifiable dice: every roll is derived from the secret ``seed`` (hex; see
     ``games.engine.fairdice``), whose SHA-256 ``seed_hash`` is public from the start; ``rolls``
     is the number of the next roll. Games created before seeds existed have an empty seed.
+    ``plays`` counts the play events recorded (passes too): the next play's turn number in
+    the history is ``plays + 1``.
     """
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
@@ -229,6 +231,7 @@ class Game(models.Model):
     seed = models.CharField(max_length=64, blank=True)
     seed_hash = models.CharField(max_length=64, blank=True)
     rolls = models.PositiveIntegerField(default=0)
+    plays = models.PositiveIntegerField(default=0)
     version = models.PositiveIntegerField(default=0)
     winner = models.CharField(max_length=8, choices=Side.choices, blank=True)
     result_kind = models.CharField(max_length=8, choices=ResultKind.choices, blank=True)

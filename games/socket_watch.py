@@ -5,11 +5,11 @@ has sockets for; a socket still behind its game a second after the change commit
 showing a player here who is away (or the other way round), has missed a group message (a
 failed publish, a Redis that lost its data or its subscriptions): it is caught up with a
 snapshot and joins its groups again. Every ``TOUCH_MS`` every socket joins its groups again
-anyway, so a Redis that lost them loses no later message, and each socket that speaks events
-is sent ``{"type": "touch", "version": V}`` (its game's version: a page that has less asks for a
-snapshot, and a page that hears nothing at all for long takes its socket for dead). Every
-``services.PRESENCE_TOUCH_MS`` one query marks all the players' sockets of the process as still
-here. A process with no game socket runs no watch.
+anyway, so a Redis that lost them loses no later message, and is sent ``{"type": "touch",
+"version": V}`` (its game's version: a page that has less asks for a snapshot, and a page
+that hears nothing at all for long takes its socket for dead). Every
+``services.PRESENCE_TOUCH_MS`` one query marks all the players' sockets of the process as
+still here. A process with no game socket runs no watch.
 """
 
 import asyncio
@@ -28,7 +28,7 @@ WATCH_MS = 2_000
 #: a socket behind its game for this long after the change committed is caught up (ms):
 #: shorter and it would race the change's own message
 BEHIND_MS = 1_000
-#: how often the sockets that speak events are sent the game's version (ms)
+#: how often the sockets are sent the game's version (ms)
 TOUCH_MS = 15_000
 
 
@@ -37,9 +37,8 @@ class SocketWatch:
 
     A socket registers with ``add`` once it has sent its first snapshot and leaves with
     ``remove``; it must offer ``sent_version`` (int or None), ``shown`` (the snapshot fields
-    it was last sent), ``side`` (None for an onlooker), ``events`` (True when it speaks
-    events), ``channel_name``, ``async catch_up()``, ``async rejoin()`` and ``async
-    send_touch(version)``."""
+    it was last sent), ``side`` (None for an onlooker), ``channel_name``, ``async
+    catch_up()``, ``async rejoin()`` and ``async send_touch(version)``."""
 
     def __init__(self):
         self.games = {}
@@ -78,7 +77,7 @@ class SocketWatch:
 
     async def check(self, touch=False):
         """Catch up every socket left behind its game for ``BEHIND_MS`` (and, with ``touch``,
-        send the event sockets their game's version); returns how many were behind."""
+        send every socket its game's version); returns how many were behind."""
         if not self.games:
             return 0
         rows = await database_sync_to_async(_versions)(list(self.games))
@@ -91,7 +90,6 @@ class SocketWatch:
                     for game_id, sockets in list(self.games.items())
                     if game_id in rows
                     for socket in list(sockets)
-                    if socket.events
                 ),
                 return_exceptions=True,
             )

@@ -451,7 +451,7 @@ def game_page(request, game_id):
     between_people = not game.bot_side
     context = {
         "game": game,
-        "ws_path": f"/ws/game/{game.id}/?lang={get_language()}&events=1",
+        "ws_path": f"/ws/game/{game.id}/?lang={get_language()}",
         "is_player": you is not None,
         "initial_snapshot": services.snapshot(game, viewer)["game"],
         "between_people": between_people,

@@ -315,7 +315,7 @@ class Player:
 
     async def run(self):
         table, stats = self.table, self.table.stats
-        url = f"{ws_base(self.base)}/ws/game/{table.game_id}/?lang={LANG}&events=1"
+        url = f"{ws_base(self.base)}/ws/game/{table.game_id}/?lang={LANG}"
         try:
             async with connect(
                 url,

@@ -10,11 +10,13 @@ GAP = "gap"
 POSITION_LINKS = ("share", "image", "png")
 #: object fields an event gives as their changed keys, merged into the held object (as
 #: ``games.services.reading.MERGED_FIELDS`` sends them; this client imports no Django)
-MERGED_FIELDS = ("position", "pips", "off", "cube", "last", "clock", "presence", "fairness")
+MERGED_FIELDS = ("position", "pips", "off", "cube", "clock", "presence", "fairness")
 
 
 def apply_event(game, frame):
-    """The game after the ``event`` ``frame``, a new dict (``game`` is not changed).
+    """The game after the ``event`` ``frame``, a new dict (``game`` is not changed): the
+    changes merged, the history appended (its last play is the new ``last``), ``legal``
+    unpacked to the snapshot's form.
 
     ``game`` is a snapshot's ``game`` (or a game an earlier event made). Returns ``OLD_NEWS``
     when the frame does not build on ``game``'s version and is not newer, ``GAP`` when it
@@ -31,10 +33,13 @@ def apply_event(game, frame):
         **changes,
         "version": frame["version"],
         "actions": frame.get("actions", []),
-        "legal": frame.get("legal"),
+        "legal": unpack_legal(frame.get("legal")),
     }
     if frame.get("history"):
         new["history"] = list(game.get("history") or []) + frame["history"]
+        last = last_play(frame["history"])
+        if last is not None:
+            new["last"] = last
     old_id, new_id = game.get("position_id"), changes.get("position_id")
     if new_id and old_id and new_id != old_id and game.get("links"):
         new["links"] = {
@@ -46,6 +51,32 @@ def apply_event(game, frame):
             for key, value in game["links"].items()
         }
     return new
+
+
+def last_play(entries):
+    """The snapshot's ``last`` from the last play among ``history`` entries, or None."""
+    for entry in reversed(entries):
+        if entry.get("kind") == "play":
+            return {key: entry[key] for key in ("side", "dice", "play", "version")}
+    return None
+
+
+def unpack_legal(legal):
+    """An event's ``legal`` (plays as strings, the graph packed one list per node: ``[final,
+    label, node, label, node, ...]``) in the snapshot's form (``{"plays": [{"play": ...}],
+    "graph": {"nodes": [{"steps": {...}, "final": bool}]}, "pass": bool}``). None, and a
+    ``legal`` already in that form, come back as they are."""
+    if not legal or not isinstance(legal.get("graph"), list):
+        return legal
+    nodes = [
+        {"steps": dict(zip(row[1::2], row[2::2], strict=True)), "final": row[0] == 1}
+        for row in legal["graph"]
+    ]
+    return {
+        "plays": [{"play": play} if isinstance(play, str) else play for play in legal["plays"]],
+        "graph": {"nodes": nodes},
+        "pass": bool(legal["pass"]),
+    }
 
 
 class GameView:

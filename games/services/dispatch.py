@@ -177,9 +177,9 @@ def change_message(notice):
     ``{"type": "game.changed", "version": v, "from": u, "events": [[seq, kind, side, dice,
     play, cube], ...], "history": [entries], "state": {field: value}, "actions": {side:
     [...]}, "legal": {...} | None, "over": bool}``. ``state`` holds the shared fields of the
-    snapshot that a change may touch (``reading.shared_state``; ``last`` only when the change
-    recorded a play), ``actions`` each player's, ``legal`` the mover's without the result
-    boards and ``why_not`` (``reading.shared_legal``). ``over``: the game has ended, so
+    snapshot that a change may touch (``reading.shared_state``; not ``last``, which a client
+    takes from the history's last play), ``actions`` each player's, ``legal`` the mover's
+    in the event's compact form (``reading.shared_legal``). ``over``: the game has ended, so
     sockets send snapshots instead.
     """
     game = notice.game
@@ -194,11 +194,7 @@ def change_message(notice):
     }
     if game.is_over:
         return message
-    state = reading.shared_state(game, now)
-    last_play = next((row for row in reversed(events) if row.kind == EventKind.PLAY), None)
-    if last_play is not None:
-        state["last"] = reading.last_of(last_play)
-    message["state"] = state
+    message["state"] = reading.shared_state(game, now)
     message["history"] = reading.history(events, first_n=_turn_number(game, events))
     message["actions"] = {
         side: reading.actions_for(game, side, now) for side in Side.values if side != game.bot_side
@@ -208,11 +204,9 @@ def change_message(notice):
 
 
 def _turn_number(game, events):
-    """The turn number of the first of ``events`` (plays before it, plus one), or 1 when the
-    change recorded no history entry (nothing to number)."""
-    if not any(row.kind in reading.HISTORY_KINDS for row in events):
-        return 1
-    return game.events.filter(kind=EventKind.PLAY, seq__lt=events[0].seq).count() + 1
+    """The turn number of the first of ``events``: the plays before them, plus one (the game
+    counts its plays, ``events`` are the change's last ones)."""
+    return game.plays - sum(row.kind == EventKind.PLAY for row in events) + 1
 
 
 def _send_now(group, message):

@@ -226,8 +226,9 @@ SHARED_FIELDS = (
     "fairness",
 )
 #: the object fields among them, each with a fixed set of keys, that an event gives as their
-#: changed keys only, for the client to merge into the object it holds
-MERGED_FIELDS = ("position", "pips", "off", "cube", "last", "clock", "presence", "fairness")
+#: changed keys only, for the client to merge into the object it holds (``last`` is not sent:
+#: a client takes it from the history's last play)
+MERGED_FIELDS = ("position", "pips", "off", "cube", "clock", "presence", "fairness")
 
 
 def shared_state(game, now):
@@ -302,10 +303,31 @@ def legal_of(game, side, results=True, why_not=True):
 
 
 def shared_legal(game):
-    """The mover's ``legal`` of an event (built once for every socket): the plays without
-    their result boards, the step graph and the pass, but no ``why_not`` (a page asks with a
-    ``why`` frame for the checker tapped). None when nobody is to play."""
-    return legal_of(game, game.awaiting, results=False, why_not=False)
+    """The mover's ``legal`` of an event (built once for every socket; docs/protocol.md
+    "Events"): ``{"plays": [notation, ...], "graph": packed, "pass": bool}``, the plays as
+    bare strings (no result boards), the step graph packed (``packed_graph``), no ``why_not``
+    (a page asks with a ``why`` frame for the checker tapped). None when nobody is to play."""
+    legal = legal_of(game, game.awaiting, results=False, why_not=False)
+    if legal is None:
+        return None
+    return {
+        "plays": [entry["play"] for entry in legal["plays"]],
+        "graph": packed_graph(legal["graph"]),
+        "pass": legal["pass"],
+    }
+
+
+def packed_graph(graph):
+    """A step graph (``{"nodes": [{"steps": {label: node}, "final": bool}]}``) as an event
+    sends it: one list per node, ``[final, label, node, label, node, ...]`` with ``final`` 1 or
+    0 (a finished play's leaf is ``[1]``): half the bytes of the snapshot's form."""
+    packed = []
+    for node in graph["nodes"]:
+        row = [1 if node["final"] else 0]
+        for label, target in node["steps"].items():
+            row += (label, target)
+        packed.append(row)
+    return packed
 
 
 def snapshot(game, viewer=None, events=None):

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 
 from django.db import transaction
 
-from games.models import Game, GameEvent
+from games.models import EventKind, Game, GameEvent
 from games.services import dispatch
 from games.services.reading import EventRow
 
@@ -33,9 +33,11 @@ class GameChange:
 
     def record(self, kind, side="", dice=None, play="", roll_number=None, cube=None):
         """Raise the game's version by one and record the event that made it (a GameEvent row
-        with ``seq`` = the new version)."""
+        with ``seq`` = the new version); a play also counts in ``game.plays``."""
         game = self.game
         game.version += 1
+        if kind == EventKind.PLAY:
+            game.plays += 1
         GameEvent.objects.create(
             game=game,
             seq=game.version,

@@ -77,7 +77,7 @@ def bot_game(base, guest, level="easy", side="white"):
 
 
 class GameSocket:
-    """One open game socket (``ws/game/<id>/?events=1``) of a viewer on one server, keeping
+    """One open game socket (``ws/game/<id>/``) of a viewer on one server, keeping
     the game as the page does (docs/protocol.md "Events": the snapshot, then each event
     applied; a gap or a touch above the version held asks for a snapshot). A background task
     reads every frame into ``frames``; ``snapshots`` holds each state of the game the socket
@@ -100,7 +100,7 @@ class GameSocket:
         snapshot (at most ``timeout`` seconds; else the socket is closed and AssertionError
         raised). Returns the GameSocket."""
         headers = {"Cookie": guest.cookie_header()} if guest is not None else {}
-        uri = f"ws://127.0.0.1:{server.port}/ws/game/{game_id}/?lang=en&events=1"
+        uri = f"ws://127.0.0.1:{server.port}/ws/game/{game_id}/?lang=en"
         ws = await connect(
             uri,
             origin=server.base,

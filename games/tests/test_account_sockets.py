@@ -14,7 +14,15 @@ from django.test import Client
 from games import consumers, services
 from games.models import Game, Phase, Presence
 from games.tests.factories import FixedDice, new_bot_game, state
-from games.tests.test_consumers import TIMEOUT, connect, origin, receive, run
+from games.tests.test_consumers import (
+    TIMEOUT,
+    connect,
+    origin,
+    receive,
+    receive_game,
+    run,
+    until_game,
+)
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("unattended_queue")]
 
@@ -74,19 +82,16 @@ def test_a_signed_in_player_plays_by_account_and_after_logout_the_open_socket_ca
         await comm.send_json_to(
             {"type": "play", "version": snap["version"], "play": plays[0]["play"]}
         )
-        after = await receive(comm)
-        assert after["type"] == "snapshot" and after["game"]["version"] > snap["version"]
+        after = await receive_game(comm)
+        assert after["version"] > snap["version"]
         played = await sync_to_async(Game.objects.get)(pk=game.pk)
-        assert played.version == after["game"]["version"]
+        assert played.version == after["version"]
         assert await sync_to_async(Presence.objects.filter(game_id=game.pk).count)() == 1
 
         # the bot's turn, played in-process, so the human is to roll again
         await sync_to_async(services.bot_turn)(game.id, played.version)
-        while True:
-            frame = await receive(comm)
-            if frame["type"] == "snapshot" and frame["game"]["awaiting"] == "white":
-                break
-        assert "roll" in frame["game"]["actions"]
+        back = await until_game(comm, lambda game: game["awaiting"] == "white")
+        assert "roll" in back["actions"]
         before = await sync_to_async(state)(game.id)
 
         # sign out over HTTP with the same session: the sign-out is announced and the

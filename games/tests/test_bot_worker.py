@@ -2,9 +2,7 @@
 broker, and their snapshots reach a connected socket. Also times each bot move (measured in
 the task) over a whole game."""
 
-import json
 import random
-import time
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -12,7 +10,7 @@ from asgiref.sync import async_to_sync
 from games.models import Game
 from games.tests.conftest import WorkerProcess, queued_tasks
 from games.tests.factories import FixedDice, new_bot_game
-from games.tests.test_consumers import communicator, connect
+from games.tests.test_consumers import communicator, connect, receive_game, until_game
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.celery]
 
@@ -20,20 +18,9 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.celery]
 BOT_TIMEOUT = 20
 
 
-async def next_snapshot(comm, timeout=BOT_TIMEOUT):
-    """The next frame, which must be a snapshot; returns its game."""
-    frame = json.loads(await comm.receive_from(timeout=timeout))
-    assert frame["type"] == "snapshot", frame
-    return frame["game"]
-
-
 async def until(comm, predicate, timeout=BOT_TIMEOUT):
-    """Snapshots until one satisfies ``predicate``; returns it."""
-    deadline = time.monotonic() + timeout
-    while True:
-        snap = await next_snapshot(comm, max(0.1, deadline - time.monotonic()))
-        if predicate(snap):
-            return snap
+    """The game as the socket's page holds it, once it satisfies ``predicate``."""
+    return await until_game(comm, predicate, timeout)
 
 
 def test_bot_move_from_the_worker_reaches_the_socket(celery_worker_process, monkeypatch):
@@ -44,8 +31,7 @@ def test_bot_move_from_the_worker_reaches_the_socket(celery_worker_process, monk
         comm = await communicator(game.id)
         await connect(comm)
         await comm.send_json_to({"type": "play", "version": 1, "play": "24/18 18/13"})
-        # The worker rolls and plays for black; its snapshot arrives on this socket (the
-        # snapshot of the human's play may already show it: snapshots are built on sending).
+        # The worker rolls and plays for black; its event arrives on this socket.
         bots = await until(comm, lambda s: s["turn"] == "white")
         assert bots["version"] == 4 and bots["phase"] == "roll"
         assert bots["last"]["side"] == "black" and bots["last"]["version"] == 4
@@ -83,11 +69,11 @@ def test_a_whole_game_against_the_worker_bot(
                 continue
             if snap["phase"] == "roll":
                 await comm.send_json_to({"type": "roll", "version": snap["version"]})
-                snap = await next_snapshot(comm)
+                snap = await receive_game(comm, BOT_TIMEOUT)
                 continue
             choice = rng.choice(snap["legal"]["plays"])["play"]
             await comm.send_json_to({"type": "play", "version": snap["version"], "play": choice})
-            snap = await next_snapshot(comm)
+            snap = await receive_game(comm, BOT_TIMEOUT)
         raise AssertionError("the game did not end")
 
     final = async_to_sync(scenario)()

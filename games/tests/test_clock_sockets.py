@@ -6,7 +6,6 @@ the grace period and wins after it, a game whose first move never comes is abort
 malformed or unauthorised claims change nothing."""
 
 import dataclasses
-import json
 import random
 import time
 
@@ -24,7 +23,7 @@ from games.tests.factories import (
     play_turn,
     unchanged,
 )
-from games.tests.test_consumers import communicator, connect, receive
+from games.tests.test_consumers import communicator, connect, receive, until_game
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -71,12 +70,8 @@ def started(spec, **options):
 
 
 async def until(comm, predicate, timeout=5.0):
-    """Frames from ``comm`` until a snapshot satisfies ``predicate``; returns its game."""
-    deadline = time.monotonic() + timeout
-    while True:
-        frame = json.loads(await comm.receive_from(timeout=max(0.1, deadline - time.monotonic())))
-        if frame["type"] == "snapshot" and predicate(frame["game"]):
-            return frame["game"]
+    """The game as the socket's page holds it, once it satisfies ``predicate``."""
+    return await until_game(comm, predicate, timeout)
 
 
 async def error_of(comm, frame):

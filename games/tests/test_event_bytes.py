@@ -1,6 +1,8 @@
 """What an event socket costs: the bytes one socket receives over a whole seeded game between
-people, with events (docs/protocol.md "Events") and with a snapshot per change."""
+people (docs/protocol.md "Events"), against what it was sent before events existed: the
+viewer's whole snapshot after every change, as ``json.dumps`` wrote it then."""
 
+import json
 import random
 
 import pytest
@@ -21,24 +23,24 @@ from games.tests.test_consumers import communicator, connect, run
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("unattended_queue")]
 
 
-def play_seeded_game(monkeypatch, events):
+def play_seeded_game(monkeypatch):
     """Play one game between people to its end with seeded dice and plays, white's and
-    black's sockets open (``events``: with ``?events=1``); returns the bytes white's socket
-    received after its first snapshot, the number of frames and the game's last version."""
+    black's sockets open; returns the bytes white's socket received after its first snapshot,
+    its number of frames, the bytes white's snapshot after each change would have taken (the
+    protocol before events), and the game's last version."""
     fixed = FixedDice(monkeypatch)
     dice = random.Random(14)
     fixed.rolls.extend([dice.randint(1, 6), dice.randint(1, 6)] for _ in range(2000))
     game = new_people_game(True, fixed=fixed, opening=(6, 5))
-    query = "?events=1" if events else ""
-    path = f"/ws/game/{game.id}/{query}"
+    white_actor = services.Actor(guest_id=WHITE_GUEST)
 
     async def scenario():
-        white = await communicator(game.id, WHITE_GUEST, path=path)
-        black = await communicator(game.id, BLACK_GUEST, path=path)
+        white = await communicator(game.id, WHITE_GUEST)
+        black = await communicator(game.id, BLACK_GUEST)
         await connect(white)
         await connect(black)
         rng = random.Random(7)
-        received = frames = 0
+        received = frames = snapshots = 0
 
         async def drain(comm, wait):
             """The frames waiting on ``comm`` (after ``wait`` s of quiet): (bytes, count)."""
@@ -49,20 +51,23 @@ def play_seeded_game(monkeypatch, events):
             return size, count
 
         def act():
-            """One action of the side to act (a roll, or a random legal play); False once the
+            """One action of the side to act (a roll, or a random legal play); returns the
+            bytes of white's snapshot after it as the old protocol sent it, or None once the
             game is over."""
             now = Game.objects.get(pk=game.id)
             if now.is_over:
-                return False
+                return None
             actor = guest_to_act(now)
             if now.phase == Phase.ROLL:
                 services.roll(game.id, actor, now.version)
             else:
                 services.play(game.id, actor, now.version, random_legal_play(now, rng))
-            return True
+            after = Game.objects.get(pk=game.id)
+            return len(json.dumps(services.snapshot(after, white_actor)).encode())
 
         # one action at a time, each read by the sockets before the next, as people play
-        while await sync_to_async(act)():
+        while (snapshot_size := await sync_to_async(act)()) is not None:
+            snapshots += snapshot_size
             size, count = await drain(white, 0.05)
             received, frames = received + size, frames + count
             await drain(black, 0.01)
@@ -70,24 +75,19 @@ def play_seeded_game(monkeypatch, events):
         received, frames = received + size, frames + count
         await white.disconnect()
         await black.disconnect()
-        return received, frames
+        return received, frames, snapshots
 
-    received, frames = run(scenario)
-    return received, frames, Game.objects.get(pk=game.id).version
+    received, frames, snapshots = run(scenario)
+    return received, frames, snapshots, Game.objects.get(pk=game.id).version
 
 
-def test_a_whole_game_costs_an_event_socket_a_fraction_of_the_snapshots(monkeypatch):
-    with monkeypatch.context() as patch:
-        snapshot_bytes, snapshot_frames, versions = play_seeded_game(patch, events=False)
-    with monkeypatch.context() as patch:
-        event_bytes, event_frames, same_versions = play_seeded_game(patch, events=True)
+def test_a_whole_game_costs_an_event_socket_a_tenth_of_the_snapshots(monkeypatch):
+    event_bytes, event_frames, snapshot_bytes, versions = play_seeded_game(monkeypatch)
     print(
-        f"\nwhole game of {versions} versions, white's socket: snapshots "
-        f"{snapshot_bytes} bytes in {snapshot_frames} frames; events {event_bytes} bytes "
-        f"in {event_frames} frames ({event_bytes / snapshot_bytes:.1%})"
+        f"\nwhole game of {versions} versions, white's socket: events {event_bytes} bytes in "
+        f"{event_frames} frames; a snapshot per change {snapshot_bytes} bytes "
+        f"({event_bytes / snapshot_bytes:.1%})"
     )
-    assert same_versions == versions > 100
-    assert event_frames >= snapshot_frames - 2  # every change still reaches the socket
-    # issue #14 aims at 10 %; the clock block, sent whole, and the mover's legal plays keep
-    # it near a fifth for now (docs/performance.md)
-    assert event_bytes <= 0.25 * snapshot_bytes
+    assert versions > 100
+    assert event_frames >= versions - 3  # every change still reaches the socket
+    assert event_bytes <= 0.10 * snapshot_bytes  # issue #14

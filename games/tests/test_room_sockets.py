@@ -24,7 +24,14 @@ from games.tests.factories import (
     set_position,
     state,
 )
-from games.tests.test_consumers import TIMEOUT, communicator, connect, receive, run
+from games.tests.test_consumers import (
+    TIMEOUT,
+    communicator,
+    connect,
+    receive,
+    receive_game,
+    run,
+)
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("unattended_queue")]
 
@@ -102,7 +109,7 @@ def test_a_move_in_one_tab_reaches_the_other_with_the_same_version(fixed):
         for comm in (first, second):
             assert (await receive(comm))["game"]["version"] == 1
         await first.send_json_to({"type": "play", "version": 1, "play": "24/18 18/13"})
-        a, b = (await receive(first))["game"], (await receive(second))["game"]
+        a, b = await receive_game(first), await receive_game(second)
         assert a == b and a["version"] == 2 and a["history"][-1]["play"] == "24/18 18/13"
         # The stale tab's action is refused, then it gets the fresh snapshot.
         await second.send_json_to({"type": "play", "version": 1, "play": "24/18 18/13"})
@@ -136,7 +143,7 @@ def test_a_change_whose_notice_was_lost_reaches_the_opponent_when_the_player_is_
             )
         back = await communicator(game.id, WHITE_GUEST)
         assert (await connect(back))["version"] == 2
-        seen = (await receive(black))["game"]
+        seen = await receive_game(black)
         for comm in (white, black, back):
             await comm.disconnect()
         return seen
@@ -165,7 +172,7 @@ def test_cube_frames_over_the_socket(fixed):
         await comm.send_json_to({"type": "take", "version": snap["version"]})
         assert (await receive(comm))["code"] == "wrong_phase"
         await comm.send_json_to({"type": "double", "version": snap["version"]})
-        snap = (await receive(comm))["game"]
+        snap = await receive_game(comm)
         assert snap["phase"] == "cube" and snap["awaiting"] == "black"
         assert snap["cube"]["offered_by"] == "white" and snap["actions"] == ["resign"]
         await comm.send_json_to({"type": "drop", "version": snap["version"]})
@@ -243,9 +250,7 @@ def test_the_seed_is_never_sent_while_the_game_is_on(fixed):
                 texts.append(await comm.receive_from(timeout=TIMEOUT))
         assert all(seed not in text for text in texts)
         assert json.loads(texts[0])["game"]["fairness"]["seed"] is None
-        await comm.send_json_to(
-            {"type": "resign", "version": json.loads(texts[-1])["game"]["version"]}
-        )
+        await comm.send_json_to({"type": "resign", "version": json.loads(texts[-1])["version"]})
         final = json.loads(await comm.receive_from(timeout=TIMEOUT))["game"]
         assert final["status"] == "finished" and final["fairness"]["seed"] == seed
         await comm.disconnect()
@@ -260,7 +265,7 @@ def test_a_change_whose_message_was_lost_reaches_every_socket_within_seconds(fix
 
     async def scenario():
         white = await communicator(game.id, WHITE_GUEST)
-        black = await communicator(game.id, BLACK_GUEST, path=f"/ws/game/{game.id}/?events=1")
+        black = await communicator(game.id, BLACK_GUEST)
         await connect(white)
         await connect(black)
         with monkeypatch.context() as lost:

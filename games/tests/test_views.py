@@ -60,7 +60,7 @@ def test_game_page_for_its_player(client):
     assert response.status_code == 200
     assert response.context["game"] == game
     assert response.context["is_player"] is True
-    assert response.context["ws_path"] == f"/ws/game/{game.id}/?lang=en&events=1"
+    assert response.context["ws_path"] == f"/ws/game/{game.id}/?lang=en"
     snapshot = response.context["initial_snapshot"]
     assert snapshot["id"] == str(game.id) and snapshot["you"] == "white"
     assert snapshot["version"] == game.version
@@ -86,7 +86,7 @@ def test_game_page_in_russian_tells_the_socket_the_language(client):
     assert url.startswith("/ru/")
     response = client.get(url)
     assert response.status_code == 200
-    assert response.context["ws_path"].endswith("?lang=ru&events=1")
+    assert response.context["ws_path"].endswith("?lang=ru")
 
 
 def test_unknown_game_is_404(client):

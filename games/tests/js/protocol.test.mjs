@@ -2,7 +2,7 @@
 import "./support.mjs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { NEED_SNAPSHOT, OLD_NEWS, applyEvent, isOldSnapshot, touchNeedsSnapshot } from "../../../static/games/room/protocol.js";
+import { NEED_SNAPSHOT, OLD_NEWS, applyEvent, isOldSnapshot, lastPlay, touchNeedsSnapshot, unpackLegal } from "../../../static/games/room/protocol.js";
 import { deepFreeze, game } from "./games.mjs";
 
 const NEW_ID = "BBBBBBBBBBBBBB";
@@ -20,7 +20,6 @@ function playEvent(overrides = {}) {
       position: { turn: "black", white: { "24": 12, "16": 1, "13": 1, "6": 1 }, black: { "24": 14, "1": 1 }, first_turn: false },
       position_id: NEW_ID,
       pips: { white: 323, black: 337 },
-      last: { side: "white", dice: [5, 3], play: "24/16", version: 8 },
     },
     actions: ["resign"],
     legal: null,
@@ -59,10 +58,10 @@ test("object fields take the changed keys they are given, one level deep; others
 });
 
 test("an object field held as null, or set to null, is taken whole", () => {
-  const held = game({ cube: null, last: { side: "white", dice: [5, 3], play: "24/16", version: 8 } });
-  const next = applyEvent(held, playEvent({ changes: { cube: { value: 2, owner: "black" }, last: null } }));
+  const held = game({ cube: null, clock: { kind: "standard", running: "white" } });
+  const next = applyEvent(held, playEvent({ changes: { cube: { value: 2, owner: "black" }, clock: null } }));
   assert.deepEqual(next.cube, { value: 2, owner: "black" });
-  assert.equal(next.last, null);
+  assert.equal(next.clock, null);
 });
 
 test("several events in a row each apply on the version the one before made", () => {
@@ -72,7 +71,7 @@ test("several events in a row each apply on the version the one before made", ()
     type: "event", version: 10, from: 8,
     events: [{ seq: 9, kind: "roll", side: "black" }, { seq: 10, kind: "play", side: "black" }],
     history: [{ n: 4, side: "black", kind: "play", dice: [2, 1], play: "24/21", version: 10 }],
-    changes: { phase: "roll", turn: "white", awaiting: "white", last: { side: "black", dice: [2, 1], play: "24/21", version: 10 } },
+    changes: { phase: "roll", turn: "white", awaiting: "white" },
     actions: ["roll", "resign"], legal: null,
   });
   assert.equal(held.version, 10);
@@ -190,4 +189,48 @@ test("a touch above the version held asks for a snapshot; the same or below does
   assert.equal(touchNeedsSnapshot(held, { type: "touch", version: 7 }), false);
   assert.equal(touchNeedsSnapshot(held, { type: "touch", version: 3 }), false);
   assert.equal(touchNeedsSnapshot(held, { type: "touch" }), false);
+});
+
+test("the last play of an event's history becomes `last`; a history without a play leaves it", () => {
+  const held = game({ last: { side: "black", dice: [2, 1], play: "24/22 22/21", version: 6 } });
+  const next = applyEvent(held, playEvent());
+  assert.deepEqual(next.last, { side: "white", dice: [5, 3], play: "24/16", version: 8 });
+  const cube = applyEvent(held, playEvent({
+    events: [{ seq: 8, kind: "double", side: "white" }],
+    history: [{ n: 3, side: "white", kind: "double", cube: 2, version: 8 }],
+  }));
+  assert.equal(cube.last, held.last);
+  assert.equal(lastPlay([]), null);
+  assert.deepEqual(
+    lastPlay([
+      { kind: "play", side: "white", dice: [1, 1], play: "", version: 3, n: 2 },
+      { kind: "resign", side: "black", version: 4, n: 3 },
+    ]),
+    { side: "white", dice: [1, 1], play: "", version: 3 },
+  );
+});
+
+test("an event's packed legal is unpacked to the snapshot's form", () => {
+  const packed = {
+    plays: ["24/18 18/13", "24/13"],
+    graph: [[0, "24/18", 1, "24/19", 2], [0, "18/13", 3], [0, "19/13", 3], [1]],
+    pass: false,
+  };
+  const next = applyEvent(game(), playEvent({ legal: packed }));
+  assert.deepEqual(next.legal, {
+    plays: [{ play: "24/18 18/13" }, { play: "24/13" }],
+    graph: { nodes: [
+      { steps: { "24/18": 1, "24/19": 2 }, final: false },
+      { steps: { "18/13": 3 }, final: false },
+      { steps: { "19/13": 3 }, final: false },
+      { steps: {}, final: true },
+    ] },
+    pass: false,
+  });
+  assert.deepEqual(unpackLegal({ plays: [""], graph: [[1]], pass: true }), {
+    plays: [{ play: "" }], graph: { nodes: [{ steps: {}, final: true }] }, pass: true,
+  });
+  assert.equal(unpackLegal(null), null);
+  const snapshotForm = { plays: [{ play: "24/13" }], graph: { nodes: [] }, pass: false };
+  assert.equal(unpackLegal(snapshotForm), snapshotForm);
 });

@@ -14,13 +14,14 @@ export const OLD_NEWS = Symbol("old news");
 const POSITION_LINKS = ["share", "image", "png"];
 
 /** The object fields (fixed keys each) an event gives as their changed keys, to merge. */
-const MERGED_FIELDS = ["position", "pips", "off", "cube", "last", "clock", "presence", "fairness"];
+const MERGED_FIELDS = ["position", "pips", "off", "cube", "clock", "presence", "fairness"];
 
 /**
  * The game after an `event` frame (docs/protocol.md "Events"): `changes` replace the game's
  * top-level fields they name (the objects of MERGED_FIELDS held as objects take the changed
- * keys they are given, merged), `history` entries are appended, `actions` and `legal` replace the
- * game's, and a new `position_id` takes the old one's place in `links`. An event whose `version`
+ * keys they are given, merged), `history` entries are appended (the last play among them is
+ * the new `last`), `actions` and `legal` (unpacked to the snapshot's form) replace the game's,
+ * and a new `position_id` takes the old one's place in `links`. An event whose `version`
  * equals its `from` (a player came or went) applies the same way. Neither argument is changed.
  *
  * @param {Object} game  the game held: a snapshot's `game` ({version, history, position_id,
@@ -45,14 +46,52 @@ export function applyEvent(game, frame) {
   const next = Object.assign({}, game, changes, { version: frame.version });
   if (Array.isArray(frame.history) && frame.history.length) {
     next.history = (game.history || []).concat(frame.history);
+    const last = lastPlay(frame.history);
+    if (last) next.last = last;
   }
   // Absent (not null): left as they are, like a field `changes` does not name.
   if ("actions" in frame) next.actions = frame.actions;
-  if ("legal" in frame) next.legal = frame.legal;
+  if ("legal" in frame) next.legal = unpackLegal(frame.legal);
   if ("position_id" in changes && changes.position_id !== game.position_id && game.links) {
     next.links = withPositionId(game.links, game.position_id, changes.position_id);
   }
   return next;
+}
+
+/**
+ * The snapshot's `last` from the last play entry of `history` entries, or null if none is a play.
+ * @param {Object[]} entries
+ * @returns {?{side: string, dice: number[], play: string, version: number}}
+ */
+export function lastPlay(entries) {
+  for (let i = entries.length - 1; i >= 0; i -= 1) {
+    const entry = entries[i];
+    if (entry && entry.kind === "play") {
+      return { side: entry.side, dice: entry.dice, play: entry.play, version: entry.version };
+    }
+  }
+  return null;
+}
+
+/**
+ * An event's `legal` in the snapshot's form: `plays` as `[{play}]` and the packed graph (one
+ * list per node, `[final, label, node, label, node, ...]`) as `{nodes: [{steps, final}]}`.
+ * A `legal` already in that form, and null, come back as they are.
+ * @param {?{plays: string[], graph: Array[], pass: boolean}} legal
+ * @returns {?{plays: {play: string}[], graph: {nodes: Object[]}, pass: boolean}}
+ */
+export function unpackLegal(legal) {
+  if (!legal || !Array.isArray(legal.graph)) return legal;
+  const nodes = legal.graph.map((row) => {
+    const steps = {};
+    for (let i = 1; i + 1 < row.length; i += 2) steps[row[i]] = row[i + 1];
+    return { steps, final: row[0] === 1 };
+  });
+  return {
+    plays: (legal.plays || []).map((play) => (typeof play === "string" ? { play } : play)),
+    graph: { nodes },
+    pass: Boolean(legal.pass),
+  };
 }
 
 function isObject(value) {

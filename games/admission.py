@@ -2,13 +2,16 @@
 the ones in progress (docs/deploy.md "Capacity").
 
 The capacity is ``GAMES_MAX_ACTIVE`` games in progress (0: no cap), counted among the active
-games where something happened within ``GAMES_ACTIVE_WINDOW_SECONDS``. The count is read from
-the database at most once every ``COUNT_SECONDS`` and shared by every process through the
-cache (Redis), where each game let in raises it at once (an atomic increment), so a burst of
-new games within those seconds cannot overshoot the cap; a cache that fails costs a query,
-never a refusal. A refused new game gets
-``SiteFull``: HTTP 503 with ``Retry-After`` on the pages, an ``error`` frame with
-``retry_after`` in the lobby.
+games where something happened within ``GAMES_ACTIVE_WINDOW_SECONDS``. A new game counts as
+the games in the database (read at most once every ``COUNT_SECONDS`` and shared by every
+process through the cache, Redis) plus the places given in the last ``TICKET_SECONDS``: a
+place is taken in the cache (an atomic increment of the current second's count) *before* the
+count is compared with the cap and given back when the comparison refuses, so neither a
+burst within one count's lifetime nor a slow request, whose game reaches the database
+seconds later, takes the site past the cap (a game already in the database is counted twice
+until its ticket expires: the cap errs on the safe side for those seconds). A cache that
+fails costs a query, never a refusal. A refused new game gets ``SiteFull``: HTTP 503 with
+``Retry-After`` on the pages, an ``error`` frame with ``retry_after`` in the lobby.
 """
 
 import logging
@@ -24,7 +27,11 @@ logger = logging.getLogger(__name__)
 
 #: how long one count of the games in progress is used (seconds)
 COUNT_SECONDS = 2
-CACHE_KEY = "games:admission:active"
+CACHE_KEY = "games:admission:count"
+#: how long a place given counts on its own (seconds): longer than a request that starts a
+#: game takes to commit it, even on a loaded server
+TICKET_SECONDS = 15
+TICKET_KEY = "games:admission:tickets:{}"
 
 
 class SiteFull(GameError):
@@ -71,19 +78,48 @@ def _count():
 
 def check():
     """Raise ``SiteFull`` when a new game would take the site past ``GAMES_MAX_ACTIVE``;
-    otherwise count the game about to start (so the next caller sees it)."""
+    otherwise take its place (so every later caller sees it at once)."""
     cap = app_settings.MAX_ACTIVE
     if not cap:
         return
-    count = active_games()
-    if count >= cap:
+    second = clocks.now_ms() // 1000
+    taken = _take_ticket(second)
+    if active_games() + _tickets(second) > cap:
+        if taken:
+            _give_back_ticket(second)
         raise SiteFull(app_settings.FULL_RETRY_SECONDS)
+
+
+def _take_ticket(second):
+    """Count one place given during ``second`` (epoch seconds); False if the cache failed."""
+    key = TICKET_KEY.format(second)
     try:
-        count = cache.incr(CACHE_KEY)
-    except ValueError:  # the count expired meanwhile: the next call counts again
-        count += 1
-    except Exception:  # noqa: BLE001 - Redis away: the count just read stands
+        cache.add(key, 0, TICKET_SECONDS + 5)
+        cache.incr(key)
+    except Exception:  # noqa: BLE001 - Redis away: the database's count alone decides
         logger.warning("admission: the cache is unavailable", exc_info=True)
-        count += 1
-    if count > cap:
-        raise SiteFull(app_settings.FULL_RETRY_SECONDS)
+        return False
+    return True
+
+
+def _give_back_ticket(second):
+    try:
+        cache.decr(TICKET_KEY.format(second))
+    except Exception:  # noqa: BLE001 - expired or Redis away: it lapses within TICKET_SECONDS
+        logger.warning("admission: a refused place was not given back", exc_info=True)
+
+
+def _tickets(second):
+    """The places given in the last ``TICKET_SECONDS`` up to ``second`` (0 without a cache)."""
+    keys = [TICKET_KEY.format(second - n) for n in range(TICKET_SECONDS)]
+    try:
+        return sum(cache.get_many(keys).values())
+    except Exception:  # noqa: BLE001 - Redis away: the database's count alone decides
+        logger.warning("admission: the cache is unavailable", exc_info=True)
+        return 0
+
+
+def clear():
+    """Forget the cached count and every place given (tests; an operator resetting the cap)."""
+    second = clocks.now_ms() // 1000
+    cache.delete_many([CACHE_KEY] + [TICKET_KEY.format(second - n) for n in range(-1, 20)])

@@ -196,9 +196,9 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
     ``double``, ``take``, ``drop``, ``resign`` (each with ``version``), ``claim`` (the win
     against an absent opponent), ``snapshot`` and ``why`` (read only). Errors are sent as
     ``error`` frames (a ``stale_version`` is followed by a snapshot); a ``game.changed`` group
-    message is passed on as this viewer's ``event`` frame (docs/protocol.md "Events"). Connecting and asking for snapshots
-    never make a move nor queue a computer move; they only apply a clock deadline that has
-    already passed (so nobody sees a clock past zero).
+    message is passed on as this viewer's ``event`` frame (docs/protocol.md "Events").
+    Connecting and asking for snapshots never make a move nor queue a computer move; they
+    only apply a clock deadline that has already passed (so nobody sees a clock past zero).
     Interface text is in the language named by the ``lang`` query parameter, if it is one
     of ``settings.LANGUAGES``.
 
@@ -370,6 +370,9 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         change's base version and a game that ended get a snapshot instead. Old news is
         dropped."""
         version, base = message["version"], message["from"]
+        watch = getattr(self, "watch", None)
+        if watch is not None and "at" in message:
+            watch.heard(clocks.now_ms() - message["at"])
         if (
             self.sent_version is None
             or version < self.sent_version

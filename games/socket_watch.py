@@ -26,7 +26,9 @@ logger = logging.getLogger(__name__)
 #: how often the versions are compared (ms)
 WATCH_MS = 2_000
 #: a socket behind its game for this long after the change committed is caught up (ms):
-#: shorter and it would race the change's own message
+#: shorter and it would race the change's own message. A loaded process hears its group
+#: messages late: the wait grows by twice the longest delay heard lately (``heard``), so a
+#: backlog is not taken for lost messages and answered with snapshots, which would deepen it
 BEHIND_MS = 1_000
 #: how often the sockets are sent the game's version (ms)
 TOUCH_MS = 15_000
@@ -43,6 +45,21 @@ class SocketWatch:
     def __init__(self):
         self.games = {}
         self.task = None
+        self.delay_ms = 0  # the longest delay of a group message heard this round
+        self.recent_delay_ms = 0  # ... over this round and the one before
+
+    def heard(self, delay_ms):
+        """A socket got a group message ``delay_ms`` after it was built."""
+        if delay_ms > self.delay_ms:
+            self.delay_ms = delay_ms
+
+    def end_round(self):
+        """A round is over: the delays heard in it become the previous round's."""
+        self.recent_delay_ms, self.delay_ms = self.delay_ms, 0
+
+    def behind_ms(self):
+        """How long after a change a socket still behind it is taken to have lost it (ms)."""
+        return BEHIND_MS + 2 * max(self.delay_ms, self.recent_delay_ms)
 
     def add(self, game_id, socket):
         """Watch ``socket`` of game ``game_id`` (from the watch's event loop)."""
@@ -69,6 +86,7 @@ class SocketWatch:
                 if touch:
                     since_touch = 0
                 await self.check(touch)
+                self.end_round()
                 if since_presence >= services.PRESENCE_TOUCH_MS:
                     since_presence = 0
                     await self.touch()
@@ -76,12 +94,13 @@ class SocketWatch:
                 logger.warning("socket watch: round failed", exc_info=True)
 
     async def check(self, touch=False):
-        """Catch up every socket left behind its game for ``BEHIND_MS`` (and, with ``touch``,
+        """Catch up every socket left behind its game for ``behind_ms()`` (and, with ``touch``,
         send every socket its game's version); returns how many were behind."""
         if not self.games:
             return 0
         rows = await database_sync_to_async(_versions)(list(self.games))
         now = clocks.now_ms()
+        wait = self.behind_ms()
         behind = []
         if touch:
             await asyncio.gather(
@@ -99,7 +118,7 @@ class SocketWatch:
                 return_exceptions=True,
             )
         for game_id, (version, updated, away) in rows.items():
-            if now - updated < BEHIND_MS:
+            if now - updated < wait:
                 continue
             behind.extend(
                 socket

@@ -15,3 +15,17 @@ class QuietRoutineTasks(logging.Filter):
         data = getattr(record, "data", None)
         routine = isinstance(data, dict) and data.get("name") in ROUTINE_TASKS
         return not (routine and record.levelno <= logging.INFO)
+
+
+#: the statuses of the site's deliberate refusals: 429 (a rate limit, games.ratelimits) and
+#: 503 (the site is full, games.admission), each sent with Retry-After and its reason
+REFUSAL_STATUSES = frozenset({429, 503})
+
+
+class RefusalsAreNotErrors(logging.Filter):
+    """Drops django.request's "Too Many Requests" warning and "Service Unavailable" error of
+    a refused request: a refusal is the site working as designed, and at its busiest it sends
+    hundreds a minute (the access log still lists each with its status)."""
+
+    def filter(self, record):
+        return getattr(record, "status_code", None) not in REFUSAL_STATUSES

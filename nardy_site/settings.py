@@ -609,7 +609,10 @@ LOGGING = {
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
     },
-    "filters": {"routine_tasks": {"()": "nardy_site.logging_filters.QuietRoutineTasks"}},
+    "filters": {
+        "routine_tasks": {"()": "nardy_site.logging_filters.QuietRoutineTasks"},
+        "refusals": {"()": "nardy_site.logging_filters.RefusalsAreNotErrors"},
+    },
     "handlers": {
         "stdout": {
             "class": "logging.StreamHandler",
@@ -620,6 +623,13 @@ LOGGING = {
     "root": {"handlers": ["stdout"], "level": LOG_LEVEL},
     "loggers": {
         "django": {"handlers": ["stdout"], "level": LOG_LEVEL, "propagate": False},
+        # refusals (429 rate limited, 503 site full) are answers, not server errors
+        "django.request": {
+            "handlers": ["stdout"],
+            "level": LOG_LEVEL,
+            "propagate": False,
+            "filters": ["refusals"],
+        },
         "games": {"handlers": ["stdout"], "level": LOG_LEVEL, "propagate": False},
         # the worker's per-task lines ("received", "succeeded"), less the beat's routine ones
         "celery.app.trace": {"filters": ["routine_tasks"]},

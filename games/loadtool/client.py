@@ -62,11 +62,32 @@ class SetupError(Exception):
 
 class SiteFull(Exception):
     """The site refused the new game because it is full (HTTP 503 with ``Retry-After`` and
-    the reason on the page, games.admission): not an error. ``retry_after`` in seconds."""
+    the reason on the page, games.admission): not an error. ``retry_after`` in seconds;
+    ``challenge``: the link whose acceptance was refused, to accept again later."""
 
-    def __init__(self, retry_after):
+    def __init__(self, retry_after, challenge=None):
         super().__init__(f"site full, retry after {retry_after} s")
         self.retry_after = retry_after
+        self.challenge = challenge
+
+
+@dataclass
+class Challenge:
+    """A challenge link made by guest A on ``base_a`` (``link``: its path) and not yet
+    accepted by guest B on ``base_b``; ``a`` and ``b`` are the guests' HTTP sessions (their
+    cookies); ``token``: B's CSRF token once B has opened the link."""
+
+    a: requests.Session
+    b: requests.Session
+    link: str
+    base_a: str
+    base_b: str
+    token: str = ""
+
+    def close(self):
+        """Close both guests' HTTP sessions."""
+        self.a.close()
+        self.b.close()
 
 
 @dataclass
@@ -141,27 +162,41 @@ def cookie_header(session):
     return "; ".join(f"{cookie.name}={cookie.value}" for cookie in session.cookies)
 
 
-def create_game(base_a, base_b, preset="sport"):
+def create_game(base_a, base_b, preset="sport", challenge=None):
     """Two new guests get a casual game of ``preset`` between them through a challenge link:
-    A makes it on ``base_a`` (colour random, the preset's clock), B accepts it on ``base_b``.
+    A makes it on ``base_a`` (colour random, the preset's clock), B opens it on ``base_b``
+    and accepts it. With ``challenge`` (a ``Challenge`` whose acceptance a full site refused)
+    B presses accept again on the page it was refused on, as a person told to come back
+    later does.
     Returns ``(game_id, cookie_a, cookie_b)``, the cookies as Cookie header values.
-    Raises SiteFull (the site refused the game, with its reason and Retry-After), SetupError
-    (an unexpected answer) or ``requests.RequestException``."""
-    a, b = requests.Session(), requests.Session()
+    Raises SiteFull (the site refused the game, with its reason, Retry-After and the
+    challenge to accept later), SetupError (an unexpected answer) or
+    ``requests.RequestException``."""
+    if challenge is None:
+        a, b = requests.Session(), requests.Session()
+        try:
+            form = f"{base_a}/{LANG}/friend/"
+            token = _form_token(a, form)
+            response = a.post(
+                form,
+                data={"csrfmiddlewaretoken": token, "preset": preset, "colour": "random"},
+                allow_redirects=False,
+                timeout=HTTP_TIMEOUT,
+            )
+            link, _challenge = _redirect_id(response, _CHALLENGE, "challenge POST")
+        except BaseException:
+            a.close()
+            b.close()
+            raise
+        challenge = Challenge(a, b, link, base_a, base_b)
     try:
-        form = f"{base_a}/{LANG}/friend/"
-        token = _form_token(a, form)
-        response = a.post(
-            form,
-            data={"csrfmiddlewaretoken": token, "preset": preset, "colour": "random"},
-            allow_redirects=False,
-            timeout=HTTP_TIMEOUT,
-        )
-        link, _challenge = _redirect_id(response, _CHALLENGE, "challenge POST")
-        token = _form_token(b, f"{base_b}{link}")
+        b = challenge.b
+        # a refused guest still has the link's page, its form and token: it presses again
+        if not challenge.token:
+            challenge.token = _form_token(b, f"{challenge.base_b}{challenge.link}")
         response = b.post(
-            f"{base_b}{link}accept/",
-            data={"csrfmiddlewaretoken": token},
+            f"{challenge.base_b}{challenge.link}accept/",
+            data={"csrfmiddlewaretoken": challenge.token},
             allow_redirects=False,
             timeout=HTTP_TIMEOUT,
         )
@@ -169,12 +204,14 @@ def create_game(base_a, base_b, preset="sport"):
             retry = response.headers.get("Retry-After", "")
             if not retry.isdigit() or 'id="challenge-error"' not in response.text:
                 raise SetupError("game accept POST: HTTP 503 without Retry-After or reason")
-            raise SiteFull(int(retry))
+            full = SiteFull(int(retry), challenge)
+            challenge = None  # kept open for the retry
+            raise full
         _page, game_id = _redirect_id(response, _GAME, "game accept POST")
-        return game_id, cookie_header(a), cookie_header(b)
+        return game_id, cookie_header(challenge.a), cookie_header(b)
     finally:
-        a.close()
-        b.close()
+        if challenge is not None:
+            challenge.close()
 
 
 # --- the game sockets -------------------------------------------------------------------------
@@ -557,15 +594,18 @@ async def run_client(plan, ready, should_stop):
 
     async def table_loop(index):
         first = True
+        waiting = None  # the challenge a full site refused, accepted again after its wait
         await start_in_turn(index)
         while not stop.is_set():
-            bases = two_bases()
+            bases = two_bases() if waiting is None else [waiting.base_a, waiting.base_b]
             try:
                 game_id, cookie_a, cookie_b = await loop.run_in_executor(
-                    pool, create_game, bases[0], bases[1], config.preset
+                    pool, create_game, bases[0], bases[1], config.preset, waiting
                 )
+                waiting = None
             except SiteFull as full:
                 stats.refused += 1
+                waiting = full.challenge
                 if first:  # answered: the table is in, if only to wait for a place
                     first = False
                     one_open()
@@ -574,6 +614,7 @@ async def run_client(plan, ready, should_stop):
                 await _sleep_unless(stop, full.retry_after)  # as a player would
                 continue
             except (SetupError, requests.RequestException) as exc:
+                waiting = None  # closed by create_game
                 stats.error(f"set-up failed: {exc!r}")
                 if config.to_end:
                     break
@@ -590,6 +631,8 @@ async def run_client(plan, ready, should_stop):
                 break
             if len(stats.errors) > errors:
                 await _sleep_unless(stop, config.retry_pause)
+        if waiting is not None:
+            waiting.close()
         if first:
             one_open()  # never opened: do not hold up the others' start
 

@@ -176,11 +176,12 @@ def change_message(notice):
 
     ``{"type": "game.changed", "version": v, "from": u, "events": [[seq, kind, side, dice,
     play, cube], ...], "history": [entries], "state": {field: value}, "actions": {side:
-    [...]}, "legal": {...} | None, "over": bool}``. ``state`` holds the shared fields of the
-    snapshot that a change may touch (``reading.shared_state``; not ``last``, which a client
-    takes from the history's last play), ``actions`` each player's, ``legal`` the mover's
-    in the event's compact form (``reading.shared_legal``). ``over``: the game has ended, so
-    sockets send snapshots instead.
+    [...]}, "legal": {...} | None, "over": bool, "at": ms}``. ``at``: when it was built (ms
+    since the epoch: a socket measures how late group messages reach it). ``state`` holds
+    the shared fields of the snapshot that a change may touch (``reading.shared_state``;
+    not ``last``, which a client takes from the history's last play), ``actions`` each
+    player's, ``legal`` the mover's in the event's compact form (``reading.shared_legal``).
+    ``over``: the game has ended, so sockets send snapshots instead.
     """
     game = notice.game
     now = clocks.now_ms()
@@ -189,6 +190,7 @@ def change_message(notice):
         "type": "game.changed",
         "version": game.version,
         "from": notice.from_version,
+        "at": now,
         "events": [list(row) for row in events],
         "over": game.is_over,
     }

@@ -2,13 +2,15 @@
 refuses new games with its reason (HTTP 503 and Retry-After, the lobby's site_full error),
 while the games in progress go on and a challenge link may still be made."""
 
+import contextlib
+
 import pytest
 from asgiref.sync import async_to_sync
 from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
-from games import admission, app_settings, services
+from games import admission, app_settings, clocks, services
 from games.models import Challenge, Game, QueueEntry
 from games.tests.factories import FixedDice, new_bot_game
 from games.tests.test_consumers import receive
@@ -30,7 +32,7 @@ def full_site(settings, monkeypatch):
     settings.GAMES_FULL_RETRY_SECONDS = 40
     fixed = FixedDice(monkeypatch)
     games = [new_bot_game(fixed, opening=(6, 5), guest=f"guest-{n}") for n in range(2)]
-    cache.delete(admission.CACHE_KEY)
+    admission.clear()
     return games
 
 
@@ -120,3 +122,30 @@ def test_a_burst_of_new_games_inside_the_counts_lifetime_stops_at_the_cap(full_s
         except admission.SiteFull:
             refused += 1
     assert (admitted, refused) == (3, 7)
+
+
+def test_places_given_count_before_their_games_reach_the_database(full_site, settings):
+    # Slow requests: three places given while the cached count still says two, their games
+    # not yet committed; the count is read again, and still nobody gets past the cap.
+    settings.GAMES_MAX_ACTIVE = 5
+    for _n in range(3):
+        admission.check()
+    cache.delete(admission.CACHE_KEY)  # the count's lifetime ends before any game commits
+    assert admission.active_games() == 2
+    with pytest.raises(admission.SiteFull):
+        admission.check()
+
+
+def test_a_refused_check_gives_its_place_back(full_site, settings):
+    settings.GAMES_MAX_ACTIVE = 3
+    for _n in range(4):
+        with contextlib.suppress(admission.SiteFull):
+            admission.check()
+    # one place was given (2 + 1 = 3); the three refusals took none
+    second = clocks.now_ms() // 1000
+    given = sum(
+        cache.get_many(
+            [admission.TICKET_KEY.format(second - n) for n in range(admission.TICKET_SECONDS)]
+        ).values()
+    )
+    assert given == 1

@@ -1,5 +1,6 @@
 """The site's logging: the Celery worker's lines of the beat's routine tasks are dropped, the
-others kept (nardy_site/logging_filters.py, settings.LOGGING)."""
+others kept; refusals (429, 503) are not logged as errors (nardy_site/logging_filters.py,
+settings.LOGGING)."""
 
 import logging
 
@@ -31,3 +32,20 @@ def test_the_routine_tasks_per_task_lines_are_dropped_and_the_others_kept(logger
 def test_the_filter_sits_on_the_workers_loggers():
     for name in ("celery.app.trace", "celery.worker.strategy"):
         assert any(isinstance(f, QuietRoutineTasks) for f in logging.getLogger(name).filters)
+
+
+def request_line(status_code, level):
+    """A record as Django logs a response with an error status (``django.request``)."""
+    record = logging.LogRecord(
+        "django.request", level, __file__, 1, "%s: %s", ("Status", "/en/x/"), None
+    )
+    record.status_code = status_code
+    return record
+
+
+def test_refusals_are_not_logged_as_errors_and_server_errors_are():
+    logger = logging.getLogger("django.request")
+    assert not logger.filter(request_line(503, logging.ERROR))  # the site is full
+    assert not logger.filter(request_line(429, logging.WARNING))  # a rate limit
+    assert logger.filter(request_line(500, logging.ERROR))
+    assert logger.filter(request_line(404, logging.WARNING))

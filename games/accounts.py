@@ -8,7 +8,9 @@ local passwords, no sign-up form, no e-mail needed).
   the account (``services.adopt_guest_games``).
 - ``telegram_callback``: checks the data Telegram sends back before allauth sees it.
 - ``account_menu`` / ``AccountMenuMiddleware``: the header's "Sign in" or name and "Sign out".
-- ``sign_in_services``: the configured providers' names, for pages that say how to sign in.
+- ``sign_in_services``: the configured providers' names, for pages that say how to sign in;
+  ``sign_in_available``: whether any way to sign in exists here (providers or
+  ``games.dev_sign_in``).
 """
 
 import base64
@@ -39,7 +41,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 
-from games import lobby, services
+from games import dev_sign_in, lobby, services
 from games.models import Profile
 from games.services import dispatch
 from rules_pages.cache import csrf_input
@@ -108,6 +110,12 @@ class SocialAccountAdapter(DefaultSocialAccountAdapter):
 
     def is_open_for_signup(self, request, sociallogin):
         return True
+
+
+def sign_in_available(request):
+    """True when a visitor can sign in on this server: a provider is configured, or the
+    development sign-in is on (``games.dev_sign_in``). Where it is False, no page offers it."""
+    return dev_sign_in.enabled() or bool(get_social_adapter().list_providers(request))
 
 
 def sign_in_services(request):
@@ -317,15 +325,18 @@ def telegram_callback(request):
 
 def render_account_menu(request):
     """The header's account part for ``request``'s visitor (HTML): "Sign in" linking to the
-    sign-in page, or the display name linking to the own profile and a "Sign out" button
-    (POST). Both bring the visitor back to the page they are on. Written here rather than
-    with a template, so a page served from the page cache renders no template at all."""
+    sign-in page (nothing when this server offers no sign-in), or the display name linking
+    to the own profile and a "Sign out" button (POST). Both bring the visitor back to the
+    page they are on. Written here rather than with a template, so a page served from the
+    page cache renders no template at all."""
     back = request.get_full_path()
     if "/accounts/" in request.path:
         # on a sign-in page itself: keep where it came from
         back = request.GET.get("next", "")
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
+        if not sign_in_available(request):
+            return ""  # nothing to offer: no dead end in the header
         url = reverse("account_login") + (f"?{urlencode({'next': back})}" if back else "")
         return format_html(
             '<div class="account-menu"><a class="account-menu__in" href="{}">{}</a></div>',

@@ -28,6 +28,7 @@ from games import (
     app_settings,
     board_svg,
     clocks,
+    dev_sign_in,
     profiles,
     ratelimits,
     ratings,
@@ -787,7 +788,9 @@ def lobby_page(request):
     sign in.
 
     Context: ``signed_in``, ``login_url`` (sign in and come back here), ``sign_in_with``
-    (for a guest: the configured providers, "Google or Telegram"; "" if none), ``ws_path`` (the
+    (for a guest: the configured providers, "Google or Telegram"; "" if none), ``can_sign_in``
+    (some way to sign in exists here), ``dev_sign_in`` (the development sign-in is on),
+    ``ws_path`` (the
     lobby socket, with the page's language), ``ratings`` (``{preset: {"rating",
     "provisional", "games"}}``: the account's, 1500 provisional where it has none),
     ``clock_choices`` (``clock_choices()``), ``preset_clocks`` (``{preset: kind}``) and
@@ -798,6 +801,8 @@ def lobby_page(request):
         "signed_in": bool(viewer.user_id),
         "login_url": login_url(reverse("games:lobby")),
         "sign_in_with": "" if viewer.user_id else accounts.sign_in_services(request),
+        "can_sign_in": bool(viewer.user_id) or accounts.sign_in_available(request),
+        "dev_sign_in": dev_sign_in.enabled(),
         "ws_path": f"/ws/lobby/?lang={get_language()}",
         "clock_choices": clock_choices(),
         "preset_clocks": clocks.PRESET_CLOCK,

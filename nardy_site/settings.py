@@ -449,6 +449,14 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 # --- Accounts: django-allauth, social sign-in only (games/accounts.py) ----------------------
+# DEV_SIGN_IN (default: on in development, off in production): the sign-in page offers a
+# development sign-in with any name and no password (games/dev_sign_in.py), so rated play can
+# be tried between two browsers on a machine with no sign-in provider.
+DEV_SIGN_IN = env.bool("DEV_SIGN_IN", default=not PRODUCTION)
+if PRODUCTION and DEV_SIGN_IN:
+    raise ImproperlyConfigured(
+        "DEV_SIGN_IN must be off when DJANGO_ENV=production: anyone could sign in as anyone."
+    )
 AUTHENTICATION_BACKENDS = [
     # the admin's username and password
     "django.contrib.auth.backends.ModelBackend",

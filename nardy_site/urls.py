@@ -17,7 +17,7 @@ from django.views.decorators.cache import cache_page
 from django.views.generic import RedirectView
 from django.views.i18n import JavaScriptCatalog, set_language
 
-from games import accounts
+from games import accounts, dev_sign_in
 from rules_pages.sitemaps import SITEMAPS
 from rules_pages.views import robots_txt
 
@@ -39,6 +39,8 @@ urlpatterns = i18n_patterns(
         accounts.telegram_callback,
         name="telegram_callback_checked",
     ),
+    # The development sign-in (any name, no password; 404 unless settings.DEV_SIGN_IN).
+    path("accounts/dev/", dev_sign_in.sign_in, name="dev_sign_in"),
     path("accounts/", include("allauth.urls")),
 )
 

@@ -304,6 +304,7 @@ def test_providers_come_from_the_environment_and_are_left_out_without_credential
 def test_the_sign_in_page_shows_a_button_for_each_configured_provider(
     settings, lang, google_text, telegram_text
 ):
+    settings.DEV_SIGN_IN = False  # as in production: the providers alone
     settings.SOCIALACCOUNT_PROVIDERS = provider_settings()
     page = Client().get(f"/{lang}/accounts/login/").content.decode()
     assert google_text in page and telegram_text in page
@@ -337,6 +338,7 @@ def test_the_sign_in_page_shows_a_button_for_each_configured_provider(
 def test_the_lobby_tells_a_guest_only_the_sign_in_services_this_server_has(
     settings, google, telegram, lang, said
 ):
+    settings.DEV_SIGN_IN = False  # as in production: the providers alone
     settings.SOCIALACCOUNT_PROVIDERS = provider_settings(google=google, telegram=telegram)
     page = Client().get(f"/{lang}/lobby/").content.decode()
     told = page.split('id="lobby-sign-in"', 1)[1].split("</div>", 1)[0]

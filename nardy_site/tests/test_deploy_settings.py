@@ -38,6 +38,7 @@ SETTINGS_VARIABLES = [
     "TELEGRAM_BOT_ID",
     "TELEGRAM_BOT_TOKEN",
     "LOAD_ECHO",
+    "DEV_SIGN_IN",
 ]
 
 REQUIRED_IN_PRODUCTION = ["SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL", "REDIS_URL", "ADMIN_URL"]
@@ -130,6 +131,7 @@ def test_production_names_every_missing_variable_at_once(monkeypatch):
             r"^LOAD_ECHO must be off when DJANGO_ENV=production: the echo socket "
             r"is a load-test tool",
         ),
+        ({"DEV_SIGN_IN": "true"}, "^DEV_SIGN_IN must be off when DJANGO_ENV=production"),
         ({"DEBUG": "true"}, "DEBUG must be off"),
         ({"DJANGO_ENV": "staging"}, "DJANGO_ENV must be 'development' or 'production'"),
     ],
@@ -207,6 +209,11 @@ def test_development_allows_the_echo_socket_and_a_plain_http_site_url(monkeypatc
     )
     assert values["LOAD_ECHO"] is True
     assert values["SITE_URL"] == "http://127.0.0.1:8000"
+    assert values["DEV_SIGN_IN"] is True  # on by default in development
+
+
+def test_production_has_no_development_sign_in_by_default(monkeypatch):
+    assert evaluate(monkeypatch, production_env())["DEV_SIGN_IN"] is False
 
 
 def test_a_production_process_with_the_echo_socket_stops_with_the_variable_named():

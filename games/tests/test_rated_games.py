@@ -18,6 +18,7 @@ from django.urls import reverse
 
 from games import clocks, lobby, services
 from games.clocks import ClockSpec
+from games.loadtool.gameview import GameView
 from games.models import (
     Challenge,
     ChallengeStatus,
@@ -100,14 +101,21 @@ async def game_socket(game_id, user):
     return comm
 
 
+#: each socket's view of its game: its snapshot with the events since (docs/protocol.md)
+VIEWS = {}
+
+
 async def next_snapshot(comm, predicate=lambda game: True):
+    """The game as ``comm``'s page holds it once a snapshot or event makes it satisfy
+    ``predicate``; an error frame is returned as it is."""
+    view = VIEWS.setdefault(comm, GameView())
     deadline = time.monotonic() + TIMEOUT
     while True:
         frame = json.loads(await comm.receive_from(timeout=max(0.1, deadline - time.monotonic())))
-        if frame["type"] == "snapshot" and predicate(frame["game"]):
-            return frame["game"]
         if frame["type"] == "error":
             return frame
+        if view.take(frame) is True and predicate(view.game):
+            return view.game
 
 
 @pytest.mark.django_db(transaction=True)

@@ -96,6 +96,9 @@ def test_a_site_on_two_channel_shards_and_a_broker_of_its_own_plays_on(spread_si
     assert all(seen == versions[0] for seen in versions)
     assert versions[0][-1] == Game.objects.get(pk=game_id).version
     after = {url: commands(url) for url in (*shards, broker)}
-    # both shards carried channel traffic, and the broker the computer's move
-    assert all(after[url] - before[url] > 20 for url in shards), (before, after)
+    # both shards carried channel traffic, and the broker the computer's move; how much each
+    # carries depends on the hashes of names picked at random (the processes' channels), so
+    # one shard may take nearly all of one game's messages and the other only a few groups
+    assert all(after[url] - before[url] > 5 for url in shards), (before, after)
+    assert sum(after[url] - before[url] for url in shards) > 200, (before, after)
     assert after[broker] - before[broker] > 5, (before, after)

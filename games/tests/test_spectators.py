@@ -171,6 +171,49 @@ SNAPSHOT_KEYS = {
     "game.presence.<side>",
     *(f"game.presence.<side>.{key}" for key in ("here", "away_since", "loses_at", "claim_from")),
 }
+#: the snapshot fields an event may change (docs/protocol.md "Events")
+CHANGED_FIELDS = (
+    "status",
+    "phase",
+    "turn",
+    "awaiting",
+    "dice",
+    "position",
+    "position_id",
+    "pips",
+    "off",
+    "cube",
+    "clock",
+    "presence",
+    "fairness",
+)
+#: every path an onlooker may see in an event frame: the change's own keys, the history
+#: entries and the changed fields as a snapshot's game has them
+EVENT_KEYS = {
+    "type",
+    "version",
+    "from",
+    "events",
+    "events.[]",
+    *(f"events.[].{key}" for key in ("seq", "kind", "side")),
+    "actions",
+    "actions.[]",
+    "legal",
+    "history",
+    *(
+        f"history.{p[len('game.history.') :]}"
+        for p in SNAPSHOT_KEYS
+        if p.startswith("game.history.")
+    ),
+    "changes",
+    *(
+        "changes." + p[len("game.") :]
+        for p in SNAPSHOT_KEYS
+        if p.startswith("game.") and p.split(".")[1] in CHANGED_FIELDS
+    ),
+}
+#: the server's periodic touch
+TOUCH_KEYS = {"type", "version"}
 #: an error frame (the answer to an onlooker's action)
 ERROR_KEYS = {"type", "code", "message", "version"}
 #: what an onlooker may never be given, whatever the game
@@ -222,6 +265,15 @@ def check_frame(frame, secrets):
     if frame["type"] == "error":
         assert set(frame) == ERROR_KEYS
         secrets.check(text)
+        return
+    if frame["type"] == "touch":
+        assert set(frame) == TOUCH_KEYS
+        return
+    if frame["type"] == "event":
+        unknown = key_paths(frame) - EVENT_KEYS
+        assert not unknown, f"event keys not on the allow-list: {sorted(unknown)}"
+        assert frame["actions"] == [] and frame["legal"] is None
+        secrets.check(text)  # an event never ends a game: the last change comes as a snapshot
         return
     assert frame["type"] == "snapshot"
     unknown = key_paths(frame) - SNAPSHOT_KEYS
@@ -277,12 +329,15 @@ async def socket(game_id, session_key=None):
     return comm, json.loads(await comm.receive_from(timeout=TIMEOUT))
 
 
-async def frames_until(comm, version, log):
-    """Read frames into ``log`` until a snapshot of ``version`` or later arrives; returns it."""
+async def frames_until(comm, version, log, snapshot=False):
+    """Read frames into ``log`` until a snapshot (or, unless ``snapshot``, an event) of
+    ``version`` or later arrives; returns it."""
     while True:
         frame = json.loads(await comm.receive_from(timeout=TIMEOUT))
         log.append(frame)
         if frame["type"] == "snapshot" and frame["game"]["version"] >= version:
+            return frame
+        if frame["type"] == "event" and frame["version"] >= version and not snapshot:
             return frame
 
 
@@ -344,7 +399,7 @@ def play_through_sockets(game_id, seats, onlookers, secrets, turns=4, finish_by=
             else:
                 mover = players[game.awaiting]
                 await mover.send_json_to({"type": "snapshot"})
-                view = await frames_until(mover, game.version, [])
+                view = await frames_until(mover, game.version, [], snapshot=True)
                 kind = view["game"]["actions"][0]
                 frame = {"type": kind, "version": game.version}
                 if kind == "play":
@@ -362,15 +417,15 @@ def play_through_sockets(game_id, seats, onlookers, secrets, turns=4, finish_by=
         # They see what the players see of the board.
         for comm in watchers:
             await comm.send_json_to({"type": "snapshot"})
-            seen = await frames_until(comm, game.version, log)
+            seen = await frames_until(comm, game.version, log, snapshot=True)
             player = next(iter(players.values()))
             await player.send_json_to({"type": "snapshot"})
-            mine = await frames_until(player, game.version, [])
+            mine = await frames_until(player, game.version, [], snapshot=True)
             assert board_of(seen["game"]) == board_of(mine["game"])
         if finish_by is not None:
             await players[finish_by].send_json_to({"type": "resign", "version": game.version})
             for comm in watchers:
-                end = await frames_until(comm, game.version + 1, log)
+                end = await frames_until(comm, game.version + 1, log, snapshot=True)
                 assert end["game"]["status"] == "finished"
         for comm in [*players.values(), *watchers]:
             await comm.disconnect()

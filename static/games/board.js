@@ -307,9 +307,12 @@
         "data-point": whitePoint,
         "aria-label": describePoint(label(view, whitePoint), whitePoint, view.boards),
       }, svgEl);
+      // Choosable: a button in the board's one tab stop (roving, see draw); else a labelled image.
       if (isSelectable || isDest || (view.interactive && hasMine)) {
-        g.setAttribute("tabindex", "0");
+        g.setAttribute("tabindex", "-1");
         g.setAttribute("role", "button");
+      } else {
+        g.setAttribute("role", "img");
       }
 
       const top = row === "top";
@@ -384,8 +387,10 @@
         "aria-label": fmt(side === "white" ? gettext("White borne off: %(count)s") : gettext("Black borne off: %(count)s"), { count }),
       }, svgEl);
       if (isDest) {
-        g.setAttribute("tabindex", "0");
+        g.setAttribute("tabindex", "-1");
         g.setAttribute("role", "button");
+      } else {
+        g.setAttribute("role", "img");
       }
       svg("rect", { class: "tray-box", x: box.x, y: box.y, width: box.width, height: box.height, rx: 8 }, g);
       if (L.compact) {
@@ -514,12 +519,42 @@
       drawOpeningDice(view);
       svgEl.classList.toggle("is-staging", Boolean(view.mover));
 
-      if (focused) {
-        const again = focused.startsWith("tray-")
-          ? svgEl.querySelector(`[data-tray="${focused.slice(5)}"][tabindex]`)
-          : svgEl.querySelector(`[data-point="${focused}"][tabindex]`);
-        if (again) again.focus();
-      }
+      // One tab stop for the board (a roving tabindex): the place focused before the redraw if
+      // it can still be chosen, else the first destination, else the first place to choose.
+      const again = !focused ? null : focused.startsWith("tray-")
+        ? svgEl.querySelector(`[data-tray="${focused.slice(5)}"][tabindex]`)
+        : svgEl.querySelector(`[data-point="${focused}"][tabindex]`);
+      const stop = again || svgEl.querySelector(".dest[tabindex]") || svgEl.querySelector("[tabindex]");
+      if (stop) stop.setAttribute("tabindex", "0");
+      // The focus stays on the board: on the same place, or else on its new tab stop.
+      if (focused && stop) stop.focus();
+    }
+
+    /**
+     * Move the focus among the places that can be chosen, in drawing order (points 1-24 in
+     * white's numbering, then the trays): `step` 1 the next, -1 the previous, "first", "last".
+     * Returns the element focused, or null when nothing can be chosen.
+     */
+    function moveFocus(step) {
+      const stops = Array.from(svgEl.querySelectorAll("[tabindex]"));
+      if (!stops.length) return null;
+      const at = stops.indexOf(document.activeElement);
+      let next;
+      if (step === "first") next = 0;
+      else if (step === "last") next = stops.length - 1;
+      else if (at < 0) next = 0;
+      else next = (at + step + stops.length) % stops.length;
+      for (const el of stops) el.setAttribute("tabindex", "-1");
+      stops[next].setAttribute("tabindex", "0");
+      stops[next].focus();
+      return stops[next];
+    }
+
+    /** Focus the board's tab stop (see draw); false when nothing on it can be chosen. */
+    function focusBoard() {
+      const stop = svgEl.querySelector('[tabindex="0"]');
+      if (stop) stop.focus();
+      return Boolean(stop);
     }
 
     /** Redraw with the last view when the element's width crosses the phone/desktop line. */
@@ -565,7 +600,7 @@
       });
     }
 
-    return { draw, animateStep, relayout, element: svgEl };
+    return { draw, animateStep, relayout, moveFocus, focusBoard, element: svgEl };
   }
 
   window.NardyBoard = {

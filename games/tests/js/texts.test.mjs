@@ -38,9 +38,9 @@ test("the opponent's play is said in the viewer's numbering; a pass says so", ()
 
 test("the status line follows the staging of the player's own move", () => {
   const state = room();
-  assert.equal(statusText(state), "You rolled 5\u20113. Tap a checker to move.");
+  assert.equal(statusText(state), "You rolled 5\u20113. Choose a checker to move.");
   state.selected = 24;
-  assert.equal(statusText(state), "You rolled 5\u20113. Tap a highlighted place to move the checker there.");
+  assert.equal(statusText(state), "You rolled 5\u20113. Choose a highlighted place to move the checker there.");
   stagePath(state, nextSteps(state).get(24).get(16));
   assert.equal(statusText(state), "You rolled 5\u20113. Your move is complete: confirm it or undo.");
 });

@@ -89,7 +89,7 @@ function boardView(state) {
  * @param {RoomState} state
  * @param {{render: () => void, tone: (kind: string) => void}} page
  * @returns {{draw: () => {pips: Object, off: Object}, animateLast: (game: Object, then: () => void) => void,
- *   stopAnimation: () => void}}
+ *   stopAnimation: () => void, moveFocus: (step: (number|string)) => ?Element, focusBoard: () => boolean}}
  */
 export function createBoardView(els, state, { render, tone }) {
   const board = NB.create(els.board);
@@ -162,5 +162,5 @@ export function createBoardView(els, state, { render, tone }) {
     then();
   }
 
-  return { draw, animateLast, stopAnimation };
+  return { draw, animateLast, stopAnimation, moveFocus: board.moveFocus, focusBoard: board.focusBoard };
 }

@@ -6,6 +6,7 @@
  */
 import { can, cubeOffer, saveSettings } from "./state.js";
 import { canStage, currentNode, nextSteps, shownPosition, stagedPlay, stagePath, unstageLast } from "./staging.js";
+import { statusText } from "./texts.js";
 
 const { fmt, fromWhite } = globalThis.NardyBoard;
 
@@ -13,12 +14,13 @@ const { fmt, fromWhite } = globalThis.NardyBoard;
  * @param {Object<string, HTMLElement>} els  the room's elements (main.js)
  * @param {RoomState} state
  * @param {{connection: {isOpen: () => boolean, send: (frame: Object) => boolean},
- *   say: {showMessage: Function, showError: Function, tone: Function}, render: () => void,
- *   stopAnimation: () => void, storage: ?Storage}} page
+ *   say: {showMessage: Function, showError: Function, tone: Function, announce: Function},
+ *   render: () => void, stopAnimation: () => void, storage: ?Storage,
+ *   board: {moveFocus: Function, focusBoard: () => boolean}}} page
  * @returns {{draw: () => void, maybeAutoPlay: () => void, noteGame: (game: Object, sameGame: boolean) => void,
- *   onWhy: (frame: Object) => void, onError: (frame: Object) => void}}
+ *   onWhy: (frame: Object) => void, onError: (frame: Object) => void, guideFocus: () => void}}
  */
-export function createControls(els, state, { connection, say, render, stopAnimation, storage }) {
+export function createControls(els, state, { connection, say, render, stopAnimation, storage, board }) {
   /** Send an action frame; false (and says why) when it cannot go now. */
   function send(frame) {
     if (!connection.isOpen()) {
@@ -90,8 +92,67 @@ export function createControls(els, state, { connection, say, render, stopAnimat
     say.showError("");
     say.tone("move");
     render();
+    const node = currentNode(state);
+    if (node && node.final && !els.confirm.hidden && !els.confirm.disabled) {
+      // The play is complete: the next action is to confirm it (or to undo).
+      say.announce(statusText(state));
+      if (focusIsFree()) els.confirm.focus();
+    }
     maybeAutoConfirm();
   }
+
+  /**
+   * True when the page may move the focus to the next action: it is on nothing (the button
+   * pressed was hidden), or on the board or a control of the room, never in a text field or
+   * outside the room (the reader is elsewhere on purpose).
+   */
+  function focusIsFree() {
+    const el = document.activeElement;
+    if (!el || el === document.body) return true;
+    if (!els.root.contains(el)) return false;
+    if (el.matches("input, textarea, select")) return false;
+    return el.hidden || el.disabled || el.closest("[hidden]") !== null
+      || els.board.contains(el) || el.matches(".btn");
+  }
+
+  /**
+   * After a change is shown: the focus goes where the next action is, if it is free to move
+   * (focusIsFree): the board when the player is to move checkers, the Roll button when they
+   * are to roll, Take when a double is offered to them, Pass when no move is possible.
+   */
+  function guideFocus() {
+    if (!focusIsFree() || state.anim) return;
+    const usable = (el) => el && !el.hidden && !el.disabled;
+    if (canStage(state) && !state.staged.length) {
+      if (els.board.contains(document.activeElement)) return;
+      board.focusBoard();
+    } else if (usable(els.take)) els.take.focus();
+    else if (usable(els.pass)) els.pass.focus();
+    else if (usable(els.roll)) els.roll.focus();
+  }
+
+  /**
+   * The room's keyboard shortcuts (docs in the page's "Keyboard" note), when the focus is not in
+   * a text field: Space or R rolls, Backspace undoes the last step, Enter confirms a complete
+   * move, P passes when no move is possible.
+   */
+  function onShortcut(event) {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const el = document.activeElement;
+    if (el && el.matches("input, textarea, select")) return;
+    const onControl = el && el !== document.body && el.matches("button, a, [role=button]");
+    const usable = (b) => b && !b.hidden && !b.disabled;
+    const key = event.key;
+    let button = null;
+    if ((key === " " && !onControl) || key === "r" || key === "R") button = els.roll;
+    else if (key === "Backspace" && state.staged.length) button = els.undo;
+    else if (key === "Enter" && !onControl) button = els.confirm;
+    else if (key === "p" || key === "P") button = els.pass;
+    if (!usable(button)) return;
+    event.preventDefault();
+    button.click();
+  }
+  document.addEventListener("keydown", onShortcut);
 
   /**
    * Explain why the mover's checker on `point` cannot move: from the game's `why_not` before
@@ -158,15 +219,22 @@ export function createControls(els, state, { connection, say, render, stopAnimat
   }
 
   els.board.addEventListener("click", (event) => activate(event.target));
+  // Arrow keys move between the places that can be chosen (the board is one tab stop).
+  const ARROWS = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1, Home: "first", End: "last" };
   els.board.addEventListener("keydown", (event) => {
-    if (event.key === "Enter" || event.key === " ") {
+    if (event.key in ARROWS) {
       event.preventDefault();
+      board.moveFocus(ARROWS[event.key]);
+    } else if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      event.stopPropagation(); // not also the page's shortcut for the same key
       activate(event.target);
     } else if (event.key === "Escape" && state.selected !== null) {
       state.selected = null;
       render();
     } else if ((event.key === "Backspace" || (event.key === "z" && (event.ctrlKey || event.metaKey))) && state.staged.length) {
       event.preventDefault();
+      event.stopPropagation();
       undo();
     }
   });
@@ -312,5 +380,5 @@ export function createControls(els, state, { connection, say, render, stopAnimat
     }
   }
 
-  return { draw, maybeAutoPlay, noteGame, onWhy, onError };
+  return { draw, maybeAutoPlay, noteGame, onWhy, onError, guideFocus };
 }

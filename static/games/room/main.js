@@ -16,8 +16,8 @@ import { CLOCK_TICK_MS, createClocks, noteClockOffset } from "./clocks.js";
 import { createControls } from "./controls.js";
 import { createPanels, gameUrl } from "./panels.js";
 import { createConnection } from "./socket.js";
-import { can, createState, cubeOffer, loadSettings, myTurn, you } from "./state.js";
-import { playText, ratingLines, resultReason, resultTitle, statusText } from "./texts.js";
+import { createState, loadSettings, myTurn, you } from "./state.js";
+import { isBot, playText, ratingLines, resultReason, resultTitle, statusText } from "./texts.js";
 
 const NB = globalThis.NardyBoard;
 const NEXT_GAME_S = 6; // seconds before a match moves on to its next game
@@ -112,7 +112,7 @@ function start(rootEl) {
     onChange: render,
   });
   const controls = createControls(els, state, {
-    connection, say, render, stopAnimation: board.stopAnimation, storage,
+    connection, say, render, stopAnimation: board.stopAnimation, storage, board,
   });
 
   function render() {
@@ -131,6 +131,7 @@ function start(rootEl) {
 
   /** After a change is shown: the automatic play, and a match's move to its next game. */
   function afterGame() {
+    controls.guideFocus();
     controls.maybeAutoPlay();
     const m = state.game.match;
     if (state.game.status === "finished" && m && m.next_game && !state.nextTimer) {
@@ -181,8 +182,14 @@ function start(rootEl) {
       say.tone("end");
       said.push(resultTitle(game, game.result), resultReason(game, game.result));
       ratingLines(game, game.result).forEach(([, text]) => said.push(text + "."));
-    } else if (newer && (cubeOffer(game) || (can(state, "play") && game.legal && game.legal.pass))) {
-      said.push(statusText(state));
+    } else if (newer && sameGame) {
+      // What the viewer is to do, or waits for, when it changed: the own roll ("You rolled
+      // 5-4..."), a forced pass, a double offered or taken, the opponent rolling. A wait for
+      // the computer is not said: its move comes at once and is said itself.
+      const status = statusText(state);
+      const waitsForBot = game.turn && game.turn !== you(state) && isBot(game, game.turn);
+      if (status !== state.saidStatus && !waitsForBot) said.push(status);
+      state.saidStatus = status;
     }
     say.announce(said.join(" "));
     if (theirs && last.play && state.settings.animate && !NB.prefersReducedMotion()) {

@@ -56,6 +56,7 @@ export function saveSettings(storage, settings) {
  * @property {?{view: Object}} anim  while the opponent's play is being shown
  * @property {number} clockOffset  the server's clock minus this browser's (ms)
  * @property {?number} lostAt  when this page's socket closed (Date.now()), while it is down
+ * @property {string} saidStatus  the status line last said in the live region
  * @property {Settings} settings
  */
 
@@ -86,6 +87,7 @@ export function createState({ game, isPlayer, wsPath, settings }) {
     clockOffset: 0,
     lostAt: null,
     lowWarned: null, // the version whose "10 seconds left" was announced
+    saidStatus: "", // the status line last said in the live region
     settings,
   };
 }

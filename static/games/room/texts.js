@@ -196,9 +196,9 @@ export function statusText(state) {
       return diceSentence + " " + gettext("Your move is complete: confirm it or undo.");
     }
     if (state.selected !== null) {
-      return diceSentence + " " + gettext("Tap a highlighted place to move the checker there.");
+      return diceSentence + " " + gettext("Choose a highlighted place to move the checker there.");
     }
-    return diceSentence + " " + gettext("Tap a checker to move.");
+    return diceSentence + " " + gettext("Choose a checker to move.");
   }
   if (game.phase === "play" && game.dice) {
     return fmt(gettext("%(name)s rolled %(dice)s and is moving…"), { name: subject(game, mover), dice: diceText(game.dice) });

@@ -1,0 +1,141 @@
+"""axe-core (axe-playwright-python) on every page type of the site, in Russian, Bulgarian and
+English, 390 and 1280 px wide: no violation of any impact (issue #15).
+
+One Daphne server and one browser serve every page: the rules pages, the new-game forms, a game
+as its player before and after a roll and as an onlooker, the replay, a challenge link, the
+lobby, the leaderboard, a player's profile, the sign-in page, the record import and the 404
+page."""
+
+import contextlib
+import random
+import re
+import time
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+
+from games.tests.test_e2e_browser import (  # noqa: F401 - fixtures used by name
+    DESKTOP,
+    browser,
+    daphne_server,
+    in_thread,
+    stage_whole_turn,
+)
+
+pytestmark = pytest.mark.e2e
+
+LANGUAGES = ("ru", "bg", "en")
+WIDTHS = {"390": {"width": 390, "height": 844}, "1280": DESKTOP}
+#: pages that need nothing made first (paths after the language prefix)
+STATIC_PAGES = {
+    "home": "",
+    "rules": "rules/",
+    "faq": "faq/",
+    "glossary": "glossary/",
+    "first steps": "first-steps/",
+    "my games and new game": "games/",
+    "play a friend": "friend/",
+    "lobby": "lobby/",
+    "leaderboard": "leaderboard/",
+    "sign-in": "accounts/login/",
+    "record import": "records/import/",
+    "not found": "no-such-page/",
+}
+
+
+def violations(page):
+    """axe's violations on the page as it is: ``[(rule id, impact, first targets)]``."""
+    found = Axe().run(page).response["violations"]
+    return [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3]) for v in found]
+
+
+def open_game(browser, base, lang):
+    """A new game against the computer started from the home page in ``lang``, as a visitor
+    does: (page, game id, page errors)."""
+    page = browser.new_page(viewport=DESKTOP, reduced_motion="reduce")
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{base}/{lang}/")
+    page.locator("button.play-button").first.click()
+    page.wait_for_url(re.compile(r"[0-9a-f-]{36}/$"))
+    page.wait_for_selector("#board [data-point]")
+    return page, re.search(r"([0-9a-f-]{36})/$", page.url).group(1), errors
+
+
+def made_pages():
+    """Paths (no language prefix) of pages that need data: a finished game's replay, an open
+    challenge link and a player's profile. Made in the test database."""
+    from django.contrib.auth import get_user_model
+
+    from games import analysis, services
+    from games.models import Game, Profile
+    from games.tests.factories import play_human_turn
+
+    challenge = services.create_challenge("a11y-friend", preset="sport", colour="white")
+    bot = services.create_bot_game("a11y-guest", bot_level="easy", human_side="white")
+    rng = random.Random(5)
+    guest = services.Actor(guest_id="a11y-guest")
+    plays, deadline = 0, time.monotonic() + 30
+    while plays < 3 and time.monotonic() < deadline:  # a few plays for the analysis to mark
+        game = Game.objects.get(pk=bot.pk)
+        if game.is_bot_turn:  # the tests' worker moves for the computer
+            time.sleep(0.1)
+            continue
+        with contextlib.suppress(services.StaleVersion):
+            play_human_turn(bot.pk, guest="a11y-guest", rng=rng)
+            plays += 1
+    while True:
+        with contextlib.suppress(services.StaleVersion):
+            services.resign(bot.pk, guest, Game.objects.get(pk=bot.pk).version)
+            break
+    analysis.request_analysis(bot.pk)
+    analysis.run_analysis(bot.pk)  # the replay with its analysis, as the worker would
+    user = get_user_model().objects.create(username="a11y-player")
+    Profile.objects.create(user=user, display_name="Ann")
+    return {
+        "replay with analysis": f"game/{bot.pk}/replay/",
+        "challenge": f"challenge/{challenge.pk}/",
+        "player profile": f"players/{user.pk}/",
+    }
+
+
+def test_every_page_type_has_no_accessibility_violation(daphne_server, browser):
+    base = daphne_server.base
+    pages = dict(STATIC_PAGES, **in_thread(made_pages))
+    found = {}
+    for lang in LANGUAGES:
+        for width, viewport in WIDTHS.items():
+            context = browser.new_context(viewport=viewport, reduced_motion="reduce")
+            page = context.new_page()
+            for name, path in pages.items():
+                page.goto(f"{base}/{lang}/{path}")
+                found[(name, lang, width)] = violations(page)
+            context.close()
+
+        # The game room: as its player before and after a roll, and as an onlooker.
+        page, game_id, errors = open_game(browser, base, lang)
+        page.wait_for_function("document.getElementById('game').dataset.ready === 'true'")
+        roll = page.locator("#roll-btn")
+        page.wait_for_selector("#roll-btn:not([hidden]), #board .selectable", timeout=20_000)
+        if not roll.is_visible():  # the player plays the opening dice first
+            found[("game, the opening to play", lang, "1280")] = violations(page)
+            stage_whole_turn(page)
+            page.click("#confirm-btn")
+        roll.wait_for(state="visible", timeout=20_000)
+        page.wait_for_function("document.getElementById('game').dataset.ready === 'true'")
+        found[("game, before the roll", lang, "1280")] = violations(page)
+        roll.click()
+        page.wait_for_selector("#board .can-move, #pass-btn:not([hidden])", timeout=20_000)
+        found[("game, after the roll", lang, "1280")] = violations(page)
+        page.set_viewport_size(WIDTHS["390"])
+        found[("game, after the roll", lang, "390")] = violations(page)
+        page.close()
+        onlooker = browser.new_page(viewport=WIDTHS["390"])
+        onlooker.goto(f"{base}/{lang}/game/{game_id}/")
+        onlooker.wait_for_selector("#board [data-point]")
+        found[("game, onlooker", lang, "390")] = violations(onlooker)
+        onlooker.close()
+        assert not errors, errors
+
+    failing = {where: v for where, v in found.items() if v}
+    assert not failing, "\n".join(f"{where}: {v}" for where, v in failing.items())

@@ -142,8 +142,10 @@ def test_event_frames_take_the_snapshots_path(daphne_server, browser):
     page.wait_for_function(READY_AT_JS, arg=v + 2)
     said = "The computer rolled 6\u20115 and played 12/6 6/1."
     assert page.locator("#last-play").inner_text() == said
+    # the live region says the play and what the viewer is to do now
     page.wait_for_function(
-        "(text) => document.getElementById('announce').textContent === text", arg=said
+        "(text) => document.getElementById('announce').textContent === text",
+        arg=said + " Your turn: roll the dice.",
     )
     assert page.locator("#status").inner_text() == "Your turn: roll the dice."
     assert page.locator("#history-list .history-play").all_inner_texts() == [

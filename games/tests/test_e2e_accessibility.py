@@ -114,7 +114,7 @@ def test_every_page_type_has_no_accessibility_violation(daphne_server, browser):
 
         # The game room: as its player before and after a roll, and as an onlooker.
         page, game_id, errors = open_game(browser, base, lang)
-        page.wait_for_function("document.getElementById('game').dataset.ready === 'true'")
+        page.wait_for_function("() => document.getElementById('game').dataset.ready === 'true'")
         roll = page.locator("#roll-btn")
         page.wait_for_selector("#roll-btn:not([hidden]), #board .selectable", timeout=20_000)
         if not roll.is_visible():  # the player plays the opening dice first
@@ -122,7 +122,7 @@ def test_every_page_type_has_no_accessibility_violation(daphne_server, browser):
             stage_whole_turn(page)
             page.click("#confirm-btn")
         roll.wait_for(state="visible", timeout=20_000)
-        page.wait_for_function("document.getElementById('game').dataset.ready === 'true'")
+        page.wait_for_function("() => document.getElementById('game').dataset.ready === 'true'")
         found[("game, before the roll", lang, "1280")] = violations(page)
         roll.click()
         page.wait_for_selector("#board .can-move, #pass-btn:not([hidden])", timeout=20_000)

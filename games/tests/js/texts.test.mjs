@@ -8,7 +8,7 @@ import {
   clockText, historyEntryText, lostText, matchText, openingText, playText, resultExplain, resultReason,
   resultTitle, statusText, who,
 } from "../../../static/games/room/texts.js";
-import { clockFace, presenceNotice } from "../../../static/games/room/clocks.js";
+import { clockFace, clockWarning, presenceNotice } from "../../../static/games/room/clocks.js";
 import { game } from "./games.mjs";
 
 const ROLL = { phase: "roll", dice: null, legal: null, actions: ["roll", "resign"] };
@@ -169,4 +169,15 @@ test("an absent opponent: the countdown to the loss, or to the claim and then th
     { text: "Your opponent has not come back: you may claim the win, or wait for them.", claimable: true });
   assert.deepEqual(presenceNotice(away({ here: true, away_since: null, loses_at: null, claim_from: null }), 0),
     { text: "", claimable: false });
+});
+
+test("the clock warns the running side at 30 and then 10 seconds before its deadline", () => {
+  const g = game({ clock: { kind: "standard", running: "white", period_started: 0, deadline: 100000, free_ms: 45000, reserve: { white: 60000, black: 60000 } } });
+  assert.equal(clockWarning(g, "white", 60000), null);
+  assert.equal(clockWarning(g, "white", 70000), 30);
+  assert.equal(clockWarning(g, "white", 89999), 30);
+  assert.equal(clockWarning(g, "white", 90000), 10);
+  assert.equal(clockWarning(g, "black", 95000), null); // its clock does not run
+  assert.equal(clockWarning(game({ clock: null }), "white", 95000), null);
+  assert.equal(clockWarning(Object.assign({}, g, { status: "finished" }), "white", 95000), null);
 });

@@ -34,6 +34,27 @@ export function noteClockOffset(state, game) {
   }
 }
 
+/** The warnings said to the player whose clock runs: seconds before the deadline, largest first. */
+export const CLOCK_WARNINGS_S = [30, 10];
+
+/**
+ * The warning due for `side` at `now` (docs: the live region says it once per turn): 30 or 10
+ * when that many seconds or fewer are left before its deadline, else null. Null too when its
+ * clock does not run, or when the turn began with less left than the warning (a reserve that
+ * short is warned at the next mark only).
+ * @param {Object} game
+ * @param {string} side
+ * @param {number} now  the server's time (ms)
+ * @returns {?number}
+ */
+export function clockWarning(game, side, now) {
+  const clock = game.clock;
+  if (!clock || game.status !== "active" || clock.running !== side || typeof clock.deadline !== "number") return null;
+  const left = clock.deadline - now;
+  const due = CLOCK_WARNINGS_S.filter((s) => left <= s * 1000);
+  return due.length ? due[due.length - 1] : null;
+}
+
 /**
  * What `side`'s clock shows at `now`. The side that must act counts down its free time (or,
  * before its first move, the time to make one), then its reserve; the other side shows its
@@ -123,7 +144,7 @@ export function presenceNotice(state, now) {
  * presence banner.
  * @param {Object<string, HTMLElement>} els  the room's elements (main.js)
  * @param {RoomState} state
- * @param {(text: string) => void} announce  says the viewer's last ten seconds
+ * @param {(text: string) => void} announce  says the viewer's last 30 and 10 seconds
  * @returns {{draw: () => void}}
  */
 export function createClocks(els, state, announce) {
@@ -140,9 +161,11 @@ export function createClocks(els, state, announce) {
       row.classList.toggle("clock-running", face.running);
       row.classList.toggle("clock-reserve", Boolean(face.inReserve));
       row.classList.toggle("clock-low", face.low);
-      if (face.low && face.running && side === you(state) && state.lowWarned !== state.game.version) {
-        state.lowWarned = state.game.version;
-        announce(gettext("10 seconds left."));
+      const warning = side === you(state) ? clockWarning(state.game, side, now) : null;
+      const warned = state.lowWarned && state.lowWarned.version === state.game.version ? state.lowWarned.seconds : Infinity;
+      if (warning !== null && warning < warned) {
+        state.lowWarned = { version: state.game.version, seconds: warning };
+        announce(warning === 10 ? gettext("10 seconds left.") : gettext("30 seconds left."));
       }
     }
   }

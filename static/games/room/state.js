@@ -86,7 +86,7 @@ export function createState({ game, isPlayer, wsPath, settings }) {
     nextTimer: 0,
     clockOffset: 0,
     lostAt: null,
-    lowWarned: null, // the version whose "10 seconds left" was announced
+    lowWarned: null, // {version, seconds}: the last clock warning said ("30 seconds left.")
     saidStatus: "", // the status line last said in the live region
     settings,
   };

@@ -585,10 +585,17 @@ def my_games(request):
 # --- games between people: challenge links ---------------------------------------------
 
 
+def _without_language(path):
+    """``path`` without the active language's prefix ("/ru/challenge/x/" -> "/challenge/x/")."""
+    prefix = f"/{get_language()}/"
+    return path[len(prefix) - 1 :] if path.startswith(prefix) else path
+
+
 def _challenge_context(request, challenge):
     """What the challenge pages show of ``challenge``: ``id``, ``status``, ``preset``,
     ``options`` (``{"match_length", "koks", "cube"}`` of the table), ``colour`` (the
-    creator's side), ``url`` and ``share_url`` (absolute), ``status_url``, ``clock`` (``{"kind",
+    creator's side), ``url`` and ``share_url`` (absolute, with no language: the friend gets
+    the page in their own), ``status_url``, ``clock`` (``{"kind",
     "name", "summary"}`` of the game's clock), ``rated`` (bool), ``creator`` (None for a
     guest, else ``{"name", "rating", "provisional", "profile"}`` of the creator's account in
     the preset), ``game_url`` once accepted (else None) and ``created``."""
@@ -615,7 +622,9 @@ def _challenge_context(request, challenge):
         },
         "colour": challenge.colour,
         "url": url,
-        "share_url": request.build_absolute_uri(url),
+        # no language in the link: it opens in the friend's own (LocaleMiddleware redirects
+        # by their language cookie or Accept-Language)
+        "share_url": request.build_absolute_uri(_without_language(url)),
         "status_url": reverse("games:challenge_status", kwargs={"challenge_id": challenge.id}),
         "clock": {
             "kind": kind,

@@ -70,8 +70,11 @@ def test_the_form_makes_a_link_with_the_chosen_table_and_its_creator_gets_it_to_
     response = creator.get(page_of(challenge))
     assert response.status_code == 200 and response.context["is_creator"]
     page = response.content.decode()
-    share_url = f"http://testserver{page_of(challenge)}"
+    share_url = f"http://testserver/challenge/{challenge.pk}/"
     assert f'value="{share_url}"' in page and 'id="copy-link"' in page
+    # the link opens in the friend's own language
+    friend = Client(HTTP_ACCEPT_LANGUAGE="bg")
+    assert friend.get(share_url).headers["Location"] == f"/bg/challenge/{challenge.pk}/"
     assert f'data-status-url="{action_url("challenge_status", challenge)}"' in page
     assert "Waiting for your friend" in page and 'id="cancel-challenge"' in page
     assert 'id="accept-challenge"' not in page

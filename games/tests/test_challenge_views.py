@@ -72,15 +72,15 @@ def test_the_form_makes_a_link_with_the_chosen_table_and_its_creator_gets_it_to_
     page = response.content.decode()
     share_url = f"http://testserver/challenge/{challenge.pk}/"
     assert f'value="{share_url}"' in page and 'id="copy-link"' in page
-    # the link opens in the friend's own language
-    friend = Client(HTTP_ACCEPT_LANGUAGE="bg")
-    assert friend.get(share_url).headers["Location"] == f"/bg/challenge/{challenge.pk}/"
     assert f'data-status-url="{action_url("challenge_status", challenge)}"' in page
     assert "Waiting for your friend" in page and 'id="cancel-challenge"' in page
     assert 'id="accept-challenge"' not in page
     assert "Match rules: a match to 5 points." in page and "You play white." in page
     assert "Match clock" in page and "12 s for each move" in page
     assert "A casual game between guests" in page
+    # the link opens in the friend's own language
+    friend = Client(HTTP_ACCEPT_LANGUAGE="bg")
+    assert friend.get(share_url).headers["Location"] == f"/bg/challenge/{challenge.pk}/"
 
 
 def test_classic_options_are_kept_and_shown_to_the_friend(creator, friend):

@@ -33,10 +33,12 @@ def enabled():
 
 
 def clean_name(raw):
-    """``raw`` as a display name: control characters dropped, spaces collapsed, at most
-    ``NAME_MAX`` characters; "" when nothing is left."""
+    """``raw`` as a display name: any white space (tabs, new lines) a plain space, other
+    control characters dropped, spaces collapsed, at most ``NAME_MAX`` characters; "" when
+    nothing is left."""
     text = raw if isinstance(raw, str) else ""
-    return " ".join("".join(ch for ch in text if ch.isprintable()).split())[:NAME_MAX].strip()
+    kept = "".join(" " if ch.isspace() else ch for ch in text if ch.isspace() or ch.isprintable())
+    return " ".join(kept.split())[:NAME_MAX].strip()
 
 
 def account_for(name):

@@ -5,6 +5,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
+from games import services
 from games.models import Game, Profile
 from games.tests.factories import FixedDice, new_bot_game
 
@@ -21,7 +22,7 @@ def no_providers(settings):
 def test_a_name_signs_in_as_its_own_account_and_goes_back(no_providers):
     no_providers.DEV_SIGN_IN = True
     client = Client()
-    response = client.post("/en/accounts/dev/", {"name": "  Ann \x07 Lee ", "next": "/en/lobby/"})
+    response = client.post("/en/accounts/dev/", {"name": "  Ann\t\x07Lee ", "next": "/en/lobby/"})
     assert response.status_code == 302 and response["Location"] == "/en/lobby/"
     user = get_user_model().objects.get(pk=client.session["_auth_user_id"])
     assert Profile.objects.get(user=user).display_name == "Ann Lee"
@@ -71,3 +72,14 @@ def test_off_it_is_not_found_and_nothing_offers_to_sign_in(no_providers):
     assert "against the computer" in lobby  # the way back to playing stays
     login = Client().get("/en/accounts/login/").content.decode()
     assert "dev-name" not in login and 'href="/en/friend/"' in login
+
+
+def test_with_no_sign_in_the_challenge_pages_offer_none(no_providers):
+    no_providers.DEV_SIGN_IN = False
+    form = Client().get("/en/friend/").content.decode()
+    assert "As a guest you play casual games" in form and "/accounts/login/" not in form
+    rated = services.create_challenge("guest-x", preset="sport", colour="white")
+    type(rated).objects.filter(pk=rated.pk).update(rated=True)
+    page = Client().get(f"/en/challenge/{rated.pk}/").content.decode()
+    assert 'id="rated-sign-in"' in page and 'id="sign-in-to-accept"' not in page
+    assert "Signing in is not available on this server yet." in page

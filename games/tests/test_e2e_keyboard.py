@@ -60,13 +60,19 @@ def wait_for_focus(page, predicate, what):
         page.wait_for_timeout(50)
 
 
-def play_move_by_keys(page):
+def play_move_by_keys(page, undo_first=False):
     """With the focus on the board after a roll: walk it with the arrow keys, pick a checker
     and a destination with Enter until the move is complete and the focus is on Confirm, then
-    confirm with Enter."""
+    confirm with Enter. ``undo_first``: on reaching Confirm the first time, undo the last step
+    with Backspace (the focus must go back to the board) and stage it again."""
     for _ in range(KEYS_PER_MOVE):
         where = focus(page)
         if where == "confirm-btn":
+            if undo_first:
+                undo_first = False
+                page.keyboard.press("Backspace")
+                wait_for_focus(page, lambda f: f.startswith("board:"), "the board after an undo")
+                continue
             page.keyboard.press("Enter")
             return
         classes = where[len("board:") :].split() if where.startswith("board:") else []
@@ -101,7 +107,7 @@ def test_a_whole_game_against_the_computer_with_the_keyboard_alone(
         else:
             # after the roll the focus is on the board, on a checker that can move
             wait_for_focus(page, lambda f: f.startswith("board:"), "the board")
-            play_move_by_keys(page)
+            play_move_by_keys(page, undo_first=counts["play"] == 0)
         counts[action] += 1
         wait_for_new_version(page, version, deadline)
         assert sum(counts.values()) < 600, counts

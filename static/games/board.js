@@ -550,11 +550,19 @@
       return stops[next];
     }
 
-    /** Focus the board's tab stop (see draw); false when nothing on it can be chosen. */
+    /**
+     * Focus the board where the player can act: a destination, else a checker that can move,
+     * else the board's tab stop; that place becomes the tab stop. False when nothing on the
+     * board can be chosen.
+     */
     function focusBoard() {
-      const stop = svgEl.querySelector('[tabindex="0"]');
-      if (stop) stop.focus();
-      return Boolean(stop);
+      const stop = svgEl.querySelector(".dest[tabindex], .can-move[tabindex]")
+        || svgEl.querySelector('[tabindex="0"]');
+      if (!stop) return false;
+      for (const el of svgEl.querySelectorAll("[tabindex]")) el.setAttribute("tabindex", "-1");
+      stop.setAttribute("tabindex", "0");
+      stop.focus();
+      return true;
     }
 
     /** Redraw with the last view when the element's width crosses the phone/desktop line. */

@@ -56,9 +56,12 @@ export function createControls(els, state, { connection, say, render, stopAnimat
 
   function undo() {
     if (!state.staged.length) return;
+    const fromButton = document.activeElement === els.confirm || document.activeElement === els.undo;
     unstageLast(state);
     say.showError("");
     render();
+    // Confirm (or Undo, with nothing left to undo) is disabled now: back to the board.
+    if (fromButton && (els.confirm.disabled || !state.staged.length)) board.focusBoard();
   }
 
   function maybeAutoConfirm() {
@@ -124,7 +127,8 @@ export function createControls(els, state, { connection, say, render, stopAnimat
     if (!focusIsFree() || state.anim) return;
     const usable = (el) => el && !el.hidden && !el.disabled;
     if (canStage(state) && !state.staged.length) {
-      if (els.board.contains(document.activeElement)) return;
+      const el = document.activeElement;
+      if (els.board.contains(el) && el.matches(".can-move, .dest, .selected")) return;
       board.focusBoard();
     } else if (usable(els.take)) els.take.focus();
     else if (usable(els.pass)) els.pass.focus();
@@ -140,7 +144,9 @@ export function createControls(els, state, { connection, say, render, stopAnimat
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const el = document.activeElement;
     if (el && el.matches("input, textarea, select")) return;
-    const onControl = el && el !== document.body && el.matches("button, a, [role=button]");
+    // on a control, Space and Enter are its own (a button, a link, a fold-out's summary...)
+    const onControl = el && el !== document.body
+      && el.matches("button, a, summary, label, [role=button], [role=checkbox], [role=link]");
     const usable = (b) => b && !b.hidden && !b.disabled;
     const key = event.key;
     let button = null;

@@ -92,3 +92,10 @@ def test_game_page_in_russian_tells_the_socket_the_language(client):
 def test_unknown_game_is_404(client):
     response = client.get(reverse("games:game", kwargs={"game_id": uuid.uuid4()}))
     assert response.status_code == 404
+
+
+def test_the_headers_play_leads_to_the_new_game_form_and_starts_nothing(client):
+    page = client.get("/ru/rules/").content.decode()
+    header = page.split('<header class="site-header">', 1)[1].split("</header>", 1)[0]
+    assert 'href="/ru/games/#new"' in header
+    assert 'action="/ru/new/"' not in header  # a game starts only from the form's own button

@@ -122,4 +122,6 @@ def _tickets(second):
 def clear():
     """Forget the cached count and every place given (tests; an operator resetting the cap)."""
     second = clocks.now_ms() // 1000
-    cache.delete_many([CACHE_KEY] + [TICKET_KEY.format(second - n) for n in range(-1, 20)])
+    # every ticket that may still count, and the next second's (a clock turning meanwhile)
+    tickets = [TICKET_KEY.format(second - n) for n in range(-1, TICKET_SECONDS)]
+    cache.delete_many([CACHE_KEY, *tickets])

@@ -103,18 +103,10 @@ class SocketWatch:
         wait = self.behind_ms()
         behind = []
         if touch:
+            sockets = [(game_id, s) for game_id, group in list(self.games.items()) for s in group]
             await asyncio.gather(
-                *(
-                    socket.send_touch(rows[game_id][0])
-                    for game_id, sockets in list(self.games.items())
-                    if game_id in rows
-                    for socket in list(sockets)
-                ),
-                return_exceptions=True,
-            )
-        if touch:
-            await asyncio.gather(
-                *(socket.rejoin() for sockets in list(self.games.values()) for socket in sockets),
+                *(s.send_touch(rows[game_id][0]) for game_id, s in sockets if game_id in rows),
+                *(s.rejoin() for _game_id, s in sockets),
                 return_exceptions=True,
             )
         for game_id, (version, updated, away) in rows.items():

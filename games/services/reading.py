@@ -208,7 +208,8 @@ def event_rows(game, after_seq=0):
     ]
 
 
-#: the snapshot fields an event may change: ``shared_state``'s and ``last``
+#: the snapshot fields an event may change: ``shared_state``'s (``last`` is not among them: a
+#: client takes it from the history an event appends)
 SHARED_FIELDS = (
     "status",
     "phase",
@@ -220,7 +221,6 @@ SHARED_FIELDS = (
     "pips",
     "off",
     "cube",
-    "last",
     "clock",
     "presence",
     "fairness",
@@ -274,32 +274,36 @@ def shared_state(game, now):
     }
 
 
-def legal_of(game, side, results=True, why_not=True):
-    """The snapshot's ``legal`` for ``side`` (plays, step graph, pass, why_not), or None
-    unless ``side`` is to move in phase "play". ``results`` False leaves out each play's
-    ``result`` board and ``why_not`` False the why-nots (an event's ``legal``)."""
-    if game.is_over or game.phase != Phase.PLAY or side is None or side != game.awaiting:
+def _to_play(game, side):
+    """True when ``side`` is to move its checkers now (phase "play" of a game going on)."""
+    return (
+        not game.is_over and game.phase == Phase.PLAY and side is not None and side == game.awaiting
+    )
+
+
+def _is_pass(plays):
+    return len(plays) == 1 and plays[0].notation == ""
+
+
+def legal_of(game, side):
+    """The snapshot's ``legal`` for ``side`` (plays with their result boards, step graph,
+    pass, why_not), or None unless ``side`` is to move in phase "play"."""
+    if not _to_play(game, side):
         return None
     position = game.get_position()
     rolled = tuple(game.dice)
     plays = legal_plays(position, rolled, game.ruleset)
-    if results:
-        listed = [
+    return {
+        "plays": [
             {"play": p.notation, "result": board_to_json(p.result.board(side))} for p in plays
-        ]
-    else:
-        listed = [{"play": p.notation} for p in plays]
-    legal = {
-        "plays": listed,
+        ],
         "graph": step_graph(position, rolled, game.ruleset),
-        "pass": len(plays) == 1 and plays[0].notation == "",
-    }
-    if why_not:
-        legal["why_not"] = {
+        "pass": _is_pass(plays),
+        "why_not": {
             str(point): wording.explanation_frame(found)
             for point, found in explain.immovable_points(position, rolled, game.ruleset).items()
-        }
-    return legal
+        },
+    }
 
 
 def shared_legal(game):
@@ -307,13 +311,15 @@ def shared_legal(game):
     "Events"): ``{"plays": [notation, ...], "graph": packed, "pass": bool}``, the plays as
     bare strings (no result boards), the step graph packed (``packed_graph``), no ``why_not``
     (a page asks with a ``why`` frame for the checker tapped). None when nobody is to play."""
-    legal = legal_of(game, game.awaiting, results=False, why_not=False)
-    if legal is None:
+    if not _to_play(game, game.awaiting):
         return None
+    position = game.get_position()
+    rolled = tuple(game.dice)
+    plays = legal_plays(position, rolled, game.ruleset)
     return {
-        "plays": [entry["play"] for entry in legal["plays"]],
-        "graph": packed_graph(legal["graph"]),
-        "pass": legal["pass"],
+        "plays": [p.notation for p in plays],
+        "graph": packed_graph(step_graph(position, rolled, game.ruleset)),
+        "pass": _is_pass(plays),
     }
 
 

@@ -73,6 +73,15 @@ async def connect(comm):
     return first["game"]
 
 
+async def connect_all(game_id, *guest_ids):
+    """A connected communicator for each of ``guest_ids`` on game ``game_id``, in order (each
+    has had its first snapshot)."""
+    comms = [await communicator(game_id, guest_id) for guest_id in guest_ids]
+    for comm in comms:
+        await connect(comm)
+    return comms
+
+
 async def receive_game(comm, timeout=TIMEOUT):
     """The game as ``comm``'s page holds it after its next frame, which must be a snapshot or
     an event that applies to the game held (an event's ``legal`` has no result boards)."""

@@ -18,7 +18,7 @@ from games.tests.factories import (
     new_people_game,
     random_legal_play,
 )
-from games.tests.test_consumers import communicator, connect, run
+from games.tests.test_consumers import connect_all, run
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("unattended_queue")]
 
@@ -35,10 +35,7 @@ def play_seeded_game(monkeypatch):
     white_actor = services.Actor(guest_id=WHITE_GUEST)
 
     async def scenario():
-        white = await communicator(game.id, WHITE_GUEST)
-        black = await communicator(game.id, BLACK_GUEST)
-        await connect(white)
-        await connect(black)
+        white, black = await connect_all(game.id, WHITE_GUEST, BLACK_GUEST)
         rng = random.Random(7)
         received = frames = snapshots = 0
 

@@ -28,6 +28,7 @@ from games.tests.test_consumers import (
     TIMEOUT,
     communicator,
     connect,
+    connect_all,
     receive,
     receive_game,
     run,
@@ -264,10 +265,7 @@ def test_a_change_whose_message_was_lost_reaches_every_socket_within_seconds(fix
     game = new_people_game(True, fixed=fixed, opening=(6, 5))
 
     async def scenario():
-        white = await communicator(game.id, WHITE_GUEST)
-        black = await communicator(game.id, BLACK_GUEST)
-        await connect(white)
-        await connect(black)
+        white, black = await connect_all(game.id, WHITE_GUEST, BLACK_GUEST)
         with monkeypatch.context() as lost:
             lost.setattr(dispatch, "after_commit", lambda notice: None)
             await sync_to_async(services.play)(
@@ -293,10 +291,7 @@ def test_a_player_leaving_whose_message_was_lost_is_seen_away_within_seconds(fix
     game = new_people_game(True, fixed=fixed, opening=(6, 5))
 
     async def scenario():
-        white = await communicator(game.id, WHITE_GUEST)
-        black = await communicator(game.id, BLACK_GUEST)
-        await connect(white)
-        await connect(black)
+        white, black = await connect_all(game.id, WHITE_GUEST, BLACK_GUEST)
         while not await white.receive_nothing(timeout=0.3):
             await white.receive_from()  # black's arrival
         with monkeypatch.context() as lost:

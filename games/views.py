@@ -55,6 +55,23 @@ from games.models import (
 
 #: session key holding the visitor's guest id (a random, URL-safe token)
 GUEST_SESSION_KEY = "guest_id"
+#: the game room's ES modules (static/games/room/), preloaded together by the game page
+ROOM_MODULES = tuple(
+    f"games/room/{name}.js"
+    for name in (
+        "main",
+        "announce",
+        "board-view",
+        "clocks",
+        "controls",
+        "panels",
+        "protocol",
+        "socket",
+        "staging",
+        "state",
+        "texts",
+    )
+)
 
 ON_OFF = [("on", gettext_lazy("On")), ("off", gettext_lazy("Off"))]
 LEVEL_LABELS = {
@@ -441,8 +458,8 @@ def game_page(request, game_id):
     computer, a ``ChallengeForm`` between people), ``again_url`` (where that form posts),
     ``between_people`` (bool), ``clock`` (None, or ``{"kind", "name", "summary"}``: the
     game's clock and what it means), ``lobby_url`` (the lobby, for a game the lobby paired:
-    "play again" there finds another opponent; else None) and ``new_game_form`` (a blank
-    form: the computer levels that exist).
+    "play again" there finds another opponent; else None) ``new_game_form`` (a blank
+    form: the computer levels that exist) and ``room_modules`` (``ROOM_MODULES``, preloaded).
     """
     game = get_object_or_404(Game.objects.select_related("match"), pk=game_id)
     game = services.current(game)  # a deadline that has passed is applied before showing it
@@ -467,6 +484,7 @@ def game_page(request, game_id):
         ),
         "lobby_url": reverse("games:lobby") if _paired_by_lobby(game) else None,
         "new_game_form": NewGameForm(),
+        "room_modules": ROOM_MODULES,
     }
     return render(request, "games/game.html", context)
 

@@ -423,3 +423,15 @@ def test_a_stored_record_the_importer_now_refuses_gets_404_not_a_server_error(cl
     )
     response = client.get(reverse("games:imported", kwargs={"record_id": stored.id}))
     assert response.status_code == 404
+
+
+def test_the_game_page_preloads_every_module_of_the_room(client):
+    """All the room's modules are fetched at once (modulepreload), not one import level after
+    another; a module added to static/games/room/ must be listed in views.ROOM_MODULES."""
+    _, game = start(client, preset="sport", level="easy", side="white")
+    page = client.get(reverse("games:game", args=[game.id])).content.decode()
+    preloaded = set(
+        re.findall(r'<link rel="modulepreload" href="/static/(games/room/[\w-]+\.js)"', page)
+    )
+    room = Path(views.__file__).resolve().parent.parent / "static" / "games" / "room"
+    assert preloaded == {f"games/room/{path.name}" for path in room.glob("*.js")}

@@ -246,7 +246,8 @@
   // ---- The board object ------------------------------------------------------------------
 
   /**
-   * A board drawn into the <svg> element `svgEl`. `draw(view)` redraws it; view fields:
+   * A board drawn into the <svg> element `svgEl`. `draw(view)` shows `view` (redrawing only
+   * the parts that changed); view fields:
    *   boards {white: [25], black: [25]}, off {white, black}  -- the position shown
    *   viewer "white" | "black" | null                           -- whose numbering labels use
    *   mover, steps (Map from -> Map to -> entry), selected, dests (Map to -> entry),
@@ -259,6 +260,7 @@
     const opts = options || {};
     let layout = null;
     let lastView = null;
+    const parts = new Map(); // part name -> {key, group}: what draw() last drew
 
     function chooseLayout() {
       if (opts.layout) return LAYOUTS[opts.layout];
@@ -270,11 +272,11 @@
       return view.viewer === "black" ? flip(whitePoint) : whitePoint;
     }
 
-    function drawFrame(L) {
-      svg("rect", { class: "board-wood", x: L.BOARD_X0, y: L.BOARD_Y0, width: L.BOARD_X1 - L.BOARD_X0, height: L.BOARD_Y1 - L.BOARD_Y0, rx: 10 }, svgEl);
-      svg("rect", { class: "board-field", x: L.FIELD_X0, y: L.FIELD_Y0, width: 6 * L.PW, height: L.FIELD_H }, svgEl);
-      svg("rect", { class: "board-field", x: L.FIELD_X0 + 6 * L.PW + L.BAR, y: L.FIELD_Y0, width: 6 * L.PW, height: L.FIELD_H }, svgEl);
-      svg("rect", { class: "board-bar", x: L.FIELD_X0 + 6 * L.PW, y: L.FIELD_Y0, width: L.BAR, height: L.FIELD_H }, svgEl);
+    function drawFrame(L, parent) {
+      svg("rect", { class: "board-wood", x: L.BOARD_X0, y: L.BOARD_Y0, width: L.BOARD_X1 - L.BOARD_X0, height: L.BOARD_Y1 - L.BOARD_Y0, rx: 10 }, parent);
+      svg("rect", { class: "board-field", x: L.FIELD_X0, y: L.FIELD_Y0, width: 6 * L.PW, height: L.FIELD_H }, parent);
+      svg("rect", { class: "board-field", x: L.FIELD_X0 + 6 * L.PW + L.BAR, y: L.FIELD_Y0, width: 6 * L.PW, height: L.FIELD_H }, parent);
+      svg("rect", { class: "board-bar", x: L.FIELD_X0 + 6 * L.PW, y: L.FIELD_Y0, width: L.BAR, height: L.FIELD_H }, parent);
     }
 
     function drawChecker(parent, side, cx, cy, extraClass) {
@@ -288,7 +290,29 @@
       return g;
     }
 
-    function drawPoint(view, whitePoint) {
+    /** What drawPoint draws for `whitePoint` depends on, as a string (equal: nothing to do). */
+    function pointKey(view, whitePoint) {
+      const moverPoint = view.mover ? fromWhite(view.mover, whitePoint) : null;
+      const dest = moverPoint !== null && view.dests ? view.dests.get(moverPoint) : undefined;
+      const hidden = view.hidden && view.hidden.whitePoint === whitePoint ? view.hidden.side : "";
+      return [
+        label(view, whitePoint),
+        view.boards.white[whitePoint],
+        view.boards.black[flip(whitePoint)],
+        hidden,
+        view.mover || "",
+        view.mover ? view.boards[view.mover][moverPoint] : "",
+        Boolean(view.interactive),
+        moverPoint !== null && view.steps ? view.steps.has(moverPoint) : false,
+        view.selected === moverPoint,
+        dest ? (dest.path ? dest.path.length : 1) : 0,
+        Boolean(view.lastPoints && view.lastPoints.has(whitePoint)),
+        view.lastSide || "",
+        Boolean(view.stagedTo && view.stagedTo.has(whitePoint)),
+      ].join("|");
+    }
+
+    function drawPoint(view, whitePoint, parent) {
       const L = layout;
       const { col, row } = pointPlace(whitePoint);
       const x = columnX(L, col);
@@ -306,7 +330,7 @@
           + (isLast ? " last" : ""),
         "data-point": whitePoint,
         "aria-label": describePoint(label(view, whitePoint), whitePoint, view.boards),
-      }, svgEl);
+      }, parent);
       // Choosable: a button in the board's one tab stop (roving, see draw); else a labelled image.
       if (isSelectable || isDest || (view.interactive && hasMine)) {
         g.setAttribute("tabindex", "-1");
@@ -356,36 +380,46 @@
         svg("circle", { class: "dest-ghost", cx, cy, r: L.CD / 2 - 4 }, g);
         const far = dests.get(moverPoint);
         if (far && far.path && far.path.length > 1) {
-          // A destination reached with several dice: say how many.
+          // A destination reached with several dice: say how many (the legend explains "×2").
           const t = svg("text", { class: "dest-dice", x: cx, y: cy }, g);
           t.textContent = "×" + far.path.length;
+          g.setAttribute("aria-label", g.getAttribute("aria-label") + ". " + fmt(
+            gettext("The checker gets here with %(count)s dice, one after the other."), { count: far.path.length },
+          ));
         }
       }
 
       const labelY = top ? L.BOARD_Y0 + L.LABEL / 2 : L.BOARD_Y1 - L.LABEL / 2;
       if (isLast) {
-        svg("rect", { class: "last-mark", x: x + 5, y: labelY - L.LABEL / 2 + 4, width: L.PW - 10, height: L.LABEL - 8, rx: 8 }, svgEl);
+        svg("rect", { class: "last-mark", x: x + 5, y: labelY - L.LABEL / 2 + 4, width: L.PW - 10, height: L.LABEL - 8, rx: 8 }, parent);
       }
       const text = svg("text", {
         class: "point-label" + (isLast ? " last" : ""),
         x: x + L.PW / 2,
         y: labelY,
         "font-size": L.LABEL_FONT,
-      }, svgEl);
+      }, parent);
       text.textContent = String(label(view, whitePoint));
     }
 
-    function drawTray(view, side) {
+    function trayCount(view, side) {
+      return view.off[side] - (view.hiddenOff && view.hiddenOff === side ? 1 : 0);
+    }
+
+    function trayIsDest(view, side) {
+      return Boolean(view.mover === side && view.dests && view.dests.has(0));
+    }
+
+    function drawTray(view, side, parent) {
       const L = layout;
       const box = trayBox(L, side);
-      const isDest = view.mover === side && view.dests && view.dests.has(0);
-      let count = view.off[side];
-      if (view.hiddenOff && view.hiddenOff === side) count -= 1;
+      const isDest = trayIsDest(view, side);
+      const count = trayCount(view, side);
       const g = svg("g", {
         class: "tray tray-" + side + (isDest ? " dest" : ""),
         "data-tray": side,
         "aria-label": fmt(side === "white" ? gettext("White borne off: %(count)s") : gettext("Black borne off: %(count)s"), { count }),
-      }, svgEl);
+      }, parent);
       if (isDest) {
         g.setAttribute("tabindex", "-1");
         g.setAttribute("role", "button");
@@ -401,7 +435,7 @@
         }
         // The count sits in the free end of the strip (the other half's width).
         const tx = side === "white" ? box.x - L.BAR / 2 - 3 * L.PW : box.x + box.width + L.BAR / 2 + 3 * L.PW;
-        const t = svg("text", { class: "tray-count tray-count-compact", x: tx, y: box.y + box.height / 2 }, svgEl);
+        const t = svg("text", { class: "tray-count tray-count-compact", x: tx, y: box.y + box.height / 2 }, parent);
         t.textContent = fmt(side === "white" ? gettext("White off: %(count)s") : gettext("Black off: %(count)s"), { count });
       } else {
         const slab = (box.height - 12) / 15;
@@ -410,7 +444,7 @@
           svg("rect", { class: "tray-checker checker-" + side, x: box.x + 6, y: sy + 1, width: box.width - 12, height: slab - 2, rx: 3 }, g);
         }
         const ty = side === "white" ? box.y - 14 : box.y + box.height + 20;
-        const t = svg("text", { class: "tray-count", x: box.x + box.width / 2, y: ty }, svgEl);
+        const t = svg("text", { class: "tray-count", x: box.x + box.width / 2, y: ty }, parent);
         t.textContent = String(count);
       }
       if (isDest) {
@@ -441,7 +475,7 @@
       }
     }
 
-    function drawDice(view) {
+    function drawDice(view, parent) {
       const L = layout;
       const dice = view.dice;
       if (!dice || !dice.faces || !dice.faces.length) return;
@@ -453,7 +487,7 @@
       // The dice lie in the half of the side that rolled them: white's right, black's left.
       const halfX = dice.side === "white" ? L.FIELD_X0 + 6 * L.PW + L.BAR : L.FIELD_X0;
       let x = halfX + (6 * L.PW - total) / 2;
-      const group = svg("g", { class: "dice dice-" + dice.side + (dice.faded ? " faded" : "") }, svgEl);
+      const group = svg("g", { class: "dice dice-" + dice.side + (dice.faded ? " faded" : "") }, parent);
       faces.forEach((value, i) => {
         drawDie(group, value, x, L.MID_Y - size / 2, size, used[i]);
         x += size + gap;
@@ -461,19 +495,19 @@
     }
 
     /** R3: each side's single opening die, in its own half (white right, black left). */
-    function drawOpeningDice(view) {
+    function drawOpeningDice(view, parent) {
       const L = layout;
       const o = view.openingDice;
       if (!o || view.dice) return;
       const size = 60;
-      const group = svg("g", { class: "dice opening-dice" }, svgEl);
+      const group = svg("g", { class: "dice opening-dice" }, parent);
       for (const side of SIDES) {
         const halfX = side === "white" ? L.FIELD_X0 + 6 * L.PW + L.BAR : L.FIELD_X0;
         drawDie(group, o[side], halfX + (6 * L.PW - size) / 2, L.MID_Y - size / 2, size, false);
       }
     }
 
-    function drawCube(view) {
+    function drawCube(view, parent) {
       const L = layout;
       const cube = view.cube;
       if (!cube) return;
@@ -492,31 +526,54 @@
       else if (cube.owner === "white") text = fmt(gettext("Doubling cube: %(value)s, owned by white"), { value: shown });
       else if (cube.owner === "black") text = fmt(gettext("Doubling cube: %(value)s, owned by black"), { value: shown });
       else text = fmt(gettext("Doubling cube: %(value)s, in the middle"), { value: shown });
-      const g = svg("g", { class: "cube" + (cube.owner ? " cube-" + cube.owner : "") + (offered ? " offered" : ""), role: "img", "aria-label": text }, svgEl);
+      const g = svg("g", { class: "cube" + (cube.owner ? " cube-" + cube.owner : "") + (offered ? " offered" : ""), role: "img", "aria-label": text }, parent);
       svg("rect", { class: "cube-face", x: cx - size / 2, y: cy - size / 2, width: size, height: size, rx: 9 }, g);
       const t = svg("text", { class: "cube-value", x: cx, y: cy + 1, "font-size": Math.round(size * 0.55) }, g);
       t.textContent = String(shown);
     }
 
-    /** Redraw everything from `view` (see above). */
+    /**
+     * Draw one part of the board (the frame, a point with its number, a tray, the cube, the
+     * dice) into its own group, unless `key` says it looks as it did: a change redraws only
+     * the points and pieces it touched, so a roll or a step costs the browser little.
+     */
+    function part(name, key, drawInto) {
+      const old = parts.get(name);
+      if (old && old.key === key) return;
+      const group = document.createElementNS(SVG_NS, "g");
+      drawInto(group);
+      if (old) old.group.replaceWith(group);
+      else svgEl.appendChild(group);
+      parts.set(name, { key, group });
+    }
+
+    /** Draw `view` (see above): the parts it changed. */
     function draw(view) {
       lastView = view;
-      layout = chooseLayout();
-      const L = layout;
+      const L = chooseLayout();
       const focused = document.activeElement && svgEl.contains(document.activeElement)
         ? (document.activeElement.getAttribute("data-point") || "tray-" + document.activeElement.getAttribute("data-tray"))
         : null;
 
-      svgEl.replaceChildren();
-      svgEl.setAttribute("viewBox", `0 0 ${L.VIEW_W} ${L.VIEW_H}`);
-      svgEl.style.aspectRatio = `${L.VIEW_W} / ${L.VIEW_H}`;
-      svgEl.classList.toggle("compact", L.compact);
-      drawFrame(L);
-      for (let p = 1; p <= 24; p += 1) drawPoint(view, p);
-      for (const side of SIDES) drawTray(view, side);
-      drawCube(view);
-      drawDice(view);
-      drawOpeningDice(view);
+      if (L !== layout) {
+        // another layout: every part is drawn anew, in the order that stacks them right
+        layout = L;
+        parts.clear();
+        svgEl.replaceChildren();
+        svgEl.setAttribute("viewBox", `0 0 ${L.VIEW_W} ${L.VIEW_H}`);
+        svgEl.style.aspectRatio = `${L.VIEW_W} / ${L.VIEW_H}`;
+        svgEl.classList.toggle("compact", L.compact);
+      }
+      for (const flyer of svgEl.querySelectorAll(":scope > [data-flyer]")) flyer.remove();
+      part("frame", "", (g) => drawFrame(L, g));
+      for (let p = 1; p <= 24; p += 1) part("point" + p, pointKey(view, p), (g) => drawPoint(view, p, g));
+      for (const side of SIDES) {
+        const key = [trayCount(view, side), trayIsDest(view, side)].join("|");
+        part("tray-" + side, key, (g) => drawTray(view, side, g));
+      }
+      part("cube", JSON.stringify(view.cube || null), (g) => drawCube(view, g));
+      part("dice", JSON.stringify(view.dice || null), (g) => drawDice(view, g));
+      part("opening", JSON.stringify(view.dice ? null : view.openingDice || null), (g) => drawOpeningDice(view, g));
       svgEl.classList.toggle("is-staging", Boolean(view.mover));
 
       // One tab stop for the board (a roving tabindex): the place focused before the redraw if
@@ -525,29 +582,59 @@
         ? svgEl.querySelector(`[data-tray="${focused.slice(5)}"][tabindex]`)
         : svgEl.querySelector(`[data-point="${focused}"][tabindex]`);
       const stop = again || svgEl.querySelector(".dest[tabindex]") || svgEl.querySelector("[tabindex]");
+      for (const el of svgEl.querySelectorAll('[tabindex="0"]')) if (el !== stop) el.setAttribute("tabindex", "-1");
       if (stop) stop.setAttribute("tabindex", "0");
       // The focus stays on the board: on the same place, or else on its new tab stop.
-      if (focused && stop) stop.focus();
+      if (focused && stop && document.activeElement !== stop) stop.focus();
     }
 
     /**
-     * Move the focus among the places that can be chosen, in drawing order (points 1-24 in
-     * white's numbering, then the trays): `step` 1 the next, -1 the previous, "first", "last".
-     * Returns the element focused, or null when nothing can be chosen.
+     * The places that can be chosen as the screen shows them: rows from the top (the top
+     * points, the bottom points, and the trays where they lie), each from left to right.
+     * @returns {{y: number, items: {el: Element, x: number, y: number}[]}[]}
+     */
+    function stopRows() {
+      const tolerance = svgEl.getBoundingClientRect().height * 0.1;
+      const placed = Array.from(svgEl.querySelectorAll("[tabindex]"), (el) => {
+        const r = el.getBoundingClientRect();
+        return { el, x: r.left + r.width / 2, y: r.top + r.height / 2 };
+      }).sort((a, b) => a.y - b.y);
+      const rows = [];
+      for (const place of placed) {
+        const row = rows.find((r) => Math.abs(r.y - place.y) < tolerance);
+        if (row) row.items.push(place);
+        else rows.push({ y: place.y, items: [place] });
+      }
+      for (const row of rows) row.items.sort((a, b) => a.x - b.x);
+      return rows;
+    }
+
+    /**
+     * Move the focus among the places that can be chosen, as they lie on the screen:
+     * `step` "right" or "left" the next or previous one in reading order (rows from the top,
+     * each left to right, wrapping), "down" or "up" the nearest one in the next or previous
+     * row, "first" or "last". Returns the element focused, or null when nothing can be chosen.
      */
     function moveFocus(step) {
-      const stops = Array.from(svgEl.querySelectorAll("[tabindex]"));
-      if (!stops.length) return null;
-      const at = stops.indexOf(document.activeElement);
+      const rows = stopRows();
+      const flat = rows.flatMap((row) => row.items);
+      if (!flat.length) return null;
+      const at = flat.findIndex((place) => place.el === document.activeElement);
       let next;
-      if (step === "first") next = 0;
-      else if (step === "last") next = stops.length - 1;
-      else if (at < 0) next = 0;
-      else next = (at + step + stops.length) % stops.length;
-      for (const el of stops) el.setAttribute("tabindex", "-1");
-      stops[next].setAttribute("tabindex", "0");
-      stops[next].focus();
-      return stops[next];
+      if (step === "first" || at < 0) next = flat[0];
+      else if (step === "last") next = flat[flat.length - 1];
+      else if (step === "right" || step === "left") {
+        next = flat[(at + (step === "right" ? 1 : -1) + flat.length) % flat.length];
+      } else {
+        const here = flat[at];
+        const rowAt = rows.findIndex((row) => row.items.includes(here));
+        const row = rows[(rowAt + (step === "down" ? 1 : -1) + rows.length) % rows.length];
+        next = row.items.reduce((best, place) => (Math.abs(place.x - here.x) < Math.abs(best.x - here.x) ? place : best));
+      }
+      for (const place of flat) place.el.setAttribute("tabindex", "-1");
+      next.el.setAttribute("tabindex", "0");
+      next.el.focus();
+      return next.el;
     }
 
     /**
@@ -585,15 +672,15 @@
      * motion is reduced). The caller redraws with the position after the step.
      */
     function animateStep(view, side, from, to, ms) {
-      if (!layout) layout = chooseLayout();
+      draw(Object.assign({}, view, { hidden: { side, whitePoint: toWhite(side, from) } }));
       const fromIndex = view.boards[side][from] - 1;
       const toIndex = to === 0 ? view.off[side] : view.boards[side][to];
       const start = placeCentre(side, from, fromIndex);
       const end = placeCentre(side, to, toIndex);
-      draw(Object.assign({}, view, { hidden: { side, whitePoint: toWhite(side, from) } }));
       // Counted for tests (how many checkers have been seen flying).
       svgEl.dataset.flights = String((Number(svgEl.dataset.flights) || 0) + 1);
       const flyer = drawChecker(svgEl, side, start.cx, start.cy, "flying");
+      flyer.dataset.flyer = "";
       return new Promise((resolve) => {
         if (!flyer.animate) {
           resolve();

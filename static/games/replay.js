@@ -234,8 +234,7 @@
   }
   if (analysis && (analysis.status === "pending" || analysis.status === "running")) pollAnalysis(2000);
 
-  for (const id of ["replay-controls", "replay-slider", "replay-keys", "replay-numbering"]) $(id).hidden = false;
-  svgEl.removeAttribute("hidden");
+  root.dataset.ready = "true"; // the board and the controls show (board.css)
   relabel();
   // Deep links: "#step-N" (written by this page) and "#frame-N" (the no-JavaScript list's anchors).
   const fromHash = /^#(?:step|frame)-(\d+)$/.exec(window.location.hash);

@@ -51,6 +51,8 @@ test("the status line for rolling, doubling, a pass, the opponent and the end", 
     "Your turn: roll the dice, or double first.");
   const pass = room({ dice: [6, 6], legal: { plays: [{ play: "" }], graph: null, pass: true, why_not: {} } });
   assert.equal(statusText(pass), "No legal move with 6\u20116: your turn passes.");
+  pass.settings.autoPass = true; // the page will pass by itself: the line says so
+  assert.equal(statusText(pass), "No legal move with 6\u20116: the page passes for you in a moment (a setting of yours).");
   assert.equal(statusText(room({ turn: "black", awaiting: "black", phase: "play", dice: [2, 1], actions: ["resign"], legal: null })),
     "The computer rolled 2\u20111 and is moving…");
   assert.equal(statusText(room(people({ turn: "black", awaiting: "black", phase: "roll", actions: ["resign"], legal: null }))),
@@ -74,7 +76,9 @@ test("names: the computer, your opponent, the colour for onlookers of two guests
 
 test("the opening roll, with its ties", () => {
   assert.equal(openingText(game({ opening: { white: 6, black: 5, ties: [[3, 3]], starter: "white", roll_off: true } })),
-    "Opening roll: you 6, the computer 5. (Rolled again after a tie: 3\u20113.) You start.");
+    "The opening dice tied (3\u20113) and were rolled again. Opening roll: you 6, the computer 5. You start.");
+  assert.equal(openingText(game({ opening: { white: 1, black: 4, ties: [[3, 3], [2, 2]], starter: "black", roll_off: true } })),
+    "The opening dice tied (3\u20113, 2\u20112) and were rolled again each time. Opening roll: you 1, the computer 4. The computer starts.");
   assert.equal(openingText(game({ you: null, opening: { white: 2, black: 5, ties: [], starter: "black", roll_off: true } })),
     "Opening roll: white 2, black 5. The computer starts.");
 });

@@ -89,7 +89,7 @@ function boardView(state) {
  * @param {RoomState} state
  * @param {{render: () => void, tone: (kind: string) => void}} page
  * @returns {{draw: () => {pips: Object, off: Object}, animateLast: (game: Object, then: () => void) => void,
- *   stopAnimation: () => void, moveFocus: (step: (number|string)) => ?Element, focusBoard: () => boolean}}
+ *   stopAnimation: () => void, moveFocus: (step: string) => ?Element, focusBoard: () => boolean}}
  */
 export function createBoardView(els, state, { render, tone }) {
   const board = NB.create(els.board);

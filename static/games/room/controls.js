@@ -75,10 +75,14 @@ export function createControls(els, state, { connection, say, render, stopAnimat
     }
   }
 
-  /** With "play my move when only one is legal" on: the only legal play (or the pass) is sent. */
+  /**
+   * With "play my move when only one is legal" on: the only legal play (or the pass) is sent;
+   * with "pass for me" on: the pass when no move is possible (the status line says so first).
+   */
   function maybeAutoPlay() {
     const game = state.game;
-    if (!state.settings.autoPlay || !can(state, "play") || game.phase !== "play" || !game.legal || state.anim) return;
+    if (!can(state, "play") || game.phase !== "play" || !game.legal || state.anim) return;
+    if (!state.settings.autoPlay && !(state.settings.autoPass && game.legal.pass)) return;
     if (state.autoFor === game.version || state.staged.length) return;
     const plays = game.legal.plays || [];
     if (plays.length !== 1) return;
@@ -225,8 +229,9 @@ export function createControls(els, state, { connection, say, render, stopAnimat
   }
 
   els.board.addEventListener("click", (event) => activate(event.target));
-  // Arrow keys move between the places that can be chosen (the board is one tab stop).
-  const ARROWS = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1, Home: "first", End: "last" };
+  // Arrow keys move between the places that can be chosen as they lie on the screen (the
+  // board is one tab stop).
+  const ARROWS = { ArrowRight: "right", ArrowDown: "down", ArrowLeft: "left", ArrowUp: "up", Home: "first", End: "last" };
   els.board.addEventListener("keydown", (event) => {
     if (event.key in ARROWS) {
       event.preventDefault();

@@ -17,7 +17,9 @@ import { createControls } from "./controls.js";
 import { createPanels, gameUrl } from "./panels.js";
 import { createConnection } from "./socket.js";
 import { createState, loadSettings, myTurn, you } from "./state.js";
-import { isBot, playText, ratingLines, resultReason, resultTitle, statusText } from "./texts.js";
+import {
+  isBot, isOpening, matchStartText, openingText, playText, ratingLines, resultReason, resultTitle, statusText,
+} from "./texts.js";
 
 const NB = globalThis.NardyBoard;
 const NEXT_GAME_S = 6; // seconds before a match moves on to its next game
@@ -75,6 +77,7 @@ function elements() {
       sound: $("set-sound"),
       autoConfirm: $("set-auto-confirm"),
       autoPlay: $("set-auto-play"),
+      autoPass: $("set-auto-pass"),
       reader: $("set-reader"),
     },
   };
@@ -182,12 +185,17 @@ function start(rootEl) {
       say.tone("end");
       said.push(resultTitle(game, game.result), resultReason(game, game.result));
       ratingLines(game, game.result).forEach(([, text]) => said.push(text + "."));
-    } else if (newer && sameGame) {
+    } else if (sameGame && (newer || !state.saidStatus)) {
       // What the viewer is to do, or waits for, when it changed: the own roll ("You rolled
       // 5-4..."), a forced pass, a double offered or taken, the opponent rolling. A wait for
-      // the computer is not said: its move comes at once and is said itself.
+      // the computer is not said: its move comes at once and is said itself. The first time
+      // (the page has just connected) the opening roll is said before it.
       const status = statusText(state);
       const waitsForBot = game.turn && game.turn !== you(state) && isBot(game, game.turn);
+      if (!state.saidStatus && game.status === "active") {
+        const opening = isOpening(game) ? openingText(game) : matchStartText(game);
+        if (opening) said.push(opening);
+      }
       if (status !== state.saidStatus && !waitsForBot) said.push(status);
       state.saidStatus = status;
     }

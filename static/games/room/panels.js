@@ -149,55 +149,66 @@ export function createPanels(els, state) {
     if (!els.legend) return;
     const mine = Boolean(you(state));
     els.legend.textContent = mine
-      ? gettext("Point numbers are from your side: your head is 24.")
+      ? gettext("Point numbers are from your side: your head is 24.") + " "
+        + gettext("A mark like ×2 on a point you may move to: the checker gets there with that many dice, one after the other.")
       : gettext("Point numbers are from white's side: white's head is 24.");
     els.board.parentElement.title = mine
       ? gettext("Points are numbered from your side: your head is 24, your home 1–6. The opponent's moves are shown in your numbering too.")
       : gettext("Points are numbered from white's side: white's head is 24, white's home 1–6.");
   }
 
+  /** One line of the history, and the text that tells whether it changed. */
+  function historyItem(game, entry) {
+    const li = document.createElement("li");
+    li.className = "history-item kind-" + entry.kind + " side-" + entry.side;
+    const n = document.createElement("span");
+    n.className = "history-n";
+    n.textContent = String(entry.n);
+    const chip = document.createElement("span");
+    chip.className = "player-chip chip-" + entry.side;
+    chip.setAttribute("aria-hidden", "true");
+    const whoEl = document.createElement("span");
+    whoEl.className = "history-who";
+    whoEl.textContent = who(game, entry.side);
+    // a long name is cut on screen (board.css); its tooltip keeps it whole
+    if (hasAccount(game, entry.side) && entry.side !== you(state)) whoEl.title = whoEl.textContent;
+    li.append(n, chip, whoEl);
+    if (entry.kind === "play") {
+      const dice = document.createElement("span");
+      dice.className = "history-dice";
+      dice.textContent = diceText(entry.dice);
+      li.appendChild(dice);
+    }
+    const what = document.createElement("span");
+    what.className = "history-play";
+    what.textContent = historyEntryText(game, entry);
+    li.appendChild(what);
+    li.dataset.key = li.textContent + "|" + li.className + "|" + whoEl.title;
+    return li;
+  }
+
+  /** The history: the lines it already shows stay; only new or changed ones are made. */
   function drawHistory() {
     if (!els.history) return;
     const game = state.game;
     const history = game.history || [];
     els.historyBox.hidden = history.length === 0;
-    const items = history.map((entry) => {
-      const li = document.createElement("li");
-      li.className = "history-item kind-" + entry.kind + " side-" + entry.side;
-      const n = document.createElement("span");
-      n.className = "history-n";
-      n.textContent = String(entry.n);
-      const chip = document.createElement("span");
-      chip.className = "player-chip chip-" + entry.side;
-      chip.setAttribute("aria-hidden", "true");
-      const whoEl = document.createElement("span");
-      whoEl.className = "history-who";
-      whoEl.textContent = who(game, entry.side);
-      // a long name is cut on screen (board.css); its tooltip keeps it whole
-      if (hasAccount(game, entry.side) && entry.side !== you(state)) whoEl.title = whoEl.textContent;
-      li.append(n, chip, whoEl);
-      if (entry.kind === "play") {
-        const dice = document.createElement("span");
-        dice.className = "history-dice";
-        dice.textContent = diceText(entry.dice);
-        li.appendChild(dice);
-      }
-      const what = document.createElement("span");
-      what.className = "history-play";
-      what.textContent = historyEntryText(game, entry);
-      li.appendChild(what);
-      return li;
-    });
+    const items = history.map((entry) => historyItem(game, entry));
     const result = game.status !== "active" ? game.result : null;
     if (result) {
       const li = document.createElement("li");
       li.className = "history-item history-result";
       li.textContent = resultTitle(game, result);
+      li.dataset.key = "result|" + li.textContent;
       items.push(li);
     }
     const box = els.history;
     const atEnd = box.scrollTop + box.clientHeight >= box.scrollHeight - 4;
-    box.replaceChildren(...items);
+    const shown = box.children;
+    let same = 0;
+    while (same < items.length && same < shown.length && shown[same].dataset.key === items[same].dataset.key) same += 1;
+    while (shown.length > same) shown[shown.length - 1].remove();
+    if (items.length > same) box.append(...items.slice(same));
     if (atEnd) box.scrollTop = box.scrollHeight;
   }
 

@@ -12,6 +12,7 @@ const SETTINGS_KEY = "nardy.room.settings";
  * @property {boolean} sound
  * @property {boolean} autoConfirm  send a complete staged move without the confirm button
  * @property {boolean} autoPlay  send the only legal play by itself
+ * @property {boolean} autoPass  send the pass by itself when no move is possible
  * @property {boolean} reader  screen-reader mode (describe positions, keep the move form)
  */
 
@@ -22,7 +23,7 @@ const SETTINGS_KEY = "nardy.room.settings";
  * @returns {Settings}
  */
 export function loadSettings(storage, reducedMotion) {
-  const defaults = { animate: !reducedMotion, sound: false, autoConfirm: false, autoPlay: false, reader: false };
+  const defaults = { animate: !reducedMotion, sound: false, autoConfirm: false, autoPlay: false, autoPass: false, reader: false };
   try {
     const saved = JSON.parse(storage.getItem(SETTINGS_KEY) || "{}");
     return Object.assign(defaults, saved && typeof saved === "object" ? saved : {});

@@ -126,14 +126,15 @@ export function openingText(game) {
   const starter = o.starter || (o.white > o.black ? "white" : "black");
   const me = viewer(game);
   const parts = [];
+  // in the order it happened: the ties first, then the roll that decided
+  if (o.ties && o.ties.length) {
+    const ties = o.ties.map((t) => diceText(t)).join(", ");
+    parts.push(fmt(ngettext("The opening dice tied (%(ties)s) and were rolled again.", "The opening dice tied (%(ties)s) and were rolled again each time.", o.ties.length), { ties }));
+  }
   if (me) {
     parts.push(fmt(gettext("Opening roll: you %(mine)s, %(name)s %(theirs)s."), { mine: o[me], theirs: o[other(me)], name: object(game, other(me)) }));
   } else {
     parts.push(fmt(gettext("Opening roll: white %(white)s, black %(black)s."), { white: o.white, black: o.black }));
-  }
-  if (o.ties && o.ties.length) {
-    const ties = o.ties.map((t) => diceText(t)).join(", ");
-    parts.push(fmt(ngettext("(Rolled again after a tie: %(ties)s.)", "(Rolled again after ties: %(ties)s.)", o.ties.length), { ties }));
   }
   parts.push(starter === me ? gettext("You start.") : fmt(gettext("%(name)s starts."), { name: subject(game, starter) }));
   return parts.join(" ");
@@ -186,7 +187,9 @@ export function statusText(state) {
     }
     const dice = diceText(game.dice);
     if (game.legal && game.legal.pass) {
-      return fmt(gettext("No legal move with %(dice)s: your turn passes."), { dice });
+      return state.settings && (state.settings.autoPass || state.settings.autoPlay)
+        ? fmt(gettext("No legal move with %(dice)s: the page passes for you in a moment (a setting of yours)."), { dice })
+        : fmt(gettext("No legal move with %(dice)s: your turn passes."), { dice });
     }
     const diceSentence = playsOpeningDice(game)
       ? fmt(gettext("Play the opening dice %(dice)s."), { dice })

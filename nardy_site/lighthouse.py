@@ -1,0 +1,204 @@
+"""Lighthouse over every page type of the site (issue #15): ``scripts/lighthouse`` starts a
+site and runs this; ``python -m nardy_site.lighthouse --base URL`` audits a site already
+running on this machine's database and Redis (the same settings and environment).
+
+Pages that need data get it first, made through the services like a visitor's actions: a game
+against the computer to play (its guest session is handed to Lighthouse as a cookie, so the
+game page is seen by its player), a finished game between two guests with its analysis (the
+replay), an open challenge link and a player's profile. Each page is audited as a phone
+(Lighthouse's mobile default: Moto G Power, slow 4G, 4x CPU slowdown) and as a desktop
+(``--preset=desktop``); Lighthouse is the npm package ``lighthouse`` at ``LIGHTHOUSE_VERSION``
+on Debian's Chromium. The reports go to ``--out`` (default ``artifacts/lighthouse/``) and a
+table of the four category scores (0-100), CLS and LCP (s) is printed and saved as
+``summary.md``.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from importlib import import_module
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LIGHTHOUSE_VERSION = "12.2.3"
+CHROMIUM = "/usr/bin/chromium"
+#: pages that need nothing made first: name -> path after the language prefix
+STATIC_PAGES = {
+    "home": "",
+    "rules": "rules/",
+    "faq": "faq/",
+    "glossary": "glossary/",
+    "first steps": "first-steps/",
+    "new game (my games)": "games/",
+    "play a friend": "friend/",
+    "lobby": "lobby/",
+    "leaderboard": "leaderboard/",
+    "sign-in": "accounts/login/",
+    "record import": "records/import/",
+    "not found (404)": "no-such-page/",
+}
+CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
+#: how many turns the replay's game runs before it is resigned (a few plays to analyse)
+REPLAY_TURNS = 16
+
+
+def setup_django():
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "nardy_site.settings")
+    import django
+
+    django.setup()
+
+
+def guest_session(guest_id):
+    """A saved session of the guest ``guest_id``, as a browser that played would hold: its
+    key, for the ``sessionid`` cookie."""
+    from django.conf import settings
+
+    from games.views import GUEST_SESSION_KEY
+
+    store = import_module(settings.SESSION_ENGINE).SessionStore()
+    store[GUEST_SESSION_KEY] = guest_id
+    store.save()
+    return store.session_key
+
+
+def play_both_sides(game_id, turns):
+    """Play ``turns`` actions of a game between two guests (each rolls, then plays the first
+    legal play), then the side to move resigns: a finished game with a record."""
+    from games import services
+    from games.engine import legal_plays
+    from games.models import Game, Phase
+
+    for _ in range(turns):
+        game = Game.objects.get(pk=game_id)
+        if game.status != "active":
+            return
+        actor = services.Actor(guest_id=game.guest_of(game.awaiting))
+        if game.phase == Phase.ROLL:
+            services.roll(game_id, actor, game.version)
+        else:
+            plays = legal_plays(game.get_position(), tuple(game.dice), game.ruleset)
+            services.play(game_id, actor, game.version, plays[0].notation)
+    game = Game.objects.get(pk=game_id)
+    if game.status == "active":
+        services.resign(
+            game_id, services.Actor(guest_id=game.guest_of(game.awaiting)), game.version
+        )
+
+
+def made_pages():
+    """Paths (after the language prefix) of the pages that need data, made now in this site's
+    database, and the cookie header of the game page's player: ``(pages, {name: cookie})``."""
+    from django.contrib.auth import get_user_model
+
+    from games import analysis, services
+    from games.models import Profile
+
+    stamp = str(int(time.time()))
+    player = f"lighthouse-{stamp}"
+    game = services.create_bot_game(player, bot_level="easy", human_side="white")
+    challenge = services.create_challenge(f"lighthouse-friend-{stamp}", preset="sport")
+    played = services.accept_challenge(
+        services.create_challenge(f"lighthouse-a-{stamp}", preset="sport", colour="white").pk,
+        f"lighthouse-b-{stamp}",
+    )
+    play_both_sides(played.pk, REPLAY_TURNS)
+    analysis.request_analysis(played.pk)
+    analysis.run_analysis(played.pk)  # here, as the analysis worker would
+    user = get_user_model().objects.create(username=f"lighthouse-{stamp}")
+    Profile.objects.create(user=user, display_name="Lighthouse")
+    pages = {
+        "game (its player)": f"game/{game.pk}/",
+        "game (onlooker)": f"game/{game.pk}/",
+        "replay with analysis": f"game/{played.pk}/replay/",
+        "challenge": f"challenge/{challenge.pk}/",
+        "player profile": f"players/{user.pk}/",
+    }
+    cookies = {"game (its player)": f"sessionid={guest_session(player)}"}
+    return pages, cookies
+
+
+def lighthouse_command(binary, url, out, desktop, cookie):
+    """The Lighthouse command line for one audit (JSON report to ``out``)."""
+    command = [
+        binary,
+        url,
+        "--quiet",
+        "--output=json",
+        f"--output-path={out}",
+        "--chrome-flags=--headless=new --no-sandbox --disable-gpu",
+        f"--only-categories={','.join(CATEGORIES)}",
+    ]
+    if desktop:
+        command.append("--preset=desktop")
+    if cookie:
+        command.append("--extra-headers=" + json.dumps({"Cookie": cookie}))
+    return command
+
+
+def scores(report_path):
+    """``{category: 0-100, "cls": float, "lcp_s": float}`` of one Lighthouse JSON report."""
+    report = json.loads(Path(report_path).read_text())
+    found = {name: round(report["categories"][name]["score"] * 100) for name in CATEGORIES}
+    found["cls"] = report["audits"]["cumulative-layout-shift"]["numericValue"]
+    found["lcp_s"] = report["audits"]["largest-contentful-paint"]["numericValue"] / 1000
+    return found
+
+
+def table(rows):
+    """The Markdown table of ``rows`` (``[(page, language, form, scores)]``)."""
+    lines = [
+        "| page | lang | form | perf | a11y | best practices | SEO | CLS | LCP s |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for page, lang, form, found in rows:
+        lines.append(
+            f"| {page} | {lang} | {form} | {found['performance']} | {found['accessibility']} "
+            f"| {found['best-practices']} | {found['seo']} | {found['cls']:.3f} "
+            f"| {found['lcp_s']:.1f} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--base", required=True, help="the site, e.g. http://127.0.0.1:8000")
+    parser.add_argument("--lighthouse", required=True, help="the lighthouse command")
+    parser.add_argument("--languages", default="en", help="comma-separated, e.g. ru,bg,en")
+    parser.add_argument("--only", default="", help="comma-separated page names to audit")
+    parser.add_argument("--out", default=str(ROOT / "artifacts" / "lighthouse"))
+    args = parser.parse_args(argv)
+
+    setup_django()
+    made, cookies = made_pages()
+    pages = dict(STATIC_PAGES, **made)
+    if args.only:
+        wanted = {name.strip() for name in args.only.split(",")}
+        pages = {name: path for name, path in pages.items() if name in wanted}
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ, CHROME_PATH=CHROMIUM)
+    rows = []
+    for lang in args.languages.split(","):
+        for name, path in pages.items():
+            for form in ("mobile", "desktop"):
+                slug = "".join(c if c.isalnum() else "-" for c in name).strip("-")
+                report = out / f"{slug}-{lang}-{form}.json"
+                url = f"{args.base.rstrip('/')}/{lang}/{path}"
+                command = lighthouse_command(
+                    args.lighthouse, url, report, form == "desktop", cookies.get(name)
+                )
+                subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL)
+                rows.append((name, lang, form, scores(report)))
+                print(table(rows[-1:]).splitlines()[-1], flush=True)
+    summary = table(rows)
+    (out / "summary.md").write_text(summary + "\n")
+    print(summary)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

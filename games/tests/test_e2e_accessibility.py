@@ -26,6 +26,7 @@ pytestmark = pytest.mark.e2e
 
 LANGUAGES = ("ru", "bg", "en")
 WIDTHS = {"390": {"width": 390, "height": 844}, "1280": DESKTOP}
+PHONE_SMALL = {"width": 360, "height": 740}
 #: pages that need nothing made first (paths after the language prefix)
 STATIC_PAGES = {
     "home": "",
@@ -139,3 +140,47 @@ def test_every_page_type_has_no_accessibility_violation(daphne_server, browser):
 
     failing = {where: v for where, v in found.items() if v}
     assert not failing, "\n".join(f"{where}: {v}" for where, v in failing.items())
+
+
+def test_a_phone_sees_the_page_under_a_small_header(daphne_server, browser):
+    """At 360x740 the header takes at most 15 % of the first screen on every page, in every
+    language, and a challenge link's accept button is on that first screen (issue #15)."""
+    base = daphne_server.base
+    pages = dict(STATIC_PAGES, **in_thread(made_pages))
+    context = browser.new_context(viewport=PHONE_SMALL)
+    page = context.new_page()
+    too_tall, accept_below = {}, {}
+    for lang in LANGUAGES:
+        for name, path in pages.items():
+            page.goto(f"{base}/{lang}/{path}")
+            height = page.locator(".site-header").bounding_box()["height"]
+            if height > 0.15 * PHONE_SMALL["height"]:
+                too_tall[(name, lang)] = height
+        page.goto(f"{base}/{lang}/{pages['challenge']}")
+        bottom = page.evaluate(
+            "document.getElementById('accept-challenge').getBoundingClientRect().bottom"
+        )
+        if bottom > PHONE_SMALL["height"]:
+            accept_below[lang] = bottom
+    # the menu opens over the page and offers every page of the header
+    page.click(".site-menu-button")
+    assert page.locator("#site-menu .site-nav a").first.is_visible()
+    assert page.locator("#site-menu .site-nav a").count() == 8
+    context.close()
+    # a running game: the whole board, and the dice on it, on the first screen
+    game_page, _game_id, errors = open_game(browser, base, "ru")
+    phone_context = browser.new_context(viewport=PHONE_SMALL)  # the same guest on a phone
+    phone_context.add_cookies(game_page.context.cookies())
+    phone = phone_context.new_page()
+    phone.goto(game_page.url)
+    phone.wait_for_function("() => document.getElementById('game').dataset.ready")
+    board = phone.evaluate(
+        "(() => { const r = document.getElementById('board').getBoundingClientRect();"
+        " return [r.top, r.bottom]; })()"
+    )
+    game_page.close()
+    phone_context.close()
+    assert board[0] >= 0 and board[1] <= PHONE_SMALL["height"], board
+    assert not errors, errors
+    assert not too_tall, too_tall
+    assert not accept_below, accept_below

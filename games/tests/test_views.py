@@ -1,5 +1,6 @@
 """The HTTP views: starting a game against the computer and the game page (player or onlooker)."""
 
+import re
 import uuid
 
 import pytest
@@ -99,3 +100,16 @@ def test_the_headers_play_leads_to_the_new_game_form_and_starts_nothing(client):
     header = page.split('<header class="site-header">', 1)[1].split("</header>", 1)[0]
     assert 'href="/ru/games/#new"' in header
     assert 'action="/ru/new/"' not in header  # a game starts only from the form's own button
+
+
+@pytest.mark.parametrize("name", ["games:leaderboard", "games:import"])
+@pytest.mark.parametrize("language", ["ru", "bg", "en"])
+def test_indexable_game_pages_have_a_meta_description_in_each_language(client, name, language):
+    """The leaderboard and the record import are indexed: search engines get a description
+    of the page in its language (Lighthouse's SEO audit asks for one)."""
+    with translation.override(language):
+        page = client.get(reverse(name)).content.decode()
+    description = re.search(r'<meta name="description" content="([^"]+)">', page)
+    assert description and len(description.group(1)) > 40
+    if language != "en":
+        assert re.search("[а-я]", description.group(1))

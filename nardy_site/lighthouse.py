@@ -1,21 +1,24 @@
 """Lighthouse over every page type of the site (issue #15): ``scripts/lighthouse`` starts a
-site and runs this; ``python -m nardy_site.lighthouse --base URL`` audits a site already
-running on this machine's database and Redis (the same settings and environment).
+site and runs this; ``python -m nardy_site.lighthouse --base URL --modules DIR`` audits a site
+already running on this machine's database and Redis (the same settings and environment).
 
 Pages that need data get it first, made through the services like a visitor's actions: a game
-against the computer to play (its guest session is handed to Lighthouse as a cookie, so the
-game page is seen by its player), a finished game between two guests with its analysis (the
-replay), an open challenge link and a player's profile. Each page is audited as a phone
-(Lighthouse's mobile default: Moto G Power, slow 4G, 4x CPU slowdown) and as a desktop
-(``--preset=desktop``); Lighthouse is the npm package ``lighthouse`` at ``LIGHTHOUSE_VERSION``
-on Debian's Chromium. The reports go to ``--out`` (default ``artifacts/lighthouse/``) and a
-table of the four category scores (0-100), CLS and LCP (s) is printed and saved as
-``summary.md``.
+against the computer to play (its guest session is given to the browser as a cookie, so the
+game page and its socket see its player), a finished game between two guests with its analysis
+(the replay), an open challenge link and a player's profile. Each page is audited as a phone
+(Lighthouse's mobile default: Moto G Power, slow 4G, 4x CPU slowdown, simulated) and as a
+desktop (Lighthouse's desktop config); Lighthouse is the npm package ``lighthouse`` at
+``LIGHTHOUSE_VERSION``, driven by scripts/lighthouse-audit.mjs on Debian's Chromium. The
+reports go to ``--out`` (default ``artifacts/lighthouse/``); a table of the four category
+scores (0-100), CLS and LCP (s) is printed and saved as ``summary.md``, with the INP (ms) of a
+tap on "Roll the dice" timed by a Lighthouse user flow in ``--rolls`` games (a phone, 4x CPU
+slowdown applied by DevTools).
 """
 
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -90,9 +93,33 @@ def play_both_sides(game_id, turns):
         )
 
 
+def game_at_roll(player):
+    """A new game of the guest ``player`` (white) against the computer, brought to the
+    player's roll: the opening played for them if they start, the computer's move made by the
+    site's worker. The game page then always shows the same kind of moment."""
+    from games import services
+    from games.engine import legal_plays
+    from games.models import Game, Phase
+
+    game = game_at_roll(player)
+    actor = services.Actor(guest_id=player)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        game = Game.objects.get(pk=game.pk)
+        if game.awaiting == "white" and game.phase == Phase.ROLL:
+            return game
+        if game.awaiting == "white" and game.phase == Phase.PLAY:
+            plays = legal_plays(game.get_position(), tuple(game.dice), game.ruleset)
+            services.play(game.pk, actor, game.version, plays[0].notation)
+        else:
+            time.sleep(0.2)
+    raise SystemExit("the computer did not move within 60 s: is the site's Celery worker up?")
+
+
 def made_pages():
     """Paths (after the language prefix) of the pages that need data, made now in this site's
     database, and the cookie header of the game page's player: ``(pages, {name: cookie})``."""
+    from django.conf import settings
     from django.contrib.auth import get_user_model
 
     from games import analysis, services
@@ -118,26 +145,44 @@ def made_pages():
         "challenge": f"challenge/{challenge.pk}/",
         "player profile": f"players/{user.pk}/",
     }
-    cookies = {"game (its player)": f"sessionid={guest_session(player)}"}
+    cookies = {"game (its player)": f"{settings.SESSION_COOKIE_NAME}={guest_session(player)}"}
     return pages, cookies
 
 
-def lighthouse_command(binary, url, out, desktop, cookie):
-    """The Lighthouse command line for one audit (JSON report to ``out``)."""
+def roll_inp_ms(report_path):
+    """The INP (ms) of the tap on Roll in one roll flow's report (its timespan step)."""
+    flow = json.loads(Path(report_path).read_text())
+    return flow["steps"][1]["lhr"]["audits"]["interaction-to-next-paint"]["numericValue"]
+
+
+def lighthouse_command(modules, url, out, mode, cookie):
+    """The command line of one audit (JSON report to ``out``; ``mode`` "mobile", "desktop" or
+    "roll", the timed tap on Roll of a game page): scripts/lighthouse-audit.mjs,
+    which gives the browser ``cookie`` ("name=value") as its own cookie, so that the page's
+    WebSocket carries it too (Lighthouse's --extra-headers reaches HTTP requests only)."""
     command = [
-        binary,
+        "node",
+        str(ROOT / "scripts" / "lighthouse-audit.mjs"),
+        modules,
         url,
-        "--quiet",
-        "--output=json",
-        f"--output-path={out}",
-        "--chrome-flags=--headless=new --no-sandbox --disable-gpu",
-        f"--only-categories={','.join(CATEGORIES)}",
+        str(out),
+        mode,
     ]
-    if desktop:
-        command.append("--preset=desktop")
     if cookie:
-        command.append("--extra-headers=" + json.dumps({"Cookie": cookie}))
+        command.append(cookie)
     return command
+
+
+def run_with_retries(command, env, attempts=3):
+    """Run one audit; Lighthouse now and then fails to record a page load's trace
+    (NO_NAVSTART, a known flake on a busy machine): such a run is repeated, up to
+    ``attempts`` times, before giving up."""
+    for attempt in range(1, attempts + 1):
+        done = subprocess.run(command, env=env, stdout=subprocess.DEVNULL)
+        if done.returncode == 0:
+            return
+        print(f"lighthouse failed (attempt {attempt} of {attempts})", file=sys.stderr)
+    raise SystemExit(f"lighthouse failed {attempts} times: {' '.join(command[:2])}")
 
 
 def scores(report_path):
@@ -167,13 +212,18 @@ def table(rows):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base", required=True, help="the site, e.g. http://127.0.0.1:8000")
-    parser.add_argument("--lighthouse", required=True, help="the lighthouse command")
+    parser.add_argument(
+        "--modules", required=True, help="node_modules where the npm package lighthouse is"
+    )
     parser.add_argument("--languages", default="en", help="comma-separated, e.g. ru,bg,en")
     parser.add_argument("--only", default="", help="comma-separated page names to audit")
     parser.add_argument("--out", default=str(ROOT / "artifacts" / "lighthouse"))
+    parser.add_argument("--rolls", type=int, default=5, help="games whose roll INP is timed")
     args = parser.parse_args(argv)
 
     setup_django()
+    from django.conf import settings
+
     made, cookies = made_pages()
     pages = dict(STATIC_PAGES, **made)
     if args.only:
@@ -189,13 +239,27 @@ def main(argv=None):
                 slug = "".join(c if c.isalnum() else "-" for c in name).strip("-")
                 report = out / f"{slug}-{lang}-{form}.json"
                 url = f"{args.base.rstrip('/')}/{lang}/{path}"
-                command = lighthouse_command(
-                    args.lighthouse, url, report, form == "desktop", cookies.get(name)
-                )
-                subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL)
+                command = lighthouse_command(args.modules, url, report, form, cookies.get(name))
+                run_with_retries(command, env)
                 rows.append((name, lang, form, scores(report)))
                 print(table(rows[-1:]).splitlines()[-1], flush=True)
     summary = table(rows)
+    inps = []
+    for run in range(args.rolls):
+        # each tap on a game of its own, at the player's roll (a phone, 4x CPU slowdown)
+        player = f"lighthouse-roll-{run}-{int(time.time())}"
+        game = game_at_roll(player)
+        report = out / f"roll-{run}.json"
+        url = f"{args.base.rstrip('/')}/en/game/{game.pk}/"
+        cookie = f"{settings.SESSION_COOKIE_NAME}={guest_session(player)}"
+        run_with_retries(lighthouse_command(args.modules, url, report, "roll", cookie), env)
+        inps.append(roll_inp_ms(report))
+        print(f"roll {run + 1}: INP {inps[-1]:.0f} ms", flush=True)
+    if inps:
+        summary += (
+            f"\n\nINP of a tap on Roll (phone, 4x CPU slowdown), {len(inps)} games: median "
+            f"{statistics.median(inps):.0f} ms, worst {max(inps):.0f} ms\n"
+        )
     (out / "summary.md").write_text(summary + "\n")
     print(summary)
     return 0

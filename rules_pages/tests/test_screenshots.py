@@ -80,6 +80,12 @@ def test_page_fits_the_screen_and_draws_every_diagram(site, browser, width, lang
             box = boards.nth(i).bounding_box()
             assert box and box["width"] >= min(300, width - 40) and box["height"] > 200, (i, box)
         name = f"{page_path.strip('/') or 'home'}-{lang}-{width}"
+        # Off-screen sections are drawn only when scrolled near (content-visibility: auto):
+        # drawn all at once here, so that the screenshots show the whole page.
+        page.evaluate(
+            "document.querySelectorAll('.rules section')"
+            ".forEach((s) => { s.style.contentVisibility = 'visible'; })"
+        )
         page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
         # The same page screen by screen, small enough to be looked at one by one.
         slices = ARTIFACTS / "screens" / name

@@ -101,7 +101,7 @@ def game_at_roll(player):
     from games.engine import legal_plays
     from games.models import Game, Phase
 
-    game = game_at_roll(player)
+    game = services.create_bot_game(player, bot_level="easy", human_side="white")
     actor = services.Actor(guest_id=player)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -127,7 +127,7 @@ def made_pages():
 
     stamp = str(int(time.time()))
     player = f"lighthouse-{stamp}"
-    game = services.create_bot_game(player, bot_level="easy", human_side="white")
+    game = game_at_roll(player)
     challenge = services.create_challenge(f"lighthouse-friend-{stamp}", preset="sport")
     played = services.accept_challenge(
         services.create_challenge(f"lighthouse-a-{stamp}", preset="sport", colour="white").pk,

@@ -100,7 +100,7 @@ def made_pages():
     }
 
 
-def test_every_page_type_has_no_accessibility_violation(daphne_server, browser):
+def test_every_page_type_has_no_accessibility_violation_and_fits_a_phone(daphne_server, browser):
     base = daphne_server.base
     pages = dict(STATIC_PAGES, **in_thread(made_pages))
     found = {}
@@ -144,13 +144,13 @@ def test_every_page_type_has_no_accessibility_violation(daphne_server, browser):
 
     failing = {where: v for where, v in found.items() if v}
     assert not failing, "\n".join(f"{where}: {v}" for where, v in failing.items())
+    check_a_phone_sees_the_page_under_a_small_header(base, browser, pages)
 
 
-def test_a_phone_sees_the_page_under_a_small_header(daphne_server, browser):
+def check_a_phone_sees_the_page_under_a_small_header(base, browser, pages):
     """At 360x740 the header takes at most 15 % of the first screen on every page, in every
-    language, and a challenge link's accept button is on that first screen (issue #15)."""
-    base = daphne_server.base
-    pages = dict(STATIC_PAGES, **in_thread(made_pages))
+    language, a challenge link's accept button is on that first screen and so is a running
+    game's whole board (issue #15). Run by the test above, on its server and browser."""
     context = browser.new_context(viewport=PHONE_SMALL)
     page = context.new_page()
     too_tall, accept_below = {}, {}

@@ -359,6 +359,49 @@ def test_page_holds_actions_while_rate_limited_and_sends_after_the_wait(daphne_s
     assert sent[-1] == "roll" and not page_errors, page_errors
 
 
+def check_the_pass_for_me_setting(page, game_id, human):
+    """With "Pass for me when no move is possible" on, a turn with no legal step is passed by
+    the page itself after the status line has said it will (issue #15). Puts the game of
+    ``game_id`` (the page's, its guest playing ``human``) in a blocked position first."""
+    from games.models import Game, Phase
+    from games.tests.factories import set_position
+
+    def block_the_guest():
+        # the guest's fifteen on the head, 6-6 rolled and the point six away held: no step
+        game = Game.objects.get(pk=game_id)
+        game.version += 1
+        other = "black" if human == "white" else "white"
+        position = {"turn": human, human: {"24": 15}, other: {"6": 15}, "first_turn": False}
+        set_position(game, position, phase=Phase.PLAY, dice_rolled=[6, 6])
+        return game.version
+
+    version = in_thread(block_the_guest)
+    page.reload()
+    page.wait_for_function("() => document.getElementById('game').dataset.ready === 'true'")
+    status = page.locator("#status")
+    passes = page.evaluate(
+        "interpolate(gettext('No legal move with %(dice)s: your turn passes.'), {dice: '6\u20116'}, true)"
+    )
+    assert status.inner_text() == passes
+    page.locator(".game-settings summary").click()
+    page.check("#set-auto-pass")
+    assert status.inner_text() != passes  # now it says the page will pass by itself
+    page.wait_for_function(
+        "(v) => Number(document.getElementById('game').dataset.version) > v", arg=version
+    )
+    no_move = page.evaluate("gettext('no move (pass)')")
+    assert page.locator("#history-list").inner_text().count(no_move) == 1
+    events = in_thread(
+        lambda: list(Game.objects.get(pk=game_id).events.values_list("kind", "side", "play"))
+    )
+    assert ("play", human, "") in events  # recorded as the guest's pass
+    # the setting is kept in this browser
+    page.reload()
+    page.wait_for_function("() => document.getElementById('game').dataset.ready === 'true'")
+    page.locator(".game-settings summary").click()
+    assert page.is_checked("#set-auto-pass")
+
+
 def test_guest_resigns_on_a_phone_in_russian_and_sees_the_result(daphne_server, browser):
     from django.utils import translation
 
@@ -378,6 +421,7 @@ def test_guest_resigns_on_a_phone_in_russian_and_sees_the_result(daphne_server, 
     )
     assert cyrillic.search(page.locator("#status").inner_text())
     assert cyrillic.search(page.locator("#board").get_attribute("aria-label"))
+    check_the_pass_for_me_setting(page, game_id, human)
 
     questions = []
 
@@ -411,46 +455,3 @@ def test_guest_resigns_on_a_phone_in_russian_and_sees_the_result(daphne_server, 
     new_id = re.search(r"([0-9a-f-]{36})/$", page.url).group(1)
     again = in_thread(lambda: Game.objects.get(pk=new_id))
     assert again.status == "active" and again.preset == game.preset
-
-
-def test_the_pass_for_me_setting_passes_a_blocked_turn_and_says_so(daphne_server, browser):
-    """With "Pass for me when no move is possible" on, a turn with no legal step is passed by
-    the page itself after the status line has said it will (issue #15)."""
-    from games.models import Game, Phase
-    from games.tests.factories import set_position
-
-    deadline = time.monotonic() + 120
-    page, game_id, page_errors = open_new_game(browser, daphne_server.base)
-    human = viewer_side(page)
-    next_action(page, deadline)  # the computer's opening move, if it had one, is over
-
-    def block_the_guest():
-        # the guest's fifteen on the head, 6-6 rolled and the point six away held: no step
-        game = Game.objects.get(pk=game_id)
-        game.version += 1
-        other = "black" if human == "white" else "white"
-        position = {"turn": human, human: {"24": 15}, other: {"6": 15}, "first_turn": False}
-        set_position(game, position, phase=Phase.PLAY, dice_rolled=[6, 6])
-        return game.version
-
-    version = in_thread(block_the_guest)
-    page.reload()
-    page.wait_for_function("() => document.getElementById('game').dataset.ready === 'true'")
-    assert "your turn passes" in page.locator("#status").inner_text()
-    page.locator(".game-settings summary").click()
-    page.check("#set-auto-pass")
-    status = page.locator("#status")
-    assert "passes for you in a moment" in status.inner_text()
-    page.wait_for_function(
-        "(v) => Number(document.getElementById('game').dataset.version) > v", arg=version
-    )
-    assert page.locator("#history-list").inner_text().count("no move (pass)") == 1
-    events = in_thread(
-        lambda: list(Game.objects.get(pk=game_id).events.values_list("kind", "side", "play"))
-    )
-    assert ("play", human, "") in events  # recorded as the guest's pass
-    # the setting is kept for the next games in this browser
-    page.reload()
-    page.locator(".game-settings summary").click()
-    assert page.is_checked("#set-auto-pass")
-    assert not page_errors, page_errors

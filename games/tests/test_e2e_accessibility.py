@@ -21,27 +21,16 @@ from games.tests.test_e2e_browser import (  # noqa: F401 - fixtures used by name
     in_thread,
     stage_whole_turn,
 )
+from nardy_site import lighthouse
 
 pytestmark = pytest.mark.e2e
 
 LANGUAGES = ("ru", "bg", "en")
 WIDTHS = {"390": {"width": 390, "height": 844}, "1280": DESKTOP}
 PHONE_SMALL = {"width": 360, "height": 740}
-#: pages that need nothing made first (paths after the language prefix)
-STATIC_PAGES = {
-    "home": "",
-    "rules": "rules/",
-    "faq": "faq/",
-    "glossary": "glossary/",
-    "first steps": "first-steps/",
-    "my games and new game": "games/",
-    "play a friend": "friend/",
-    "lobby": "lobby/",
-    "leaderboard": "leaderboard/",
-    "sign-in": "accounts/login/",
-    "record import": "records/import/",
-    "not found": "no-such-page/",
-}
+#: pages that need nothing made first (paths after the language prefix): those Lighthouse
+#: audits, and the 404 page, which it refuses to
+STATIC_PAGES = dict(lighthouse.STATIC_PAGES, **{"not found": "no-such-page/"})
 
 
 def violations(page):

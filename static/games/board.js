@@ -243,6 +243,15 @@
     return parts.join(" ");
   }
 
+  /**
+   * Focus `el` and scroll only as far as needed to show it (the browser's own focus scroll
+   * may centre it, and on a phone push the board off the top of the screen).
+   */
+  function focusInView(el) {
+    el.focus({ preventScroll: true });
+    el.scrollIntoView({ block: "nearest", inline: "nearest" });
+  }
+
   // ---- The board object ------------------------------------------------------------------
 
   /**
@@ -648,7 +657,7 @@
       if (!stop) return false;
       for (const el of svgEl.querySelectorAll("[tabindex]")) el.setAttribute("tabindex", "-1");
       stop.setAttribute("tabindex", "0");
-      stop.focus();
+      focusInView(stop);
       return true;
     }
 
@@ -700,6 +709,7 @@
 
   window.NardyBoard = {
     create,
+    focusInView,
     SIDES,
     fmt,
     other,

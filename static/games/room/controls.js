@@ -8,7 +8,8 @@ import { can, cubeOffer, saveSettings } from "./state.js";
 import { canStage, currentNode, nextSteps, shownPosition, stagedPlay, stagePath, unstageLast } from "./staging.js";
 import { statusText } from "./texts.js";
 
-const { fmt, fromWhite } = globalThis.NardyBoard;
+const NB = globalThis.NardyBoard;
+const { fmt, fromWhite } = NB;
 
 /**
  * @param {Object<string, HTMLElement>} els  the room's elements (main.js)
@@ -103,7 +104,7 @@ export function createControls(els, state, { connection, say, render, stopAnimat
     if (node && node.final && !els.confirm.hidden && !els.confirm.disabled) {
       // The play is complete: the next action is to confirm it (or to undo).
       say.announce(statusText(state));
-      if (focusIsFree()) els.confirm.focus();
+      if (focusIsFree()) NB.focusInView(els.confirm);
     }
     maybeAutoConfirm();
   }
@@ -134,9 +135,9 @@ export function createControls(els, state, { connection, say, render, stopAnimat
       const el = document.activeElement;
       if (els.board.contains(el) && el.matches(".can-move, .dest, .selected")) return;
       board.focusBoard();
-    } else if (usable(els.take)) els.take.focus();
-    else if (usable(els.pass)) els.pass.focus();
-    else if (usable(els.roll)) els.roll.focus();
+    } else if (usable(els.take)) NB.focusInView(els.take);
+    else if (usable(els.pass)) NB.focusInView(els.pass);
+    else if (usable(els.roll)) NB.focusInView(els.roll);
   }
 
   /**

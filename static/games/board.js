@@ -299,24 +299,27 @@
       return g;
     }
 
-    /** What drawPoint draws for `whitePoint` depends on, as a string (equal: nothing to do). */
+    /**
+     * What drawPoint draws for `whitePoint` depends on, as a string (equal: nothing to do).
+     * Only what shows on this point: a roll changes the points whose checkers can now be
+     * chosen, not the rest of the board.
+     */
     function pointKey(view, whitePoint) {
       const moverPoint = view.mover ? fromWhite(view.mover, whitePoint) : null;
+      const moverCount = moverPoint !== null ? view.boards[view.mover][moverPoint] : 0;
       const dest = moverPoint !== null && view.dests ? view.dests.get(moverPoint) : undefined;
-      const hidden = view.hidden && view.hidden.whitePoint === whitePoint ? view.hidden.side : "";
+      const selectable = moverPoint !== null && view.steps ? view.steps.has(moverPoint) : false;
+      const last = Boolean(view.lastPoints && view.lastPoints.has(whitePoint));
       return [
         label(view, whitePoint),
         view.boards.white[whitePoint],
         view.boards.black[flip(whitePoint)],
-        hidden,
-        view.mover || "",
-        view.mover ? view.boards[view.mover][moverPoint] : "",
-        Boolean(view.interactive),
-        moverPoint !== null && view.steps ? view.steps.has(moverPoint) : false,
-        view.selected === moverPoint,
-        dest ? (dest.path ? dest.path.length : 1) : 0,
-        Boolean(view.lastPoints && view.lastPoints.has(whitePoint)),
-        view.lastSide || "",
+        view.hidden && view.hidden.whitePoint === whitePoint ? view.hidden.side : "",
+        Boolean(view.interactive && moverCount > 0),
+        selectable,
+        selectable && view.selected === moverPoint,
+        dest ? `${dest.path ? dest.path.length : 1}@${moverCount}` : "",
+        last ? view.lastSide || "" : "-",
         Boolean(view.stagedTo && view.stagedTo.has(whitePoint)),
       ].join("|");
     }

@@ -105,6 +105,10 @@ export function createControls(els, state, { connection, say, render, stopAnimat
       // The play is complete: the next action is to confirm it (or to undo).
       say.announce(statusText(state));
       if (focusIsFree()) NB.focusInView(els.confirm);
+    } else if (els.board.contains(document.activeElement)
+      && !document.activeElement.matches(".can-move, .dest, .selected")) {
+      // the checker landed where nothing more can be chosen: on to the next one that can move
+      board.focusBoard();
     }
     maybeAutoConfirm();
   }

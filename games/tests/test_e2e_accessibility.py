@@ -137,14 +137,17 @@ def test_every_page_type_has_no_accessibility_violation_and_fits_a_phone(daphne_
 
 
 def check_a_phone_sees_the_page_under_a_small_header(base, browser, pages):
-    """At 360x740 the header takes at most 15 % of the first screen on every page, in every
-    language, a challenge link's accept button is on that first screen and so is a running
-    game's whole board (issue #15). Run by the test above, on its server and browser."""
+    """At 360x740 the header takes at most 15 % of the first screen on every page (the same
+    header everywhere: every page in Russian, whose words are the longest, the home page in
+    Bulgarian and English), a challenge link's accept button is on that first screen and so
+    is a running game's whole board (issue #15). Run by the test above, on its server and
+    browser."""
     context = browser.new_context(viewport=PHONE_SMALL)
     page = context.new_page()
     too_tall, accept_below = {}, {}
     for lang in LANGUAGES:
-        for name, path in pages.items():
+        # every page in Russian (the longest words), the home page in the others
+        for name, path in pages.items() if lang == "ru" else [("home", "")]:
             page.goto(f"{base}/{lang}/{path}")
             height = page.locator(".site-header").bounding_box()["height"]
             if height > 0.15 * PHONE_SMALL["height"]:

@@ -69,11 +69,17 @@ def guest_session(guest_id):
     return store.session_key
 
 
+def first_legal_play(game):
+    """The notation of the first legal play of ``game``'s side to play with its dice."""
+    from games.engine import legal_plays
+
+    return legal_plays(game.get_position(), tuple(game.dice), game.ruleset)[0].notation
+
+
 def play_both_sides(game_id, turns):
     """Play ``turns`` actions of a game between two guests (each rolls, then plays the first
     legal play), then the side to move resigns: a finished game with a record."""
     from games import services
-    from games.engine import legal_plays
     from games.models import Game, Phase
 
     for _ in range(turns):
@@ -84,8 +90,7 @@ def play_both_sides(game_id, turns):
         if game.phase == Phase.ROLL:
             services.roll(game_id, actor, game.version)
         else:
-            plays = legal_plays(game.get_position(), tuple(game.dice), game.ruleset)
-            services.play(game_id, actor, game.version, plays[0].notation)
+            services.play(game_id, actor, game.version, first_legal_play(game))
     game = Game.objects.get(pk=game_id)
     if game.status == "active":
         services.resign(
@@ -98,7 +103,6 @@ def game_at_roll(player):
     player's roll: the opening played for them if they start, the computer's move made by the
     site's worker. The game page then always shows the same kind of moment."""
     from games import services
-    from games.engine import legal_plays
     from games.models import Game, Phase
 
     game = services.create_bot_game(player, bot_level="easy", human_side="white")
@@ -109,8 +113,7 @@ def game_at_roll(player):
         if game.awaiting == "white" and game.phase == Phase.ROLL:
             return game
         if game.awaiting == "white" and game.phase == Phase.PLAY:
-            plays = legal_plays(game.get_position(), tuple(game.dice), game.ruleset)
-            services.play(game.pk, actor, game.version, plays[0].notation)
+            services.play(game.pk, actor, game.version, first_legal_play(game))
         else:
             time.sleep(0.2)
     raise SystemExit("the computer did not move within 60 s: is the site's Celery worker up?")

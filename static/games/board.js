@@ -300,42 +300,51 @@
     }
 
     /**
-     * What drawPoint draws for `whitePoint` depends on, as a string (equal: nothing to do).
-     * Only what shows on this point: a roll changes the points whose checkers can now be
-     * chosen, not the rest of the board.
+     * What the view says about `whitePoint` (white's numbering) for the side moving: drawPoint
+     * draws from it, and pointKey tells from it whether the point changed.
      */
-    function pointKey(view, whitePoint) {
+    function pointFacts(view, whitePoint) {
       const moverPoint = view.mover ? fromWhite(view.mover, whitePoint) : null;
       const moverCount = moverPoint !== null ? view.boards[view.mover][moverPoint] : 0;
       const dest = moverPoint !== null && view.dests ? view.dests.get(moverPoint) : undefined;
       const selectable = moverPoint !== null && view.steps ? view.steps.has(moverPoint) : false;
-      const last = Boolean(view.lastPoints && view.lastPoints.has(whitePoint));
+      return {
+        moverCount,
+        dest,
+        selectable,
+        selected: selectable && view.selected === moverPoint,
+        last: Boolean(view.lastPoints && view.lastPoints.has(whitePoint)),
+        staged: Boolean(view.stagedTo && view.stagedTo.has(whitePoint)),
+        mine: Boolean(view.interactive && moverCount > 0),
+      };
+    }
+
+    /**
+     * Everything drawPoint's drawing of `whitePoint` depends on, as a string (equal: nothing
+     * to do). Only what shows on this point: a roll changes the points whose checkers can now
+     * be chosen, not the rest of the board.
+     */
+    function pointKey(view, whitePoint, facts) {
       return [
         label(view, whitePoint),
         view.boards.white[whitePoint],
         view.boards.black[flip(whitePoint)],
         view.hidden && view.hidden.whitePoint === whitePoint ? view.hidden.side : "",
-        Boolean(view.interactive && moverCount > 0),
-        selectable,
-        selectable && view.selected === moverPoint,
-        dest ? `${dest.path ? dest.path.length : 1}@${moverCount}` : "",
-        last ? view.lastSide || "" : "-",
-        Boolean(view.stagedTo && view.stagedTo.has(whitePoint)),
+        facts.mine,
+        facts.selectable,
+        facts.selected,
+        facts.dest ? `${facts.dest.path ? facts.dest.path.length : 1}@${facts.moverCount}` : "",
+        facts.last ? view.lastSide || "" : "-",
+        facts.staged,
       ].join("|");
     }
 
-    function drawPoint(view, whitePoint, parent) {
+    function drawPoint(view, whitePoint, parent, facts) {
       const L = layout;
       const { col, row } = pointPlace(whitePoint);
       const x = columnX(L, col);
-      const moverPoint = view.mover ? fromWhite(view.mover, whitePoint) : null;
-      const steps = view.steps || new Map();
-      const dests = view.dests || new Map();
-      const isSelectable = moverPoint !== null && steps.has(moverPoint);
-      const isSelected = isSelectable && view.selected === moverPoint;
-      const isDest = moverPoint !== null && dests.has(moverPoint);
-      const isLast = view.lastPoints && view.lastPoints.has(whitePoint);
-      const hasMine = view.mover && view.boards[view.mover][moverPoint] > 0;
+      const { selectable: isSelectable, selected: isSelected, last: isLast, dest } = facts;
+      const isDest = Boolean(dest);
 
       const g = svg("g", {
         class: "point" + (isSelected ? " selected" : "") + (isDest ? " dest" : "") + (isSelectable ? " can-move" : "")
@@ -344,7 +353,7 @@
         "aria-label": describePoint(label(view, whitePoint), whitePoint, view.boards),
       }, parent);
       // Choosable: a button in the board's one tab stop (roving, see draw); else a labelled image.
-      if (isSelectable || isDest || (view.interactive && hasMine)) {
+      if (isSelectable || isDest || facts.mine) {
         g.setAttribute("tabindex", "-1");
         g.setAttribute("role", "button");
       } else {
@@ -375,7 +384,7 @@
           let extra = "";
           if (topmost && isSelectable) extra = "selectable";
           if (topmost && isSelected) extra += " selected-checker";
-          if (topmost && view.stagedTo && view.stagedTo.has(whitePoint) && side === view.mover) extra += " staged";
+          if (topmost && facts.staged && side === view.mover) extra += " staged";
           if (topmost && isLast && view.lastSide === side) extra += " last-moved";
           drawChecker(g, side, cx, cy, extra.trim());
         }
@@ -387,16 +396,14 @@
       }
 
       if (isDest) {
-        const moverCount = view.boards[view.mover][moverPoint];
-        const { cx, cy } = checkerCentre(L, whitePoint, moverCount);
+        const { cx, cy } = checkerCentre(L, whitePoint, facts.moverCount);
         svg("circle", { class: "dest-ghost", cx, cy, r: L.CD / 2 - 4 }, g);
-        const far = dests.get(moverPoint);
-        if (far && far.path && far.path.length > 1) {
+        if (dest.path && dest.path.length > 1) {
           // A destination reached with several dice: say how many (the legend explains "×2").
           const t = svg("text", { class: "dest-dice", x: cx, y: cy }, g);
-          t.textContent = "×" + far.path.length;
+          t.textContent = "×" + dest.path.length;
           g.setAttribute("aria-label", g.getAttribute("aria-label") + ". " + fmt(
-            gettext("The checker gets here with %(count)s dice, one after the other."), { count: far.path.length },
+            gettext("The checker gets here with %(count)s dice, one after the other."), { count: dest.path.length },
           ));
         }
       }
@@ -578,7 +585,10 @@
       }
       for (const flyer of svgEl.querySelectorAll(":scope > [data-flyer]")) flyer.remove();
       part("frame", "", (g) => drawFrame(L, g));
-      for (let p = 1; p <= 24; p += 1) part("point" + p, pointKey(view, p), (g) => drawPoint(view, p, g));
+      for (let p = 1; p <= 24; p += 1) {
+        const facts = pointFacts(view, p);
+        part("point" + p, pointKey(view, p, facts), (g) => drawPoint(view, p, g, facts));
+      }
       for (const side of SIDES) {
         const key = [trayCount(view, side), trayIsDest(view, side)].join("|");
         part("tray-" + side, key, (g) => drawTray(view, side, g));

@@ -17,9 +17,7 @@ import { createControls } from "./controls.js";
 import { createPanels, gameUrl } from "./panels.js";
 import { createConnection } from "./socket.js";
 import { createState, loadSettings, myTurn, you } from "./state.js";
-import {
-  isBot, isOpening, matchStartText, openingText, playText, ratingLines, resultReason, resultTitle, statusText,
-} from "./texts.js";
+import { isBot, openingLine, playText, ratingLines, resultReason, resultTitle, statusText } from "./texts.js";
 
 const NB = globalThis.NardyBoard;
 const NEXT_GAME_S = 6; // seconds before a match moves on to its next game
@@ -193,7 +191,7 @@ function start(rootEl) {
       const status = statusText(state);
       const waitsForBot = game.turn && game.turn !== you(state) && isBot(game, game.turn);
       if (!state.saidStatus && game.status === "active") {
-        const opening = isOpening(game) ? openingText(game) : matchStartText(game);
+        const opening = openingLine(game);
         if (opening) said.push(opening);
       }
       if (status !== state.saidStatus && !waitsForBot) said.push(status);

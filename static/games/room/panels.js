@@ -6,8 +6,8 @@
  */
 import { you } from "./state.js";
 import {
-  betweenPeople, hasAccount, historyEntryText, isBot, isOpening, lastPlayText, lostText,
-  matchResultText, matchStartText, matchText, openingText, ratingLabel, ratingLines,
+  betweenPeople, hasAccount, historyEntryText, isBot, lastPlayText, lostText,
+  matchResultText, matchText, openingLine, ratingLabel, ratingLines,
   resultExplain, resultReason, resultTitle, statusText, who,
 } from "./texts.js";
 
@@ -157,7 +157,7 @@ export function createPanels(els, state) {
       : gettext("Points are numbered from white's side: white's head is 24, white's home 1–6.");
   }
 
-  /** One line of the history, and the text that tells whether it changed. */
+  /** One line of the history. */
   function historyItem(game, entry) {
     const li = document.createElement("li");
     li.className = "history-item kind-" + entry.kind + " side-" + entry.side;
@@ -183,32 +183,46 @@ export function createPanels(els, state) {
     what.className = "history-play";
     what.textContent = historyEntryText(game, entry);
     li.appendChild(what);
-    li.dataset.key = li.textContent + "|" + li.className + "|" + whoEl.title;
     return li;
   }
 
-  /** The history: the lines it already shows stay; only new or changed ones are made. */
+  /**
+   * The history: the lines it already shows stay; only new or changed ones are made. A line's
+   * key is its entry and the name shown for its side (a name can change: a player signs in).
+   */
   function drawHistory() {
     if (!els.history) return;
     const game = state.game;
     const history = game.history || [];
     els.historyBox.hidden = history.length === 0;
-    const items = history.map((entry) => historyItem(game, entry));
+    const lines = history.map((entry) => ({
+      key: JSON.stringify(entry) + "|" + who(game, entry.side) + "|" + hasAccount(game, entry.side),
+      make: () => historyItem(game, entry),
+    }));
     const result = game.status !== "active" ? game.result : null;
     if (result) {
-      const li = document.createElement("li");
-      li.className = "history-item history-result";
-      li.textContent = resultTitle(game, result);
-      li.dataset.key = "result|" + li.textContent;
-      items.push(li);
+      const title = resultTitle(game, result);
+      lines.push({
+        key: "result|" + title,
+        make: () => {
+          const li = document.createElement("li");
+          li.className = "history-item history-result";
+          li.textContent = title;
+          return li;
+        },
+      });
     }
     const box = els.history;
     const atEnd = box.scrollTop + box.clientHeight >= box.scrollHeight - 4;
     const shown = box.children;
     let same = 0;
-    while (same < items.length && same < shown.length && shown[same].dataset.key === items[same].dataset.key) same += 1;
+    while (same < lines.length && same < shown.length && shown[same].dataset.key === lines[same].key) same += 1;
     while (shown.length > same) shown[shown.length - 1].remove();
-    if (items.length > same) box.append(...items.slice(same));
+    for (const line of lines.slice(same)) {
+      const li = line.make();
+      li.dataset.key = line.key;
+      box.appendChild(li);
+    }
     if (atEnd) box.scrollTop = box.scrollHeight;
   }
 
@@ -307,7 +321,7 @@ export function createPanels(els, state) {
     const match = matchText(game);
     els.match.hidden = !match;
     els.match.textContent = match;
-    const opening = isOpening(game) ? openingText(game) : matchStartText(game);
+    const opening = openingLine(game);
     els.opening.hidden = !opening || game.status !== "active";
     els.opening.textContent = opening;
     els.status.textContent = statusText(state);

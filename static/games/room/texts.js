@@ -141,6 +141,16 @@ export function openingText(game) {
 }
 
 /**
+ * The line above the board about how the game began: the opening roll while it is news, or
+ * in a match game the reason its starter starts; else "".
+ * @param {Object} game
+ * @returns {string}
+ */
+export function openingLine(game) {
+  return isOpening(game) ? openingText(game) : matchStartText(game);
+}
+
+/**
  * For a match game started by the previous game's winner (R11): who starts and why; else "".
  * @param {Object} game
  * @returns {string}

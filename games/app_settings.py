@@ -119,10 +119,17 @@ class AppSettings:
             from django.core.exceptions import ImproperlyConfigured
 
             raise ImproperlyConfigured(
-                f"{self.prefix}{name} must be a whole number of sockets, 0 or more (0: no "
-                f"cap), not {value!r}"
+                f"{self.prefix}{name} must be a whole number, 0 or more (0: off), not {value!r}"
             )
         return value
+
+    @property
+    def OUTAGE_MIN_MS(self):
+        """A silence of the clock sweep's heartbeat longer than this (int ms >= 0; 0: outages
+        are never credited) is an outage: every running clock is credited with its length
+        (``games.services.outages``). Well above the sweep's interval and its delays under
+        load, well below the time a player needs to notice and come back."""
+        return self._count("OUTAGE_MIN_MS", 5_000)
 
     @property
     def IMAGE_RENDER_IP_LIMITS(self):

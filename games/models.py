@@ -85,8 +85,9 @@ class EndReason(models.TextChoices):
 class EventKind(models.TextChoices):
     """Kinds of ``GameEvent``: the opening roll (R3), a roll, a play (a pass is the play ""),
     the cube actions (R10: double, take, drop), a resignation, a loss on time or by leaving
-    (R11; ``side`` is the side that lost), an abort (no-show: nobody wins), and the end of the
-    game."""
+    (R11; ``side`` is the side that lost), an abort (no-show: nobody wins), the end of the
+    game, and a pause: the clocks were credited with a server outage (``games.services.outages``;
+    not part of the game's record)."""
 
     OPENING = "opening", _("Opening roll")
     ROLL = "roll", _("Roll")
@@ -99,6 +100,7 @@ class EventKind(models.TextChoices):
     ABANDON = "abandon", _("Left the game")
     ABORT = "abort", _("Aborted")
     END = "end", _("End")
+    PAUSE = "pause", _("Clocks paused by an outage")
 
 
 def other_side(side):
@@ -250,6 +252,13 @@ class Game(models.Model):
     # Presence: since when a player has had no open socket (None: here, or not yet seen).
     white_away_since = models.DateTimeField(null=True, blank=True)
     black_away_since = models.DateTimeField(null=True, blank=True)
+    # Outages (games.services.outages): the id of the last ``Outage`` this game has accounted
+    # for (its clocks were credited with it, or it ended before the game began), and the
+    # length of the last one credited (ms) with ``plays`` at that moment: the pages show a
+    # note until the next play.
+    outages_seen = models.PositiveIntegerField(default=0)
+    paused_ms = models.PositiveIntegerField(null=True, blank=True)
+    paused_at_play = models.PositiveIntegerField(null=True, blank=True)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 
@@ -702,3 +711,37 @@ class GameAnalysis(models.Model):
 
     def __str__(self):
         return f"analysis of {self.game_id} ({self.status})"
+
+
+class Heartbeat(models.Model):
+    """The clock keeper's heartbeat (one row, pk 1; ``games.services.outages``): when the beat
+    sweep (or a server that found it silent) last noted the site up, and the id of the last
+    ``Outage`` recorded, so every process learns of a new outage from this one row."""
+
+    beat_at = models.DateTimeField()
+    last_outage = models.PositiveIntegerField(default=0)
+
+    def __str__(self):
+        return f"heartbeat at {self.beat_at} (last outage {self.last_outage})"
+
+
+class Outage(models.Model):
+    """A time the site could not keep the clocks (no heartbeat for longer than
+    ``GAMES_OUTAGE_MIN_MS``): from the last heartbeat before it (``started``) to the first
+    after it (``ended``). Every game running then had its clocks credited with it;
+    ``games`` counts the games credited."""
+
+    started = models.DateTimeField()
+    ended = models.DateTimeField()
+    games = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-started"]
+
+    def __str__(self):
+        return f"outage {self.started} - {self.ended} ({self.length_ms} ms)"
+
+    @property
+    def length_ms(self):
+        """The outage's length (ms)."""
+        return round((self.ended - self.started).total_seconds() * 1000)

@@ -413,9 +413,9 @@ def _check_site_url(url: str) -> None:
 if PRODUCTION and SITE_URL:
     _check_site_url(SITE_URL)
 
-# --- Rate limits and socket caps: defaults in games/app_settings.py (docs/protocol.md "Rate
-# limits"); each may be given in the environment too, e.g. GAMES_CREATE_IP_LIMITS=600/minute
-# or GAMES_SOCKETS_PER_IP=0 for a load test from one address.
+# --- Rate limits, socket caps and outages: defaults in games/app_settings.py (docs/protocol.md
+# "Rate limits", "Outages"); each may be given in the environment too, e.g.
+# GAMES_CREATE_IP_LIMITS=600/minute or GAMES_SOCKETS_PER_IP=0 for a load test from one address.
 for _name in (
     "GAMES_SOCKET_FRAME_LIMITS",
     "GAMES_SESSION_FRAME_LIMITS",
@@ -433,6 +433,7 @@ for _name in (
     "GAMES_MAX_ACTIVE",
     "GAMES_ACTIVE_WINDOW_SECONDS",
     "GAMES_FULL_RETRY_SECONDS",
+    "GAMES_OUTAGE_MIN_MS",
 ):
     if _name in os.environ:
         globals()[_name] = env.int(_name)

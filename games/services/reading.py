@@ -11,7 +11,7 @@ from games import clocks, ratings
 from games.engine import EngineError, board_to_json, explain, legal_plays, step_graph
 from games.engine.position_id import encode as encode_position
 from games.models import EndReason, EventKind, Phase, Profile, Side, Status, other_side
-from games.services import clockwork, wording
+from games.services import clockwork, outages, wording
 from games.services.errors import BadFrame, GameOver, IllegalPlayError, NotYourTurn, WrongPhase
 
 ACTION_ORDER = ("roll", "double", "play", "take", "drop", "resign", "claim")
@@ -471,7 +471,8 @@ def presence_of(game, side, spec):
 def clock_of(game, now):
     """The snapshot's ``clock`` (docs/protocol.md "Clocks"), or None without a clock: the
     spec, the server's time, the running side and period with when they began, each side's
-    reserve at the start of the running period, and the deadline (all ms)."""
+    reserve at the start of the running period, the deadline, and the length of the outage
+    the clocks were last paused for while no play has been made since, else None (all ms)."""
     spec = clockwork.clock_spec(game)
     if spec is None:
         return None
@@ -488,4 +489,5 @@ def clock_of(game, now):
         "free_ms": spec.free_ms(game.clock_period) if side else None,
         "deadline": clockwork.clock_deadline_ms(game),
         "reserve": {s: game.reserve_of(s) for s in Side.values},
+        "paused_ms": outages.paused_note_ms(game),
     }

@@ -7,7 +7,7 @@ import logging
 
 from games import clocks
 from games.models import Game, Presence
-from games.services import moves, presence, turns, unit
+from games.services import moves, outages, presence, turns, unit
 from games.services.clockwork import TIMER_GRACE_MS
 
 logger = logging.getLogger(__name__)
@@ -38,9 +38,17 @@ def apply_timeouts(game_id, version=None):
 
 
 def sweep_clocks():
-    """Apply every expired deadline and forget sockets that died unseen (the beat task); also
-    queue again computer moves whose task was lost (``moves.queue_lost_bot_moves``).
-    Returns ``(games ended, sockets dropped)``."""
+    """The beat task's work: note the heartbeat (``outages.beat_if_due``: a silence before it
+    is an outage) and credit every running clock with an outage it missed, apply every
+    expired deadline and forget sockets that died unseen; also queue again computer moves
+    whose task was lost (``moves.queue_lost_bot_moves``). Returns ``(games ended, sockets
+    dropped)``."""
+    outages.beat_if_due(clocks.now_ms())
+    last = outages.latest()
+    for game_id in outages.games_to_credit(last):
+        with unit.changing(game_id, missing_ok=True):
+            pass  # changing credits the game first
+    outages.swept(last)
     requeued = moves.queue_lost_bot_moves()
     if requeued:
         logger.info("sweep: queued %d lost bot moves again", requeued)

@@ -7,7 +7,7 @@ from games import dice as dice_rolls
 from games.engine import OIN, EngineError, Position, check_play, fairdice, game_value
 from games.engine.rules import PLAY_OPENING_DICE
 from games.models import EndReason, EventKind, Game, Match, Phase, Side, Status, other_side
-from games.services import clockwork, unit, wording
+from games.services import clockwork, outages, unit, wording
 from games.services.errors import IllegalPlayError
 from games.signals import game_finished
 
@@ -200,6 +200,7 @@ def start_game(
         seed_hash=fairdice.seed_hash(seed),
         version=0,
         clock=clock.to_json() if clock else {},
+        outages_seen=outages.latest(),
         **players,
     )
     if clock is not None:

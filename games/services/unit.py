@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from django.db import transaction
 
 from games.models import EventKind, Game, GameEvent
-from games.services import dispatch
+from games.services import dispatch, outages
 from games.services.reading import EventRow
 
 
@@ -96,13 +96,17 @@ def lock_or_none(game_id):
 def changing(game_id, missing_ok=False):
     """A transaction with game ``game_id`` locked, as a ``GameChange``; saved and dispatched
     when the block ends without an exception. ``missing_ok``: yield None for a game that no
-    longer exists instead of raising Game.DoesNotExist."""
+    longer exists instead of raising Game.DoesNotExist. Before anything else the game is
+    credited with the outages it missed (``outages.credit``), so no change judges a clock by
+    time the site could not serve."""
+    last = outages.latest()
     with transaction.atomic():
         game = lock_or_none(game_id) if missing_ok else lock(game_id)
         if game is None:
             yield None
             return
         change = GameChange(game)
+        outages.credit(change, last)
         yield change
         change.close()
 

@@ -17,6 +17,7 @@ import redis
 from celery import Celery
 from django.conf import settings
 
+from games.services import outages
 from nardy_site.celery import app as celery_app
 from nardy_site.embedded_redis import redis_server_executable
 from nardy_site.embedded_redis import wait as wait_for_redis
@@ -444,3 +445,12 @@ def private_redis(tmp_path):
     """A started ``RedisServer`` on a free port of REDIS_PORTS, stopped after the test."""
     with RedisServer(free_port(REDIS_PORTS), tmp_path) as server:
         yield server
+
+
+@pytest.fixture(autouse=True)
+def fresh_outage_memory():
+    """Each test starts with this process knowing nothing of the heartbeat: what an earlier
+    test read belongs to a database it rolled back."""
+    outages.forget()
+    yield
+    outages.forget()

@@ -10,9 +10,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.urls import reverse
 
-from games import clocks, services
+from games import app_settings, clocks, services
 from games.clocks import CLOCKS, MATCH, STANDARD, ClockSpec
-from games.models import Game, Match, Phase, Presence, Status, other_side
+from games.models import Game, Heartbeat, Match, Outage, Phase, Presence, Status, other_side
+from games.services import outages
 from games.tests.factories import (
     BLACK_GUEST,
     HUMAN,
@@ -23,6 +24,7 @@ from games.tests.factories import (
     new_bot_game,
     new_people_game,
     play_turn,
+    random_legal_play,
     set_position,
     unchanged,
 )
@@ -36,7 +38,8 @@ PRESENCE_ONLY = dataclasses.replace(CLOCKS[MATCH], reserve_ms=3_600_000, max_mov
 
 
 class Clock:
-    """The test's time: stands still at T0 until moved (all in ms since the epoch)."""
+    """The test's time: stands still at T0 until moved (all in ms since the epoch). The site
+    stays up while it moves: the sweep's heartbeat keeps up (``outage`` stops the site)."""
 
     def __init__(self, traveller):
         self.traveller = traveller
@@ -48,9 +51,19 @@ class Clock:
 
     def wait(self, ms):
         self.traveller.shift(timedelta(milliseconds=ms))
+        self.kept()
 
     def to(self, ms):
         self.traveller.move_to(datetime.fromtimestamp(ms / 1000, tz=UTC), tick=False)
+        self.kept()
+
+    def outage(self, ms):
+        """The whole site is down for ``ms``: time moves, no heartbeat."""
+        self.traveller.shift(timedelta(milliseconds=ms))
+
+    @staticmethod
+    def kept():
+        Heartbeat.objects.filter(pk=1).update(beat_at=clocks.from_ms(clocks.now_ms()))
 
 
 @pytest.fixture
@@ -563,6 +576,127 @@ def test_no_claim_against_the_computer(clock, fixed):
     assert "computer never leaves" in refused.value.message
 
 
+# --- outages (docs/protocol.md "Outages") ------------------------------------------------
+
+OUTAGE_GRACE = outages.RECONNECT_GRACE_MS
+
+
+def site_up(clock):
+    """The sweep has run: the heartbeat exists (a site that never swept has no outages)."""
+    services.sweep_clocks()
+    assert Heartbeat.objects.filter(pk=1).exists()
+
+
+def test_an_outage_longer_than_the_time_left_does_not_decide_the_match(clock):
+    site_up(clock)
+    game = past_first_moves(new_people_game(True, preset="match", match_length=3))
+    mover = game.awaiting
+    clock.wait(20_000)  # 20 s of the 60 s turn cap used before the site stops
+    before = clock_snap(game)
+    clock.outage(75_000)  # longer than the 40 s left
+    assert services.sweep_clocks() == (0, 0)
+    game = fresh(game)
+    assert game.status == Status.ACTIVE and game.awaiting == mover
+    assert kinds(game)[-1] == "pause"
+    snap = clock_snap(game)
+    assert snap["paused_ms"] == 75_000
+    assert snap["deadline"] == before["deadline"] + 75_000  # the 40 s are still there
+    assert snap["reserve"] == before["reserve"]
+    outage = Outage.objects.get()
+    assert outage.length_ms == 75_000 and outage.games == 1
+    # the game goes on: the player to move plays with the time they had
+    game = play_turn(game.pk)
+    assert game.awaiting != mover and game.status == Status.ACTIVE
+    assert clock_snap(game)["paused_ms"] is None  # the note lasts until the next play
+
+
+def test_the_first_page_after_an_outage_credits_the_clock_before_the_sweep_runs(clock):
+    site_up(clock)
+    game = past_first_moves(new_people_game(True, preset="match", match_length=3))
+    clock.wait(50_000)
+    clock.outage(30_000)  # the deadline fell inside the outage; no sweep has run since
+    snap = services.snapshot(services.current(fresh(game)), WHITE_GUEST)["game"]
+    assert snap["status"] == "active" and snap["clock"]["paused_ms"] == 30_000
+    # 10 s were left: less than the reconnect grace, so the deadline is the grace's end
+    assert snap["clock"]["deadline"] == clock.now() + OUTAGE_GRACE
+    assert Outage.objects.count() == 1
+    assert services.sweep_clocks() == (0, 0)  # nothing to credit twice
+    assert fresh(game).version == game.version + 1
+
+
+def test_a_move_right_after_an_outage_is_charged_only_the_time_before_it(clock):
+    site_up(clock)
+    game = past_first_moves(new_people_game(True))  # standard: 15 s to roll, 45 s to move
+    mover = game.awaiting
+    actor = guest_to_act(game)
+    clock.wait(5_000)
+    game = services.roll(game.pk, actor, game.version)
+    clock.wait(50_000)  # 5 s into the 120 s reserve
+    clock.outage(300_000)  # far longer than the reserve
+    services.player_here(game.pk, actor.guest_id, "back-1")  # the page comes back first
+    game = fresh(game)
+    assert kinds(game)[-1] == "pause"
+    game = services.play(game.pk, actor, game.version, random_legal_play(game, random.Random(3)))
+    assert game.status == Status.ACTIVE and game.awaiting != mover
+    assert game.reserve_of(mover) == 115_000
+
+
+def test_a_player_away_during_an_outage_is_not_marked_gone_for_it(clock):
+    site_up(clock)
+    game = past_first_moves(new_people_game(PRESENCE_ONLY, preset="match", match_length=3))
+    leave(game, BLACK_GUEST, "black-1")
+    away = clock.now()
+    clock.wait(40_000)
+    clock.outage(120_000)
+    assert services.sweep_clocks() == (0, 0)
+    game = fresh(game)
+    assert game.status == Status.ACTIVE
+    assert clocks.to_ms(game.black_away_since) == away + 120_000  # 20 s of the 60 s left
+    assert services.deadline_of(game) == clock.now() + OUTAGE_GRACE + 5_000
+
+
+def test_sockets_of_a_server_that_died_in_an_outage_are_judged_from_its_end(clock):
+    site_up(clock)
+    game = past_first_moves(new_people_game(PRESENCE_ONLY, preset="match", match_length=3))
+    services.player_here(game.pk, BLACK_GUEST, "black-1")  # its server dies in the outage
+    clock.outage(100_000)
+    back = clock.now()
+    assert services.sweep_clocks() == (0, 0)  # not dropped at once: seen at the outage's end
+    clock.wait(services.PRESENCE_STALE_MS + 1)
+    assert services.sweep_clocks() == (0, 1)
+    assert clocks.to_ms(fresh(game).black_away_since) == back + services.PRESENCE_TOUCH_MS
+
+
+def test_a_short_silence_is_no_outage(clock):
+    site_up(clock)
+    game = past_first_moves(new_people_game(True, preset="match", match_length=3))
+    clock.outage(app_settings.OUTAGE_MIN_MS)
+    assert services.sweep_clocks() == (0, 0)
+    assert not Outage.objects.exists() and kinds(fresh(game))[-1] != "pause"
+
+
+def test_a_game_begun_after_an_outage_and_a_finished_game_are_not_credited(clock):
+    site_up(clock)
+    finished = past_first_moves(new_people_game(True))
+    services.resign(finished.pk, guest_to_act(finished), finished.version)
+    clock.outage(60_000)
+    services.sweep_clocks()
+    game = past_first_moves(new_people_game(True, preset="match", match_length=3))
+    clock.wait(30_000)
+    services.sweep_clocks()
+    assert "pause" not in kinds(fresh(game)) + kinds(fresh(finished))
+    assert Outage.objects.get().games == 0
+
+
+def test_outages_can_be_turned_off(clock, settings):
+    settings.GAMES_OUTAGE_MIN_MS = 0
+    site_up(clock)
+    game = past_first_moves(new_people_game(True, preset="match", match_length=3))
+    clock.outage(600_000)
+    assert services.sweep_clocks() == (1, 0)
+    assert fresh(game).end_reason == "timeout" and not Outage.objects.exists()
+
+
 # --- the snapshot -------------------------------------------------------------------------
 
 
@@ -584,6 +718,7 @@ def test_the_snapshot_clock_and_presence_have_the_documented_shape(clock):
         "free_ms": 15_000,
         "deadline": started + 135_000,
         "reserve": {"white": 120_000, "black": 120_000},
+        "paused_ms": None,
     }
     # what a browser shows: the reserve left = reserve - max(0, now - period_started - free)
     c = snap["clock"]

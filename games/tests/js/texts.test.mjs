@@ -175,6 +175,22 @@ test("an absent opponent: the countdown to the loss, or to the claim and then th
     { text: "", claimable: false });
 });
 
+test("after an outage the players read how long the clocks were paused, until the next play", () => {
+  const paused = (ms, isPlayer) => createState({
+    game: game(people({
+      you: isPlayer ? "white" : null,
+      clock: { kind: "match", paused_ms: ms },
+      presence: { white: { here: true }, black: { here: true } },
+    })),
+    isPlayer, wsPath: "", settings: {},
+  });
+  assert.deepEqual(presenceNotice(paused(75000, true), 0),
+    { text: "The server was unavailable for 1 min 15 s; your clocks were paused.", claimable: false });
+  assert.equal(presenceNotice(paused(40000, false), 0).text, "The server was unavailable for 40 s; the clocks were paused.");
+  assert.equal(presenceNotice(paused(120000, true), 0).text, "The server was unavailable for 2 min; your clocks were paused.");
+  assert.equal(presenceNotice(paused(null, true), 0).text, "");
+});
+
 test("the clock warns the running side at 30 and then 10 seconds before its deadline", () => {
   const g = game({ clock: { kind: "standard", running: "white", period_started: 0, deadline: 100000, free_ms: 45000, reserve: { white: 60000, black: 60000 } } });
   assert.equal(clockWarning(g, "white", 60000), null);

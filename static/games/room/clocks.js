@@ -6,7 +6,7 @@
  * when the win may be claimed.
  */
 import { you } from "./state.js";
-import { clockText, isBot, periodLabel } from "./texts.js";
+import { clockText, durationText, isBot, periodLabel } from "./texts.js";
 
 const { fmt, SIDES } = globalThis.NardyBoard;
 
@@ -102,7 +102,9 @@ export function clockFace(game, side, now) {
 
 /**
  * The banner about an opponent who has no open page: the time they have to come back, or
- * (standard clock) the time until the win may be claimed and then the claim.
+ * (standard clock) the time until the win may be claimed and then the claim. With everybody
+ * here, the note of an outage the clocks were paused for (`clock.paused_ms`, until the next
+ * play; docs/protocol.md "Outages").
  * @param {RoomState} state
  * @param {number} now  the server's time (ms)
  * @returns {{text: string, claimable: boolean}} text "" when everybody is here
@@ -134,6 +136,12 @@ export function presenceNotice(state, now) {
         text = me ? gettext("Your opponent has left the game.")
           : (side === "white" ? gettext("White has left the game.") : gettext("Black has left the game."));
       }
+    }
+    const paused = game.clock && game.clock.paused_ms;
+    if (!text && paused) {
+      const time = durationText(paused);
+      text = me ? fmt(gettext("The server was unavailable for %(time)s; your clocks were paused."), { time })
+        : fmt(gettext("The server was unavailable for %(time)s; the clocks were paused."), { time });
     }
   }
   return { text, claimable };

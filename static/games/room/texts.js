@@ -460,6 +460,20 @@ export function clockText(ms) {
 }
 
 /**
+ * A length of time in words: "1 min 15 s", "40 s", "3 min".
+ * @param {number} ms
+ * @returns {string}
+ */
+export function durationText(ms) {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  const minutes = Math.floor(seconds / 60);
+  const rest = seconds % 60;
+  if (!minutes) return fmt(gettext("%(s)s s"), { s: rest });
+  if (!rest) return fmt(gettext("%(min)s min"), { min: minutes });
+  return fmt(gettext("%(min)s min %(s)s s"), { min: minutes, s: rest });
+}
+
+/**
  * What the running free time is for, beside the clock ("to roll 0:12").
  * @param {{period: ?string}} clock
  * @returns {string}

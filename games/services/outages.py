@@ -1,0 +1,192 @@
+"""Outages never decide a game (docs/protocol.md "Outages"; RULES.md R11 leaves the site's
+own failures out of the clock).
+
+The beat sweep notes a heartbeat (one ``Heartbeat`` row) every ``HEARTBEAT_EVERY_MS``. A
+silence longer than ``app_settings.OUTAGE_MIN_MS`` (the whole site stopped, or no beat or
+worker kept the clocks) is an ``Outage`` from the last heartbeat to the first after it,
+recorded by the sweep when it runs again, or by any server that finds the heartbeat silent
+before that. Every game whose clock ran then is credited with it before anything else
+happens to it (``unit.changing`` calls ``credit``): its clock times move on as if paused for
+the outage, and whatever would run out sooner than ``RECONNECT_GRACE_MS`` after the outage
+is moved to that moment, so the player to move has time to come back. Nobody loses, is
+aborted or is marked away for time the site could not serve. The pages show a note until the
+next play (the snapshot's ``clock.paused_ms``).
+"""
+
+import logging
+
+from django.db import transaction
+from django.db.models import F
+
+from games import app_settings, clocks
+from games.models import EventKind, Game, Heartbeat, Outage, Presence
+from games.services import clockwork
+
+logger = logging.getLogger(__name__)
+
+#: the sweep notes the heartbeat at most this often (ms): one row update a second
+HEARTBEAT_EVERY_MS = 1_000
+#: after an outage, nothing runs out sooner than this after its end (ms): time for a page to
+#: reconnect (its backoff is a few seconds) and for its player to see where the game stands
+RECONNECT_GRACE_MS = 15_000
+#: the clock times an outage moves on (fields of ``Game``)
+CLOCK_TIMES = ("period_started", "turn_started", "white_away_since", "black_away_since")
+
+# What this process knows of the heartbeat: no outage can be found before ``until`` (ms; the
+# last heartbeat read plus the minimum silence), ``last`` is the last outage's id then, and
+# ``beat`` when this process last noted the heartbeat itself.
+# ``swept``: the last outage whose games the sweep of this process has credited.
+_known = {"until": 0, "last": 0, "beat": 0, "swept": 0}
+
+
+def forget():
+    """Forget what this process read of the heartbeat (tests that reset the database)."""
+    _known.update(until=0, last=0, beat=0, swept=0)
+
+
+def _remember(beat_at_ms, last):
+    _known["until"] = beat_at_ms + app_settings.OUTAGE_MIN_MS
+    _known["last"] = last
+
+
+def beat(now=None):
+    """Note the site up at ``now`` (ms since the epoch; default now): the sweep's heartbeat.
+    A silence since the last heartbeat longer than ``OUTAGE_MIN_MS`` is recorded as an
+    ``Outage`` first, and every socket listed is taken as seen at its end (a socket of a server
+    that died in it is judged from then, not from before). Returns the new Outage or None."""
+    now = clocks.now_ms() if now is None else now
+    minimum = app_settings.OUTAGE_MIN_MS
+    outage = None
+    with transaction.atomic():
+        row = Heartbeat.objects.select_for_update().filter(pk=1).first()
+        if row is None:
+            row, _created = Heartbeat.objects.get_or_create(
+                pk=1, defaults={"beat_at": clocks.from_ms(now)}
+            )
+            _remember(clocks.to_ms(row.beat_at), row.last_outage)
+            return None
+        last_beat = clocks.to_ms(row.beat_at)
+        if now <= last_beat:  # another process noted a later one
+            _remember(last_beat, row.last_outage)
+            return None
+        if minimum and now - last_beat > minimum:
+            outage = Outage.objects.create(started=row.beat_at, ended=clocks.from_ms(now))
+            row.last_outage = outage.pk
+            Presence.objects.filter(seen__lt=outage.ended).update(seen=outage.ended)
+        row.beat_at = clocks.from_ms(now)
+        row.save(update_fields=["beat_at", "last_outage"])
+    _known["beat"] = now
+    _remember(now, row.last_outage)
+    if outage is not None:
+        logger.warning(
+            "outage: no heartbeat from %s to %s (%d ms); running clocks are credited with it",
+            outage.started.isoformat(),
+            outage.ended.isoformat(),
+            outage.length_ms,
+        )
+    return outage
+
+
+def beat_if_due(now):
+    """The sweep's heartbeat (``beat``), at most once per ``HEARTBEAT_EVERY_MS`` per process.
+    Returns the new Outage or None."""
+    if 0 <= now - _known["beat"] < HEARTBEAT_EVERY_MS:
+        return None
+    return beat(now)
+
+
+def latest(now=None):
+    """The id of the last outage recorded (0: none), read from the heartbeat row at most once
+    per ``OUTAGE_MIN_MS`` per process (an outage cannot be found sooner than that after the
+    last heartbeat read). If the heartbeat has been silent for longer, this server is up
+    while the sweep was not: the silence is recorded as an outage first (``beat``). A site
+    whose sweep never ran has no heartbeat and no outages."""
+    now = clocks.now_ms() if now is None else now
+    minimum = app_settings.OUTAGE_MIN_MS
+    if not minimum:
+        return _known["last"]
+    if 0 <= _known["until"] - now <= minimum:
+        return _known["last"]
+    row = Heartbeat.objects.filter(pk=1).values_list("beat_at", "last_outage").first()
+    if row is None:
+        return 0
+    beat_at = clocks.to_ms(row[0])
+    if now - beat_at > minimum:
+        beat(now)
+        return _known["last"]
+    _remember(beat_at, row[1])
+    return row[1]
+
+
+def credit(change, last):
+    """Credit the locked game of ``change`` (a ``unit.GameChange``) with the outages up to id
+    ``last`` it has not accounted for: each clock time (the running period and turn, each
+    absence) that began before an outage ended moves on by the part of the outage after it
+    began; then, if the game's next deadline falls sooner than ``RECONNECT_GRACE_MS`` after
+    the outage, every clock time moves on so that it falls then. Records a ``pause`` event
+    (the version rises; the sockets hear the new clock) when anything moved. Games over or
+    without a clock only note the outages as seen."""
+    game = change.game
+    if game.outages_seen >= last:
+        return
+    found = []
+    if not game.is_over and game.clock:
+        found = list(Outage.objects.filter(pk__gt=game.outages_seen, pk__lte=last).order_by("pk"))
+    game.outages_seen = last
+    paused = 0
+    ended = None
+    for outage in found:
+        start, end = clocks.to_ms(outage.started), clocks.to_ms(outage.ended)
+        moved = False
+        for field in CLOCK_TIMES:
+            at = clocks.to_ms(getattr(game, field))
+            if at is not None and at < end:
+                setattr(game, field, clocks.from_ms(at + end - max(at, start)))
+                moved = True
+        if moved:
+            paused += end - start
+            ended = end
+            Outage.objects.filter(pk=outage.pk).update(games=F("games") + 1)
+    if not paused:
+        Game.objects.filter(pk=game.pk).update(outages_seen=last)
+        return
+    clockwork.refresh_deadline(game)
+    deadline = clocks.to_ms(game.deadline)
+    if deadline is not None and deadline < ended + RECONNECT_GRACE_MS:
+        extra = ended + RECONNECT_GRACE_MS - deadline
+        for field in CLOCK_TIMES:
+            at = clocks.to_ms(getattr(game, field))
+            if at is not None:
+                setattr(game, field, clocks.from_ms(at + extra))
+        clockwork.refresh_deadline(game)
+    game.paused_ms = paused
+    game.paused_at_play = game.plays
+    change.record(EventKind.PAUSE)
+    logger.info("outage: game %s credited %d ms", game.pk, paused)
+
+
+def paused_note_ms(game):
+    """The length (ms) of the outage last credited to ``game`` while no play has been made
+    since (the pages' note), else None."""
+    if game.paused_ms and game.paused_at_play == game.plays and not game.is_over:
+        return game.paused_ms
+    return None
+
+
+def games_to_credit(last):
+    """Ids of the running games with a clock that have not accounted for outage ``last``, once
+    per outage and process (the sweep credits them; a game changed first credits itself);
+    then ``swept(last)``. Empty when this process's sweep has seen ``last``."""
+    if last <= _known["swept"]:
+        return []
+    return list(
+        Game.objects.active()
+        .exclude(clock={})
+        .filter(outages_seen__lt=last)
+        .values_list("pk", flat=True)
+    )
+
+
+def swept(last):
+    """The sweep of this process has credited the games of outage ``last``."""
+    _known["swept"] = max(_known["swept"], last)

@@ -1,0 +1,111 @@
+"""The whole site stopped (Daphne, the Celery worker and beat) for longer than the time the
+player to move has left in a match, then started again (issue #16; docs/protocol.md
+"Outages"): the outage is credited to the clocks, the player to move still has their time,
+their page is told how long the server was away, and the game goes on."""
+
+import asyncio
+import random
+import time
+
+import pytest
+
+from games import clocks
+from games.models import EventKind, Game, GameEvent, Heartbeat, Outage
+from games.services import clockwork
+from games.tests.conftest import TEST_SWEEP_SECONDS, daphne_servers, start_beat
+from games.tests.live import GameSocket, Guest, next_frame, people_game, take_step
+from nardy_site.tests.servers import running
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.celery, pytest.mark.faults]
+
+#: what the player to move has left of the match clock's 60 s turn when the site stops (ms)
+LEFT_MS = 4_000
+#: how long everything stays stopped (s): longer than LEFT_MS and GAMES_OUTAGE_MIN_MS (5 s)
+DOWN_S = 8
+
+
+def wait_until(check, timeout=20, what="the condition"):
+    end = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < end, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def test_a_stopped_site_does_not_decide_the_match_it_was_running(
+    clock_queue, test_process_env, tmp_path_factory
+):
+    env = dict(test_process_env, CELERY_QUEUE=clock_queue.queue)
+    directory = tmp_path_factory.mktemp("outage")
+    (server,) = daphne_servers(env, directory, count=1)
+    white, black = Guest("white"), Guest("black")
+    rng = random.Random(5)
+    with running(server):
+        game_id = people_game(server.base, white, black, preset="match", colour="white")
+
+        async def first_moves():
+            w = await GameSocket.open(server, game_id, white)
+            k = await GameSocket.open(server, game_id, black)
+            players, log = {"white": w, "black": k}, []
+            while w.latest["position"].get("first_turn") or w.latest["phase"] != "play":
+                await take_step(players, [], rng, log)
+            for socket in players.values():
+                await socket.close()
+            return w.latest
+
+        snap = asyncio.run(first_moves())
+        mover = snap["awaiting"]
+        guest = white if mover == "white" else black
+        # the mover has spent 56 s of the turn's 60 s: LEFT_MS are left
+        game = Game.objects.get(pk=game_id)
+        started = clocks.now_ms() - 60_000 + LEFT_MS
+        game.period_started = game.turn_started = clocks.from_ms(started)
+        clockwork.refresh_deadline(game)
+        game.save()
+        deadline = clocks.to_ms(game.deadline)
+        assert deadline - clocks.now_ms() <= LEFT_MS
+        wait_until(
+            lambda: clocks.now_ms() - clocks.to_ms(Heartbeat.objects.get(pk=1).beat_at) < 1_500,
+            what="beat's heartbeat",
+        )
+        version = game.version
+
+        # the whole site stops
+        server.stop()
+        clock_queue.beat.stop()
+        clock_queue.stop()
+        stopped = clocks.now_ms()
+        try:
+            time.sleep(DOWN_S)
+            assert clocks.now_ms() > deadline + 2_000
+            assert Game.objects.get(pk=game_id).status == "active"
+        finally:
+            clock_queue.start()
+            clock_queue.beat = start_beat(
+                env, clock_queue.queue, directory / "beat-2.log", interval=TEST_SWEEP_SECONDS
+            )
+            server.start()
+        back = clocks.now_ms()
+
+        async def play_on():
+            socket = await GameSocket.open(server, game_id, guest)
+            await socket.wait_for(lambda: socket.latest["version"] > version, what="the pause")
+            now = socket.latest["clock"]["server_time"]
+            seen = socket.latest
+            frame = next_frame(seen, rng)
+            mine = await socket.act(frame)
+            await socket.close()
+            return seen, now, mine
+
+        seen, now, mine = asyncio.run(play_on())
+    assert seen["status"] == "active" and seen["awaiting"] == mover
+    paused = seen["clock"]["paused_ms"]
+    assert paused >= DOWN_S * 1000 and paused < (back - stopped) + 15_000
+    # the time left when the site stopped, and no less than the reconnect grace after it
+    assert seen["clock"]["deadline"] - now >= LEFT_MS - 1_500
+    assert mine["version"] > seen["version"] and mine["status"] == "active"
+    assert GameEvent.objects.filter(game_id=game_id, kind=EventKind.PAUSE).count() == 1
+    outage = Outage.objects.get()
+    assert outage.games == 1 and outage.length_ms >= DOWN_S * 1000
+    print(
+        f"\noutage {outage.length_ms} ms credited; {mover} had {seen['clock']['deadline'] - now} ms"
+    )

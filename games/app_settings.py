@@ -67,6 +67,25 @@ class AppSettings:
         return self._setting("CREATE_IP_LIMITS", "120/minute")
 
     @property
+    def IMPORT_SESSION_LIMITS(self):
+        """Game records one session (or signed-in account) may import: each is replayed
+        through the engine and stored, so a script must not fill the database. A player
+        correcting a record and trying again stays well under it."""
+        return self._setting("IMPORT_SESSION_LIMITS", "20/hour;50/day")
+
+    @property
+    def IMPORT_IP_LIMITS(self):
+        """Game records all visitors from one address may import together."""
+        return self._setting("IMPORT_IP_LIMITS", "100/hour;300/day")
+
+    @property
+    def IMPORT_KEEP_DAYS(self):
+        """An imported record nobody has opened for this many days is deleted by the beat
+        task ``games.expire_imports`` (int >= 0; 0: kept for ever). A record someone shared
+        and others still open is kept."""
+        return self._count("IMPORT_KEEP_DAYS", 90)
+
+    @property
     def CONNECT_SESSION_LIMITS(self):
         """Game and lobby sockets one visitor may open (connect) in a while: each connect
         costs a session and game read and may send every socket of the game a snapshot, so a

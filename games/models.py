@@ -8,6 +8,7 @@ import uuid
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from games.engine import Position, check_play, get_ruleset
@@ -660,13 +661,15 @@ class ImportedRecord(models.Model):
     """A game record uploaded on the import page (docs/record-format.md) that the engine
     replayed without fault; shown as a replay. ``text`` is the record as written by the
     record writer (normalised), ``title`` a short name from its headers, ``guest`` the
-    uploader's guest id."""
+    uploader's guest id. ``opened``: when its replay was last opened (to the day), so that
+    records nobody opens any more expire (``services.expire_imports``)."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     text = models.TextField()
     title = models.CharField(max_length=200, blank=True)
     guest = models.CharField(max_length=64, blank=True)
     created = models.DateTimeField(auto_now_add=True)
+    opened = models.DateTimeField(default=timezone.now, db_index=True)
 
     class Meta:
         ordering = ["-created"]

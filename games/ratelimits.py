@@ -123,6 +123,30 @@ def check_create(session_id, ip):
         )
 
 
+def check_import(session_id, ip):
+    """Count one record import (docs/record-format.md) for ``session_id``
+    (``session_identity``; None: not known) and the client address ``ip``. Raises
+    RateLimited (message in the active language) when either limit is used up."""
+    wait = None
+    if session_id:
+        wait = hit(app_settings.IMPORT_SESSION_LIMITS, "import", *session_id)
+    if wait is None and ip:
+        wait = hit(app_settings.IMPORT_IP_LIMITS, "import", "ip", ip)
+    if wait is not None:
+        minutes = max(1, -(-seconds_text(wait) // 60))
+        raise RateLimited(
+            ngettext(
+                "Too many imported records in a short time. Please wait %(minutes)d minute "
+                "and try again.",
+                "Too many imported records in a short time. Please wait %(minutes)d minutes "
+                "and try again.",
+                minutes,
+            )
+            % {"minutes": minutes},
+            wait,
+        )
+
+
 def session_identity(user_id=None, session_key=None, ip=None):
     """Who is counted as one visitor, as a tuple of identifier strings: the signed-in account
     (all its sessions together), else the session, else the client address, else None."""

@@ -109,6 +109,16 @@ def pair_lobby():
     return len(lobby.pair())
 
 
+@shared_task(name="games.expire_imports", ignore_result=True)
+def expire_imports():
+    """The beat task (hourly): delete imported records nobody has opened for
+    ``GAMES_IMPORT_KEEP_DAYS`` days (``services.expire_imports``). Returns how many."""
+    deleted = services.expire_imports()
+    if deleted:
+        logging.getLogger("games.records").info("expired %d imported records", deleted)
+    return deleted
+
+
 @shared_task(
     name=analysis.ANALYSE_GAME,
     ignore_result=True,

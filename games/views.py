@@ -398,6 +398,19 @@ def _creation_refused(request, starts_game=True):
     return None
 
 
+def _import_refused(request):
+    """``ratelimits.RateLimited`` when this visitor (session or account, and address) has
+    imported too many records lately, else None; an import allowed is counted."""
+    if not request.session.session_key:
+        request.session.save()
+    identity, ip = ratelimits.request_identity(request)
+    try:
+        ratelimits.check_import(identity, ip)
+    except ratelimits.RateLimited as refusal:
+        return refusal
+    return None
+
+
 def _with_retry_after(response, refusal):
     response["Retry-After"] = str(ratelimits.seconds_text(refusal.retry_after))
     return response
@@ -985,6 +998,17 @@ def import_record(request):
             except forms.ValidationError as exc:
                 error = " ".join(exc.messages)
             else:
+                refusal = _import_refused(request)
+                if refusal is not None:
+                    return _with_retry_after(
+                        render(
+                            request,
+                            "429.html",
+                            {"message": refusal.message, "refused": "import"},
+                            status=429,
+                        ),
+                        refusal,
+                    )
                 try:
                     imported = services.import_record(text, request.session.get(GUEST_SESSION_KEY))
                 except rec.RecordError as exc:
@@ -1002,6 +1026,7 @@ def imported_replay(request, record_id):
     """GET: the replay of an imported record; 404 for one stored earlier that the importer now
     refuses."""
     imported = get_object_or_404(ImportedRecord, pk=record_id)
+    services.import_opened(imported)
     title = imported.title or _("Imported game")
     try:
         context = _replay_context(request, rec.parse(imported.text), imported=True, title=title)

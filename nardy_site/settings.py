@@ -370,6 +370,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env.float("LOBBY_PAIR_SECONDS", default=2.0),
         "options": {"expires": 10},
     },
+    # imported records nobody opened for GAMES_IMPORT_KEEP_DAYS are deleted (games.records)
+    "expire-imports": {
+        "task": "games.expire_imports",
+        "schedule": env.float("IMPORT_EXPIRY_SECONDS", default=3600.0),
+        "options": {"expires": 600},
+    },
 }
 
 # --- Cache: rendered rules pages, in Redis (own key prefix beside Channels and Celery) -------
@@ -423,6 +429,8 @@ for _name in (
     "GAMES_CONNECT_IP_LIMITS",
     "GAMES_CREATE_SESSION_LIMITS",
     "GAMES_CREATE_IP_LIMITS",
+    "GAMES_IMPORT_SESSION_LIMITS",
+    "GAMES_IMPORT_IP_LIMITS",
     "GAMES_RATELIMIT_KEY_PREFIX",
 ):
     if _name in os.environ:
@@ -434,6 +442,7 @@ for _name in (
     "GAMES_ACTIVE_WINDOW_SECONDS",
     "GAMES_FULL_RETRY_SECONDS",
     "GAMES_OUTAGE_MIN_MS",
+    "GAMES_IMPORT_KEEP_DAYS",
 ):
     if _name in os.environ:
         globals()[_name] = env.int(_name)

@@ -90,7 +90,7 @@ from games.services.reading import (
     result_of,
     snapshot,
 )
-from games.services.records import import_record
+from games.services.records import expire_imports, import_opened, import_record
 from games.services.starting import (
     accept_challenge,
     adopt_guest_games,
@@ -161,6 +161,8 @@ __all__ = [
     "history",
     "illegal_play_message",
     "import_record",
+    "import_opened",
+    "expire_imports",
     "match_of",
     "new_game",
     "notify_presence",

@@ -1,8 +1,12 @@
 """Imported game records (docs/record-format.md): checked by replaying them through the
-engine, then stored."""
+engine, then stored; those nobody opens any more expire."""
+
+from datetime import timedelta
 
 from django.db import transaction
+from django.utils import timezone
 
+from games import app_settings
 from games.engine import record as rec
 from games.models import ImportedRecord
 
@@ -23,3 +27,26 @@ def import_record(text, guest_id=None):
         return ImportedRecord.objects.create(
             text=rec.write(record), title=title, guest=guest_id or ""
         )
+
+
+#: an imported record's ``opened`` is brought up to date at most this often
+OPENED_RESOLUTION = timedelta(days=1)
+
+
+def import_opened(imported):
+    """Someone opened the replay of ``imported`` (an ImportedRecord): note the day, so the
+    record does not expire while people still open it. One update a day at most."""
+    now = timezone.now()
+    if now - imported.opened >= OPENED_RESOLUTION:
+        ImportedRecord.objects.filter(pk=imported.pk).update(opened=now)
+
+
+def expire_imports(now=None):
+    """Delete the imported records nobody has opened for ``GAMES_IMPORT_KEEP_DAYS`` days (the
+    beat task ``games.expire_imports``; 0 days: keep them all). Returns how many went."""
+    days = app_settings.IMPORT_KEEP_DAYS
+    if not days:
+        return 0
+    cutoff = (now or timezone.now()) - timedelta(days=days)
+    deleted, _by_model = ImportedRecord.objects.filter(opened__lt=cutoff).delete()
+    return deleted

@@ -8,18 +8,23 @@ same status is given and the failure logged.
 """
 
 import logging
+import math
 
+from django.conf import settings
 from django.http import HttpResponse
 from django.template import loader
 
 logger = logging.getLogger(__name__)
 
 
-def _error_page(request, template_name: str, status: int, fallback: str) -> HttpResponse:
-    """``template_name`` rendered with ``request`` as an HTML response of ``status``; on any
-    failure of the rendering, ``fallback`` as plain text with the same status."""
+def _error_page(
+    request, template_name: str, status: int, fallback: str, context=None
+) -> HttpResponse:
+    """``template_name`` rendered with ``request`` (and ``context``) as an HTML response of
+    ``status``; on any failure of the rendering, ``fallback`` as plain text with the same
+    status."""
     try:
-        body = loader.render_to_string(template_name, request=request)
+        body = loader.render_to_string(template_name, context, request=request)
     except Exception:  # noqa: BLE001 - the last line of defence; the cause is logged
         logger.exception("the error page %s itself failed to render", template_name)
         return HttpResponse(fallback, status=status, content_type="text/plain; charset=utf-8")
@@ -56,3 +61,20 @@ def server_error(request):
     that it can extend base.html (header, language switch). If even that fails, a plain-text
     answer: an error page must never raise."""
     return _error_page(request, "500.html", 500, "Server error")
+
+
+def admin_locked_out(request, original_response=None, credentials=None):
+    """``AXES_LOCKOUT_CALLABLE``: the admin sign-in refused to an address with too many wrong
+    passwords (django-axes). HTTP 429 with ``Retry-After`` (s) and templates/admin_locked_out.html,
+    which gives the wait in whole minutes (``AXES_COOLOFF_TIME``). The form is not shown, nor
+    whether the last password was right."""
+    seconds = int(settings.AXES_COOLOFF_TIME.total_seconds())
+    response = _error_page(
+        request,
+        "admin_locked_out.html",
+        429,
+        "Too many failed sign-ins from this address: try again later.",
+        {"minutes": max(1, math.ceil(seconds / 60))},
+    )
+    response["Retry-After"] = str(seconds)
+    return response

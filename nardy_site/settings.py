@@ -46,6 +46,7 @@ Everything that differs between machines comes from the environment (django-envi
 import os
 import re
 import secrets
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -204,6 +205,8 @@ INSTALLED_APPS = [
     "allauth.socialaccount",
     "allauth.socialaccount.providers.google",
     "allauth.socialaccount.providers.telegram",
+    # Failed admin sign-ins counted and locked out (AXES_* below).
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -228,6 +231,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "allauth.account.middleware.AccountMiddleware",
+    # Last, as django-axes asks: answers a locked-out sign-in with the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "nardy_site.urls"
@@ -468,10 +473,22 @@ if PRODUCTION and DEV_SIGN_IN:
         "DEV_SIGN_IN must be off when DJANGO_ENV=production: anyone could sign in as anyone."
     )
 AUTHENTICATION_BACKENDS = [
+    # first, as django-axes asks: refuses a locked-out address before the password is checked
+    "axes.backends.AxesStandaloneBackend",
     # the admin's username and password
     "django.contrib.auth.backends.ModelBackend",
     "allauth.account.auth_backends.AuthenticationBackend",
 ]
+# The admin's sign-in (the only one with a password) is throttled by django-axes: after
+# AXES_FAILURE_LIMIT wrong passwords from one address, that address is refused for
+# AXES_COOLOFF_MINUTES (a success resets its count). Attempts are kept in the database and
+# listed in the admin ("Axes"); `manage.py axes_reset` lifts every lockout.
+AXES_ENABLED = env.bool("AXES_ENABLED", default=True)
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.float("AXES_COOLOFF_MINUTES", default=30))
+AXES_LOCKOUT_PARAMETERS = ["ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "nardy_site.errors.admin_locked_out"
 LOGIN_URL = "account_login"
 LOGIN_REDIRECT_URL = "rules:home"
 # No local passwords, sign-up forms or e-mail management: a player signs in with a provider,

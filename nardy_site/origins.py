@@ -8,11 +8,14 @@ scheme of their connection, so comparing Origin with the origin the browser conn
 closes that hole; non-browser clients are not what this guards against.
 """
 
+import logging
 from urllib.parse import urlparse
 
 from channels.security.websocket import OriginValidator, WebsocketDenier
 from django.conf import settings
 from django.http.request import split_domain_port, validate_host
+
+logger = logging.getLogger(__name__)
 
 #: the page scheme that goes with a socket scheme
 PAGE_SCHEME = {"ws": "http", "wss": "https", "http": "http", "https": "https"}
@@ -106,6 +109,15 @@ class SiteOriginValidator(OriginValidator):
             raise ValueError("SiteOriginValidator guards WebSocket connections only")
         if self.allowed(scope):
             return await self.application(scope, receive, send)
+        # a wrong ALLOWED_HOSTS or CSRF_TRUSTED_ORIGINS looks just like an attack without this
+        logger.warning(
+            "WebSocket %s refused: Origin %r is not one of %s (Host %r, ALLOWED_HOSTS %s)",
+            scope.get("path", "?"),
+            _header(scope, b"origin"),
+            site_origins(scope) or "[]",
+            _header(scope, b"host"),
+            _allowed_hosts(),
+        )
         return await WebsocketDenier()(scope, receive, send)
 
     def allowed(self, scope):

@@ -241,7 +241,7 @@ def start_stack(
                 [
                     sys.executable,
                     "-m",
-                    "daphne",
+                    "nardy_site.serve",
                     "-b",
                     "127.0.0.1",
                     "-p",

@@ -161,7 +161,7 @@ class DaphneServer(ServerProcess):
             or [
                 sys.executable,
                 "-m",
-                "daphne",
+                "nardy_site.serve",
                 "-b",
                 "127.0.0.1",
                 "-p",

@@ -7,7 +7,7 @@ import "./support.mjs";
 import { afterEach, beforeEach, test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  CLOSE_TOO_MANY_SOCKETS, SILENCE_MS, SNAPSHOT_WAIT_MS, TOO_MANY_RETRY_MS, createConnection,
+  CLOSE_SERVICE_RESTART, CLOSE_TOO_MANY_SOCKETS, SILENCE_MS, SNAPSHOT_WAIT_MS, TOO_MANY_RETRY_MS, createConnection,
 } from "../../../static/games/room/socket.js";
 import { createState } from "../../../static/games/room/state.js";
 import { game } from "./games.mjs";
@@ -271,6 +271,22 @@ test("the pause between attempts grows to 10 s and starts again after a greeting
   assert.equal(r.sockets.length, 9);
   clock.advance(1);
   assert.equal(r.sockets.length, 10);
+});
+
+test("1012: a server stopping for a restart is left at once, whatever the pause had grown to", () => {
+  const r = room();
+  r.connection.connect();
+  for (let n = 0; n < 5; n += 1) {
+    const before = r.sockets.length;
+    r.latest().end(1006);
+    while (r.sockets.length === before) clock.advance(100);
+  }
+  r.latest().end(CLOSE_SERVICE_RESTART);
+  const before = r.sockets.length;
+  clock.advance(499);
+  assert.equal(r.sockets.length, before);
+  clock.advance(1);
+  assert.equal(r.sockets.length, before + 1);
 });
 
 test("4429: the page waits 30 s before trying again and says so meanwhile", () => {

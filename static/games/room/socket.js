@@ -15,6 +15,8 @@ export const SILENCE_MS = 45000;
 export const CLOSE_TOO_MANY_SOCKETS = 4429;
 /** Then the page tries again this rarely: each try costs the server a socket. */
 export const TOO_MANY_RETRY_MS = 30000;
+/** The server's close code when it stops for a restart: reconnect at once, from the start. */
+export const CLOSE_SERVICE_RESTART = 1012;
 /** The close code of a socket this page drops itself (no snapshot, silence). */
 const CLOSE_DROPPED = 4000;
 
@@ -88,6 +90,8 @@ export function createConnection({ url, state, onGame, onFrame, onChange, WebSoc
       return;
     }
     onChange();
+    // A server stopping for a deploy: another one (or the restarted one) takes the page at once.
+    if (code === CLOSE_SERVICE_RESTART) retries = 0;
     // Back off 0.5 s, 1 s, 2 s … up to 10 s, with jitter so many pages do not return at once.
     const delay = Math.min(10000, 500 * 2 ** retries) * (0.8 + Math.random() * 0.4);
     retries += 1;

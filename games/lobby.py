@@ -24,7 +24,7 @@ from django.utils.translation import gettext as _
 
 from games import admission, clocks, ratelimits, ratings, services
 from games.models import QueueEntry, QueueStatus, Side, other_side
-from games.services import dispatch
+from games.services import dispatch, playban
 
 logger = logging.getLogger(__name__)
 
@@ -53,7 +53,8 @@ def join(user_id, preset, match_length=None, clock=None, ip=None):
     """Put account ``user_id`` in the queue for a rated game
     of ``preset`` (``match_length`` 1/3/5/7 for ``match``; ``clock`` a kind of
     ``games.clocks.CLOCKS``, None: the preset's), replacing any entry it had, then pair.
-    Raises services.BadFrame for a wrong option or no account, and
+    Raises services.BadFrame for a wrong option or no account, services.PlayBanned while
+    rated games are closed to the account (``services.playban``), and
     ``games.ratelimits.RateLimited`` when the account, or the client address ``ip``, has
     started too many games lately (a join counts as one), ``games.admission.SiteFull`` when
     the site runs as many games as it can serve. Returns the QueueEntry (its
@@ -62,6 +63,7 @@ def join(user_id, preset, match_length=None, clock=None, ip=None):
         raise services.BadFrame(_("Sign in to play rated games."))
     _table, length = services.table_options(preset, match_length)
     kind = services.clock_kind_for(preset, clock)
+    playban.check(user_id)
     admission.check()
     ratelimits.check_create(ratelimits.session_identity(user_id), ip)
     now = clocks.now_ms()

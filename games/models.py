@@ -748,3 +748,26 @@ class Outage(models.Model):
     def length_ms(self):
         """The outage's length (ms)."""
         return round((self.ended - self.started).total_seconds() * 1000)
+
+
+class Abandonment(models.Model):
+    """A rated game that signed-in ``user`` lost by letting the clock run out (``reason``
+    "timeout") or by leaving (``abandon``) in a position that was lost anyway: the hard bot's
+    network gave them a ``chance`` to win below ``games.services.playban.LOST_CHANCE``. Each
+    one within the rolling window makes the wait before the next rated game longer."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+")
+    reason = models.CharField(max_length=16, choices=EndReason.choices)
+    chance = models.FloatField()
+    created = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-created"]
+        indexes = [models.Index(fields=["user", "created"])]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "game"], name="games_abandonment_once")
+        ]
+
+    def __str__(self):
+        return f"abandonment of game {self.game_id} by {self.user_id} ({self.reason})"

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from games import profiles
 from games.models import PlayerRating, Preset
+from games.services import playban
 
 
 class DisplayNameForm(forms.Form):
@@ -67,7 +68,8 @@ def own_profile(request):
     changes nothing. Visitors who are not signed in are sent to the sign-in page, and back here
     after it.
 
-    Context: as ``player_page`` plus ``form`` (a ``DisplayNameForm``)."""
+    Context: as ``player_page`` plus ``form`` (a ``DisplayNameForm``) and ``playban``
+    (``services.playban.notice``: the wait before rated games, or None)."""
     user = request.user
     if request.method == "POST":
         form = DisplayNameForm(request.POST)
@@ -82,7 +84,7 @@ def own_profile(request):
     else:
         form = DisplayNameForm(initial={"display_name": profiles.names_of([user.pk])[user.pk]})
     context = _player_context(user)
-    context.update({"is_me": True, "form": form})
+    context.update({"is_me": True, "form": form, "playban": playban.notice(user.pk)})
     return render(request, "games/profile.html", context, status=400 if form.errors else 200)
 
 

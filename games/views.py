@@ -52,6 +52,7 @@ from games.models import (
     Status,
     other_side,
 )
+from games.services import playban
 
 #: session key holding the visitor's guest id (a random, URL-safe token)
 GUEST_SESSION_KEY = "guest_id"
@@ -835,7 +836,7 @@ def lobby_page(request):
     "provisional", "games"}}``: the account's, 1500 provisional where it has none),
     ``clock_choices`` (``clock_choices()``), ``preset_clocks`` (``{preset: kind}``) and
     ``active_games`` (the account's rated games in progress, newest first: ``{"url",
-    "preset", "match_length", "opponent"}``)."""
+    "preset", "match_length", "opponent"}``), ``playban`` (``services.playban.notice``)."""
     viewer = viewer_of(request, create=False)
     context = {
         "signed_in": bool(viewer.user_id),
@@ -848,6 +849,7 @@ def lobby_page(request):
         "preset_clocks": clocks.PRESET_CLOCK,
         "ratings": {},
         "active_games": [],
+        "playban": playban.notice(viewer.user_id),
     }
     if viewer.user_id:
         for preset in Preset.values:

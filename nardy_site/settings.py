@@ -666,6 +666,8 @@ LOGGING = {
             "filters": ["refusals"],
         },
         "games": {"handlers": ["stdout"], "level": LOG_LEVEL, "propagate": False},
+        # django-axes: failed admin sign-ins and lockouts (WARNING), not every sign-in (INFO)
+        "axes": {"handlers": ["stdout"], "level": "WARNING", "propagate": False},
         # the worker's per-task lines ("received", "succeeded"), less the beat's routine ones
         "celery.app.trace": {"filters": ["routine_tasks"]},
         "celery.worker.strategy": {"filters": ["routine_tasks"]},

@@ -228,6 +228,23 @@ FAQ = [
         diagram="time-out",
     ),
     FaqEntry(
+        id="leaving-a-lost-game",
+        question=_("What happens if I leave a lost rated game instead of resigning?"),
+        answer=_(
+            "<p>Waiting for an opponent who has given up but will not say so wastes a player's "
+            "evening, so it has a price. If you lose a rated game on time or by leaving while "
+            "your position was lost anyway, rated games are closed to you for a while: 5 "
+            "minutes the first time, 15 minutes the second, an hour the third and a whole day "
+            "from the fourth, counting the last 7 days. Casual games and games against the "
+            "computer stay open, and the lobby and your profile show how long is left.</p>"
+            "<p>A position counts as lost when our strongest computer player gives you less "
+            "than one chance in five to win it. Resigning never counts, nor does running out "
+            "of time in a position that was still worth playing. A dropped connection does "
+            "not count if you come back within the grace period, and if our server itself "
+            "stops, the clocks stand still and nobody loses.</p>"
+        ),
+    ),
+    FaqEntry(
         id="no-move-possible",
         question=_("What if I cannot move at all?"),
         answer=_(

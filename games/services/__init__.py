@@ -21,6 +21,8 @@ One module per concern, the way Zulip splits its actions:
 | ``unit``, ``dispatch`` | the unit of work; everything sent after a commit |
 | ``reading``, ``wording`` | snapshots and events as the sockets get them; what a player reads |
 | ``records`` | imported game records |
+| ``outages`` | the heartbeat; clocks credited with the time the site was down |
+| ``playban`` | the wait before rated games after abandoning lost ones |
 
 The names below are the package's interface (consumers, tasks, views and tests use them).
 """
@@ -37,6 +39,7 @@ from games.services.errors import (
     GameOver,
     IllegalPlayError,
     NotYourTurn,
+    PlayBanned,
     StaleVersion,
     TimeRanOut,
     WrongPhase,
@@ -126,6 +129,7 @@ __all__ = [
     "BadFrame",
     "CannotClaim",
     "ChallengeError",
+    "PlayBanned",
     "CubeNotAllowed",
     "EventRow",
     "GameError",

@@ -78,3 +78,15 @@ class ChallengeError(GameError):
     (``challenge``)."""
 
     code = "challenge"
+
+
+class PlayBanned(GameError):
+    """Rated games are closed to this account for a while: it lately let lost rated games run
+    out or left them instead of resigning (``games.services.playban``; protocol code
+    ``play_banned``). ``retry_after``: seconds until it may play rated games again."""
+
+    code = "play_banned"
+
+    def __init__(self, message, retry_after, version=None):
+        super().__init__(message, version)
+        self.retry_after = retry_after

@@ -19,7 +19,7 @@ from games.models import (
     Side,
     other_side,
 )
-from games.services import turns
+from games.services import playban, turns
 from games.services.actors import Actor, person, seat
 from games.services.errors import BadFrame, ChallengeError
 from games.services.options import bot_levels, clock_for, clock_kind_for, table_options
@@ -151,6 +151,8 @@ def create_challenge(
         raise BadFrame(_("A game is rated or casual."))
     if rated and not actor.user_id:
         raise BadFrame(_("Sign in to play rated games."))
+    if rated:
+        playban.check(actor.user_id)
     kind = clock_kind_for(preset, clock)
     with transaction.atomic():
         return Challenge.objects.create(
@@ -186,6 +188,8 @@ def accept_challenge(challenge_id, who, clock=None):
             raise ChallengeError(_("This is your own challenge: send the link to a friend."))
         if challenge.rated and not actor.user_id:
             raise ChallengeError(_("This is a rated game: sign in to accept it."))
+        if challenge.rated and (wait := playban.current_wait(actor.user_id)) is not None:
+            raise ChallengeError(wait.message())
         creator_side = challenge.colour
         if creator_side == Colour.RANDOM:
             creator_side = secrets.choice(Side.values)

@@ -7,7 +7,7 @@ from games import dice as dice_rolls
 from games.engine import OIN, EngineError, Position, check_play, fairdice, game_value
 from games.engine.rules import PLAY_OPENING_DICE
 from games.models import EndReason, EventKind, Game, Match, Phase, Side, Status, other_side
-from games.services import clockwork, outages, unit, wording
+from games.services import clockwork, outages, playban, unit, wording
 from games.services.errors import IllegalPlayError
 from games.signals import game_finished
 
@@ -147,6 +147,7 @@ def lose_by(change, side, event_kind, reason):
     """``side`` loses on time or by leaving: recorded, then scored by R9 on its position (a
     ``match`` clock loses the whole match, R11)."""
     game = change.game
+    playban.note_loss(game, side, reason)
     change.record(event_kind, side)
     spec = clockwork.clock_spec(game)
     match_lost = spec is not None and spec.loses == clocks.LOSES_MATCH

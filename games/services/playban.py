@@ -1,0 +1,129 @@
+"""Abandoning a lost rated game has a cost (FAQ "leaving-a-lost-game"; lichess calls it a
+playban). A signed-in player who loses a rated game on time or by leaving (``timeout``,
+``abandon``), in a position where the hard bot's network (``games.bots.neural``) gave them
+less than ``LOST_CHANCE`` to win, has an ``Abandonment`` recorded. The n-th within the rolling
+``WINDOW`` closes rated games to them for ``WAITS[n - 1]`` from that moment (the last wait for
+any beyond). Resigning never counts, nor does a game lost on time in a position still worth
+playing; an outage never ends a game (``outages``), and a player who comes back within the
+grace period has lost nothing. Casual games and games against the computer never count."""
+
+import math
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from games import clocks
+from games.bots import neural
+from games.models import Abandonment, EndReason
+from games.services.errors import PlayBanned
+
+#: a player whose chance to win was below this when they ran out of time or left had lost
+LOST_CHANCE = 0.2
+#: the rolling window the abandonments are counted in
+WINDOW = timedelta(days=7)
+#: the wait after the first, second, third and each later abandonment within the window
+WAITS = (timedelta(minutes=5), timedelta(minutes=15), timedelta(hours=1), timedelta(hours=24))
+
+
+@dataclass(frozen=True)
+class Wait:
+    """A player's current wait: ``until`` (aware datetime), ``count`` (abandonments within
+    ``WINDOW``), ``reason`` of the last one ("timeout" or "abandon") and its ``game_id``."""
+
+    until: object
+    count: int
+    reason: str
+    game_id: object
+
+    def seconds_left(self, now_ms=None):
+        """Whole seconds until the wait is over (at least 1)."""
+        now_ms = clocks.now_ms() if now_ms is None else now_ms
+        return max(1, math.ceil((clocks.to_ms(self.until) - now_ms) / 1000))
+
+    def message(self, now_ms=None):
+        """The reason and the time left, in the active language."""
+        seconds = self.seconds_left(now_ms)
+        if self.reason == EndReason.TIMEOUT:
+            why = _("you let the clock run out in a lost rated game instead of resigning")
+        else:
+            why = _("you left a lost rated game instead of resigning")
+        times = ngettext(
+            "%(count)d time in the last 7 days",
+            "%(count)d times in the last 7 days",
+            self.count,
+        ) % {"count": self.count}
+        return _(
+            "Rated games are closed to you for %(time)s: %(why)s (%(times)s). Casual games "
+            "and games against the computer stay open."
+        ) % {"time": duration_text(seconds), "why": why, "times": times}
+
+
+def duration_text(seconds):
+    """A wait in words: whole minutes up to an hour, then hours and minutes."""
+    minutes = max(1, math.ceil(seconds / 60))
+    if minutes < 60:
+        return ngettext("%(minutes)d minute", "%(minutes)d minutes", minutes) % {"minutes": minutes}
+    hours, rest = divmod(minutes, 60)
+    text = ngettext("%(hours)d hour", "%(hours)d hours", hours) % {"hours": hours}
+    if rest:
+        text += " " + ngettext("%(minutes)d minute", "%(minutes)d minutes", rest) % {
+            "minutes": rest
+        }
+    return text
+
+
+def note_loss(game, side, reason):
+    """``side`` of the locked, still unfinished ``game`` loses by ``reason`` ("timeout" or
+    "abandon"): record an Abandonment if the game is rated, the side is an account and its
+    chance to win in the position was below ``LOST_CHANCE``. Returns it, or None."""
+    user_id = game.user_of(side)
+    if not game.rated or not user_id:
+        return None
+    chance, _equity = neural.cubeless_chances(game.get_position(), side)
+    if chance >= LOST_CHANCE:
+        return None
+    return Abandonment.objects.create(
+        user_id=user_id,
+        game=game,
+        reason=reason,
+        chance=chance,
+        created=clocks.from_ms(clocks.now_ms()),
+    )
+
+
+def current_wait(user_id, now_ms=None):
+    """The ``Wait`` of account ``user_id`` if rated games are closed to it now, else None."""
+    if not user_id:
+        return None
+    now_ms = clocks.now_ms() if now_ms is None else now_ms
+    within = Abandonment.objects.filter(
+        user_id=user_id, created__gt=clocks.from_ms(now_ms) - WINDOW
+    )
+    last = within.order_by("-created").first()
+    if last is None:
+        return None
+    count = within.count()
+    until = last.created + WAITS[min(count, len(WAITS)) - 1]
+    if clocks.to_ms(until) <= now_ms:
+        return None
+    return Wait(until=until, count=count, reason=last.reason, game_id=last.game_id)
+
+
+def notice(user_id):
+    """For the lobby and the player's own profile while rated games are closed to account
+    ``user_id``: ``{"message": the reason and the time left (active language), "until": aware
+    datetime}``; else None."""
+    wait = current_wait(user_id)
+    if wait is None:
+        return None
+    return {"message": wait.message(), "until": wait.until}
+
+
+def check(user_id):
+    """Raise PlayBanned (message in the active language, ``retry_after`` seconds) if rated
+    games are closed to account ``user_id`` now."""
+    wait = current_wait(user_id)
+    if wait is not None:
+        raise PlayBanned(wait.message(), wait.seconds_left())

@@ -43,8 +43,13 @@ def pytest_unconfigure(config):
 
 
 def pytest_configure(config):
-    """A fast password hasher: tests create users, and the real hasher costs ~0.3 s a call."""
+    """A fast password hasher: tests create users, and the real hasher costs ~0.3 s a call.
+    Outage crediting (games/services/outages.py) is off in this process and in every process
+    the tests start: tests move the clock by minutes (time-machine) and stop workers on
+    purpose, which would be outages; the outage tests turn it on for themselves."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    os.environ.setdefault("GAMES_OUTAGE_MIN_MS", "0")
+    settings.GAMES_OUTAGE_MIN_MS = int(os.environ["GAMES_OUTAGE_MIN_MS"])
 
 
 @pytest.fixture(scope="session")

@@ -581,13 +581,19 @@ def test_no_claim_against_the_computer(clock, fixed):
 OUTAGE_GRACE = outages.RECONNECT_GRACE_MS
 
 
+@pytest.fixture
+def outages_on(settings):
+    """Outage crediting as in production (the suite turns it off: conftest.py)."""
+    settings.GAMES_OUTAGE_MIN_MS = 5_000
+
+
 def site_up(clock):
     """The sweep has run: the heartbeat exists (a site that never swept has no outages)."""
     services.sweep_clocks()
     assert Heartbeat.objects.filter(pk=1).exists()
 
 
-def test_an_outage_longer_than_the_time_left_does_not_decide_the_match(clock):
+def test_an_outage_longer_than_the_time_left_does_not_decide_the_match(clock, outages_on):
     site_up(clock)
     game = past_first_moves(new_people_game(True, preset="match", match_length=3))
     mover = game.awaiting
@@ -610,7 +616,7 @@ def test_an_outage_longer_than_the_time_left_does_not_decide_the_match(clock):
     assert clock_snap(game)["paused_ms"] is None  # the note lasts until the next play
 
 
-def test_the_first_page_after_an_outage_credits_the_clock_before_the_sweep_runs(clock):
+def test_the_first_page_after_an_outage_credits_the_clock_before_the_sweep_runs(clock, outages_on):
     site_up(clock)
     game = past_first_moves(new_people_game(True, preset="match", match_length=3))
     clock.wait(50_000)
@@ -624,7 +630,7 @@ def test_the_first_page_after_an_outage_credits_the_clock_before_the_sweep_runs(
     assert fresh(game).version == game.version + 1
 
 
-def test_a_move_right_after_an_outage_is_charged_only_the_time_before_it(clock):
+def test_a_move_right_after_an_outage_is_charged_only_the_time_before_it(clock, outages_on):
     site_up(clock)
     game = past_first_moves(new_people_game(True))  # standard: 15 s to roll, 45 s to move
     mover = game.awaiting
@@ -641,7 +647,7 @@ def test_a_move_right_after_an_outage_is_charged_only_the_time_before_it(clock):
     assert game.reserve_of(mover) == 115_000
 
 
-def test_a_player_away_during_an_outage_is_not_marked_gone_for_it(clock):
+def test_a_player_away_during_an_outage_is_not_marked_gone_for_it(clock, outages_on):
     site_up(clock)
     game = past_first_moves(new_people_game(PRESENCE_ONLY, preset="match", match_length=3))
     leave(game, BLACK_GUEST, "black-1")
@@ -655,7 +661,7 @@ def test_a_player_away_during_an_outage_is_not_marked_gone_for_it(clock):
     assert services.deadline_of(game) == clock.now() + OUTAGE_GRACE + 5_000
 
 
-def test_sockets_of_a_server_that_died_in_an_outage_are_judged_from_its_end(clock):
+def test_sockets_of_a_server_that_died_in_an_outage_are_judged_from_its_end(clock, outages_on):
     site_up(clock)
     game = past_first_moves(new_people_game(PRESENCE_ONLY, preset="match", match_length=3))
     services.player_here(game.pk, BLACK_GUEST, "black-1")  # its server dies in the outage
@@ -667,7 +673,7 @@ def test_sockets_of_a_server_that_died_in_an_outage_are_judged_from_its_end(cloc
     assert clocks.to_ms(fresh(game).black_away_since) == back + services.PRESENCE_TOUCH_MS
 
 
-def test_a_short_silence_is_no_outage(clock):
+def test_a_short_silence_is_no_outage(clock, outages_on):
     site_up(clock)
     game = past_first_moves(new_people_game(True, preset="match", match_length=3))
     clock.outage(app_settings.OUTAGE_MIN_MS)
@@ -675,7 +681,7 @@ def test_a_short_silence_is_no_outage(clock):
     assert not Outage.objects.exists() and kinds(fresh(game))[-1] != "pause"
 
 
-def test_a_game_begun_after_an_outage_and_a_finished_game_are_not_credited(clock):
+def test_a_game_begun_after_an_outage_and_a_finished_game_are_not_credited(clock, outages_on):
     site_up(clock)
     finished = past_first_moves(new_people_game(True))
     services.resign(finished.pk, guest_to_act(finished), finished.version)

@@ -31,12 +31,28 @@ def wait_until(check, timeout=20, what="the condition"):
         time.sleep(0.05)
 
 
-def test_a_stopped_site_does_not_decide_the_match_it_was_running(
-    clock_queue, test_process_env, tmp_path_factory
-):
-    env = dict(test_process_env, CELERY_QUEUE=clock_queue.queue)
-    directory = tmp_path_factory.mktemp("outage")
-    (server,) = daphne_servers(env, directory, count=1)
+@pytest.fixture
+def outage_stack(clock_queue, test_process_env, tmp_path_factory):
+    """The clock worker (and beat) of ``clock_queue`` and a Daphne, all with outage crediting
+    as in production (the suite turns it off elsewhere: conftest.py). Yields ``(clock_queue,
+    server, env)``; afterwards the worker is stopped, and the next test that needs it starts
+    one with the suite's settings."""
+    env = dict(test_process_env, CELERY_QUEUE=clock_queue.queue, GAMES_OUTAGE_MIN_MS="5000")
+    usual = clock_queue.env
+    clock_queue.stop()
+    clock_queue.env = env
+    clock_queue.start()
+    (server,) = daphne_servers(env, tmp_path_factory.mktemp("outage"), count=1)
+    try:
+        yield clock_queue, server, env
+    finally:
+        clock_queue.stop()
+        clock_queue.env = usual
+
+
+def test_a_stopped_site_does_not_decide_the_match_it_was_running(outage_stack):
+    clock_queue, server, env = outage_stack
+    directory = server.log_path.parent
     white, black = Guest("white"), Guest("black")
     rng = random.Random(5)
     with running(server):

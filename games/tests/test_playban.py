@@ -143,7 +143,8 @@ def test_leaving_a_lost_rated_match_counts(time_machine):
     assert "left a lost rated game" in wait.message()
 
 
-def test_an_outage_never_counts(time_machine):
+def test_an_outage_never_counts(time_machine, settings):
+    settings.GAMES_OUTAGE_MIN_MS = 5_000  # as in production (conftest.py turns it off)
     time_machine.move_to(T0, tick=False)
     services.sweep_clocks()  # the heartbeat
     game = lost_for_the_side_to_act(rated_game(account("alice"), account("bob")))

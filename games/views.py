@@ -1006,7 +1006,7 @@ def import_record(request):
                         render(
                             request,
                             "429.html",
-                            {"message": refusal.message, "refused": "import"},
+                            {"message": refusal.message, "refused": "import", "form": form},
                             status=429,
                         ),
                         refusal,

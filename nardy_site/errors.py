@@ -10,9 +10,12 @@ same status is given and the failure logged.
 import logging
 import math
 
+from axes.helpers import get_client_ip_address
+from axes.models import AccessAttempt
 from django.conf import settings
 from django.http import HttpResponse
 from django.template import loader
+from django.utils import timezone
 
 logger = logging.getLogger(__name__)
 
@@ -66,9 +69,17 @@ def server_error(request):
 def admin_locked_out(request, original_response=None, credentials=None):
     """``AXES_LOCKOUT_CALLABLE``: the admin sign-in refused to an address with too many wrong
     passwords (django-axes). HTTP 429 with ``Retry-After`` (s) and templates/admin_locked_out.html,
-    which gives the wait in whole minutes (``AXES_COOLOFF_TIME``). The form is not shown, nor
-    whether the last password was right."""
-    seconds = int(settings.AXES_COOLOFF_TIME.total_seconds())
+    which gives the wait left in whole minutes: ``AXES_COOLOFF_TIME`` from the address's last
+    failed attempt. The form is not shown, nor whether the last password was right."""
+    cool_off = settings.AXES_COOLOFF_TIME
+    last = (
+        AccessAttempt.objects.filter(ip_address=get_client_ip_address(request))
+        .order_by("-attempt_time")
+        .values_list("attempt_time", flat=True)
+        .first()
+    )
+    left = cool_off if last is None else last + cool_off - timezone.now()
+    seconds = max(1, math.ceil(left.total_seconds()))
     response = _error_page(
         request,
         "admin_locked_out.html",

@@ -488,6 +488,9 @@ AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = timedelta(minutes=env.float("AXES_COOLOFF_MINUTES", default=30))
 AXES_LOCKOUT_PARAMETERS = ["ip_address"]
 AXES_RESET_ON_SUCCESS = True
+# Tries during a lockout are refused unchecked, so they need not lengthen it: the page can
+# then say truly how long is left.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_LOCKOUT_CALLABLE = "nardy_site.errors.admin_locked_out"
 LOGIN_URL = "account_login"
 LOGIN_REDIRECT_URL = "rules:home"

@@ -49,15 +49,11 @@ class Wait:
             why = _("you let the clock run out in a lost rated game instead of resigning")
         else:
             why = _("you left a lost rated game instead of resigning")
-        times = ngettext(
-            "%(count)d time in the last 7 days",
-            "%(count)d times in the last 7 days",
-            self.count,
-        ) % {"count": self.count}
         return _(
-            "Rated games are closed to you for %(time)s: %(why)s (%(times)s). Casual games "
-            "and games against the computer stay open."
-        ) % {"time": duration_text(seconds), "why": why, "times": times}
+            "Rated games are closed to you for %(time)s more: %(why)s. Lost rated games "
+            "ended like that in the last 7 days: %(count)d. Casual games and games against the "
+            "computer stay open."
+        ) % {"time": duration_text(seconds), "why": why, "count": self.count}
 
 
 def duration_text(seconds):
@@ -113,12 +109,17 @@ def current_wait(user_id, now_ms=None):
 
 def notice(user_id):
     """For the lobby and the player's own profile while rated games are closed to account
-    ``user_id``: ``{"message": the reason and the time left (active language), "until": aware
-    datetime}``; else None."""
-    wait = current_wait(user_id)
+    ``user_id``: ``{"message": the reason and the time left (active language), "until_ms":
+    when it ends, "now_ms": the server's time (both ms since the epoch)}``; else None."""
+    now_ms = clocks.now_ms()
+    wait = current_wait(user_id, now_ms)
     if wait is None:
         return None
-    return {"message": wait.message(), "until": wait.until}
+    return {
+        "message": wait.message(now_ms),
+        "until_ms": clocks.to_ms(wait.until),
+        "now_ms": now_ms,
+    }
 
 
 def check(user_id):

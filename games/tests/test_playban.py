@@ -202,6 +202,9 @@ def test_the_lobby_socket_the_lobby_page_and_the_profile_say_why_and_how_long():
         page = client.get(reverse(name).replace("/en/", "/bg/")).content.decode()
         assert 'id="playban"' in page and "4 минути" in page, name
         assert "#leaving-a-lost-game" in page
+    lobby_page = client.get(reverse("games:lobby")).content.decode()
+    assert 'data-playban-until="' in lobby_page  # the page keeps "Find an opponent" off
+    assert 'id="lobby-join" aria-describedby="playban"' in lobby_page
     other = Client()
     other.force_login(alice if loser == bob else bob)
     assert 'id="playban"' not in other.get(reverse("games:lobby")).content.decode()

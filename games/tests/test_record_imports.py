@@ -31,8 +31,9 @@ def test_imports_over_the_session_limit_get_the_429_page_in_the_pages_language(s
     page = response.content.decode()
     assert response.status_code == 429
     assert 3000 <= int(response["Retry-After"]) <= 3600
-    assert "Слишком много импортированных записей" in page and "минут" in page
-    assert 'href="/ru/records/import/"' in page  # the way back, once the wait is over
+    assert "Слишком много записей партий загружено" in page and "минут" in page
+    assert 'name="text"' in page
+    assert GOOD.splitlines()[-1] in page  # the record sent is kept in the form
     assert ImportedRecord.objects.count() == 2
     # a record refused by the limit is not replayed or stored; another visitor goes on
     assert Client().post(import_url("bg"), {"text": GOOD}).status_code == 302
@@ -47,7 +48,7 @@ def test_imports_over_the_address_limit_are_refused_whatever_the_session(setting
     ]
     assert codes == [302, 302, 302, 429]
     refused = Client(REMOTE_ADDR="203.0.113.9").post(import_url("bg"), {"text": GOOD})
-    assert "Твърде много импортирани записи" in refused.content.decode()
+    assert "Твърде много заредени записи" in refused.content.decode()
     assert Client(REMOTE_ADDR="203.0.113.10").post(import_url(), {"text": GOOD}).status_code == 302
     assert ImportedRecord.objects.count() == 4
 

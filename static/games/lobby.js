@@ -7,6 +7,9 @@
  * A "paired" frame opens the game. A socket that drops is opened again and, if the player was
  * waiting, joins again (closing the socket left the queue); 4401 means the session is no longer
  * signed in; 4429 that the visitor holds too many sockets open (tried again every 30 s).
+ * While rated games are closed to the player (`data-playban-until`, ms since the epoch, by the
+ * server's clock when the page was made; the notice `#playban` says why), "Find an opponent"
+ * stays disabled; at that moment the notice goes and the button comes back.
  * Interface text comes from Django's JavaScript catalogue.
  */
 (function () {
@@ -30,6 +33,8 @@
   const cancel = document.getElementById("lobby-cancel");
   const message = document.getElementById("lobby-message");
 
+  const banned = document.getElementById("playban");
+  const bannedUntil = Number(root.dataset.playbanUntil || 0) - Number(root.dataset.serverTime || 0) + Date.now();
   let socket = null;
   let retries = 0;
   let queued = null; // the last "queued" frame while waiting
@@ -87,13 +92,24 @@
     if (!ticker) ticker = window.setInterval(tick, 250);
   }
 
+  function closedNow() {
+    return Boolean(banned) && Date.now() < bannedUntil;
+  }
+
+  if (closedNow()) {
+    window.setTimeout(() => {
+      banned.hidden = true;
+      if (form && !form.hidden && socket && socket.readyState === WebSocket.OPEN) joinButton.disabled = false;
+    }, bannedUntil - Date.now());
+  }
+
   function showForm() {
     queued = null;
     if (ticker) window.clearInterval(ticker);
     ticker = null;
     wait.hidden = true;
     form.hidden = false;
-    joinButton.disabled = !socket || socket.readyState !== WebSocket.OPEN;
+    joinButton.disabled = !socket || socket.readyState !== WebSocket.OPEN || closedNow();
   }
 
   function joinFrame() {
@@ -141,7 +157,7 @@
       retries = 0;
       showMessage("");
       if (wanted) send(wanted); // the queue was left when the old socket closed
-      else if (!queued) joinButton.disabled = false;
+      else if (!queued) joinButton.disabled = closedNow();
     });
     socket.addEventListener("message", (event) => {
       let frame;

@@ -8,7 +8,7 @@ import {
   clockText, historyEntryText, lostText, matchText, openingText, playText, resultExplain, resultReason,
   resultTitle, statusText, who,
 } from "../../../static/games/room/texts.js";
-import { clockFace, clockWarning, presenceNotice } from "../../../static/games/room/clocks.js";
+import { clockFace, clockWarning, outageNote, presenceNotice } from "../../../static/games/room/clocks.js";
 import { game } from "./games.mjs";
 
 const ROLL = { phase: "roll", dice: null, legal: null, actions: ["roll", "resign"] };
@@ -129,9 +129,12 @@ test("a lost connection says how long the viewer has to come back", () => {
   const state = room({ clock: { spec: { reconnect_ms: 60000, loses: "match" } } });
   state.lostAt = 1000;
   assert.equal(lostText(state, 11000), "Connection lost: reconnecting… Come back within 0:50 or you lose the match.");
-  const standard = room({ clock: { spec: { reconnect_ms: null, loses: "game" } } });
+  const standard = room({ clock: { running: "white", spec: { reconnect_ms: null, loses: "game" } } });
   standard.lostAt = 1000;
   assert.equal(lostText(standard, 11000), "Connection lost: reconnecting… Your clock keeps running.");
+  const theirs = room({ clock: { running: "black", spec: { reconnect_ms: null, loses: "game" } } });
+  theirs.lostAt = 1000;
+  assert.equal(lostText(theirs, 11000), "Connection lost: reconnecting…"); // not the viewer's time
 });
 
 /** A standard clock running for white since t = 100 000 (ms), 45 s free. */
@@ -175,20 +178,15 @@ test("an absent opponent: the countdown to the loss, or to the claim and then th
     { text: "", claimable: false });
 });
 
-test("after an outage the players read how long the clocks were paused, until the next play", () => {
-  const paused = (ms, isPlayer) => createState({
-    game: game(people({
-      you: isPlayer ? "white" : null,
-      clock: { kind: "match", paused_ms: ms },
-      presence: { white: { here: true }, black: { here: true } },
-    })),
-    isPlayer, wsPath: "", settings: {},
-  });
-  assert.deepEqual(presenceNotice(paused(75000, true), 0),
-    { text: "The server was unavailable for 1 min 15 s; your clocks were paused.", claimable: false });
-  assert.equal(presenceNotice(paused(40000, false), 0).text, "The server was unavailable for 40 s; the clocks were paused.");
-  assert.equal(presenceNotice(paused(120000, true), 0).text, "The server was unavailable for 2 min; your clocks were paused.");
-  assert.equal(presenceNotice(paused(null, true), 0).text, "");
+test("after an outage everyone reads how long the clocks stood still, until the next play", () => {
+  const note = (ms, status = "active") => outageNote(game({ status, clock: { kind: "match", paused_ms: ms } }));
+  const nb = (text) => text.replace(/ /g, "\u00a0");
+  assert.equal(note(75000), "Our server was unavailable for " + nb("1 min 15 s") + "; the clocks stood still for that time.");
+  assert.equal(note(40000), "Our server was unavailable for " + nb("40 s") + "; the clocks stood still for that time.");
+  assert.equal(note(120000), "Our server was unavailable for " + nb("2 min") + "; the clocks stood still for that time.");
+  assert.equal(note(null), "");
+  assert.equal(note(75000, "finished"), "");
+  assert.equal(outageNote(game({ clock: null })), "");
 });
 
 test("the clock warns the running side at 30 and then 10 seconds before its deadline", () => {

@@ -102,9 +102,7 @@ export function clockFace(game, side, now) {
 
 /**
  * The banner about an opponent who has no open page: the time they have to come back, or
- * (standard clock) the time until the win may be claimed and then the claim. With everybody
- * here, the note of an outage the clocks were paused for (`clock.paused_ms`, until the next
- * play; docs/protocol.md "Outages").
+ * (standard clock) the time until the win may be claimed and then the claim.
  * @param {RoomState} state
  * @param {number} now  the server's time (ms)
  * @returns {{text: string, claimable: boolean}} text "" when everybody is here
@@ -137,19 +135,26 @@ export function presenceNotice(state, now) {
           : (side === "white" ? gettext("White has left the game.") : gettext("Black has left the game."));
       }
     }
-    const paused = game.clock && game.clock.paused_ms;
-    if (!text && paused) {
-      const time = durationText(paused);
-      text = me ? fmt(gettext("The server was unavailable for %(time)s; your clocks were paused."), { time })
-        : fmt(gettext("The server was unavailable for %(time)s; the clocks were paused."), { time });
-    }
   }
   return { text, claimable };
 }
 
 /**
- * The clocks in the players' boxes (drawn by panels.js with `data-clock` places) and the
- * presence banner.
+ * The note of an outage the clocks were paused for (`clock.paused_ms`, sent until the next
+ * play; docs/protocol.md "Outages"), or "" when there is none or the game is over.
+ * @param {Object} game
+ * @returns {string}
+ */
+export function outageNote(game) {
+  const paused = game.status === "active" && game.clock && game.clock.paused_ms;
+  if (!paused) return "";
+  return fmt(gettext("Our server was unavailable for %(time)s; the clocks stood still for that time."),
+    { time: durationText(paused) });
+}
+
+/**
+ * The clocks in the players' boxes (drawn by panels.js with `data-clock` places), the
+ * presence banner and the outage note.
  * @param {Object<string, HTMLElement>} els  the room's elements (main.js)
  * @param {RoomState} state
  * @param {(text: string) => void} announce  says the viewer's last 30 and 10 seconds
@@ -178,6 +183,13 @@ export function createClocks(els, state, announce) {
     }
   }
 
+  function drawOutage() {
+    if (!els.outageNote) return;
+    const text = outageNote(state.game);
+    els.outageNote.hidden = !text;
+    if (els.outageNote.textContent !== text) els.outageNote.textContent = text;
+  }
+
   function drawPresence(now) {
     if (!els.presence) return;
     const { text, claimable } = presenceNotice(state, now);
@@ -194,6 +206,7 @@ export function createClocks(els, state, announce) {
       const now = serverNow(state);
       drawClocks(now);
       drawPresence(now);
+      drawOutage();
     },
   };
 }

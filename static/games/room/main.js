@@ -35,6 +35,7 @@ function elements() {
     connection: $("connection"),
     presence: $("presence"),
     presenceText: $("presence-text"),
+    outageNote: $("outage-note"),
     claim: $("claim-btn"),
     opening: $("opening"),
     status: $("status"),

@@ -460,7 +460,7 @@ export function clockText(ms) {
 }
 
 /**
- * A length of time in words: "1 min 15 s", "40 s", "3 min".
+ * A length of time in words, kept on one line (no-break spaces): "1 min 15 s", "40 s", "3 min".
  * @param {number} ms
  * @returns {string}
  */
@@ -468,9 +468,11 @@ export function durationText(ms) {
   const seconds = Math.max(0, Math.round(ms / 1000));
   const minutes = Math.floor(seconds / 60);
   const rest = seconds % 60;
-  if (!minutes) return fmt(gettext("%(s)s s"), { s: rest });
-  if (!rest) return fmt(gettext("%(min)s min"), { min: minutes });
-  return fmt(gettext("%(min)s min %(s)s s"), { min: minutes, s: rest });
+  let text;
+  if (!minutes) text = fmt(gettext("%(s)s s"), { s: rest });
+  else if (!rest) text = fmt(gettext("%(min)s min"), { min: minutes });
+  else text = fmt(gettext("%(min)s min %(s)s s"), { min: minutes, s: rest });
+  return text.replace(/ /g, "\u00a0");
 }
 
 /**
@@ -502,5 +504,6 @@ export function lostText(state, now) {
       ? fmt(gettext("Come back within %(time)s or you lose the match."), { time: left })
       : fmt(gettext("Come back within %(time)s or you lose the game."), { time: left }));
   }
-  return text + " " + gettext("Your clock keeps running.");
+  // only when it is the viewer's own time that runs
+  return clock.running === viewer(game) ? text + " " + gettext("Your clock keeps running.") : text;
 }

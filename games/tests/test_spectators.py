@@ -148,6 +148,7 @@ SNAPSHOT_KEYS = {
             "period_started",
             "turn_started",
             "first_move",
+            "paused_ms",
             "free_ms",
             "deadline",
             "reserve",

@@ -16,10 +16,11 @@ import pytest
 from celery.app.utils import find_app
 from celery.bin.base import CLIContext
 from celery.bin.celery import celery as celery_cli
-from daphne.cli import CommandLineInterface
+from daphne.server import Server
 from django.core.management import get_commands
 
 from games.analysis import QUEUE_SUFFIX
+from nardy_site.serve import SiteCommandLine, SiteServer
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -275,8 +276,10 @@ def test_the_release_step_migrates_collects_static_files_and_compiles_translatio
 def test_web_is_daphne_on_port_with_proxy_headers_serving_the_asgi_application():
     text = procfile()["web"]
     [(_, argv)] = commands(text)
-    assert argv[0] == "daphne"
-    args = CommandLineInterface().parser.parse_args(argv[1:])
+    # the site's Daphne (nardy_site/serve.py): Daphne's own command line, its own server class
+    assert argv[:3] == ["python", "-m", "nardy_site.serve"]
+    assert SiteCommandLine.server_class is SiteServer and issubclass(SiteServer, Server)
+    args = SiteCommandLine().parser.parse_args(argv[3:])
     module_name, _, attribute = args.application.partition(":")
     application = getattr(importlib.import_module(module_name), attribute)
     assert callable(application)

@@ -247,6 +247,8 @@ def test_event_frames_take_the_snapshots_path(daphne_server, browser):
 def test_a_socket_silent_for_45_s_after_a_touch_is_dropped_and_opened_again(daphne_server, browser):
     page, _game_id, page_errors = open_new_game(browser, daphne_server.base)
     server = FakeServer(page)
+    # the page's timers on Playwright's clock: the 45 s pass at once, and exactly
+    page.clock.install()
     page.reload()
     page.wait_for_selector("#board [data-point]")
     server.wait(lambda: server.sockets)
@@ -256,8 +258,10 @@ def test_a_socket_silent_for_45_s_after_a_touch_is_dropped_and_opened_again(daph
     server.send({"type": "snapshot", "game": greeting(initial, v)})
     page.wait_for_function(READY_AT_JS, arg=v)
     server.send({"type": "touch", "version": v})
-    touched = time.monotonic()
-    server.wait(lambda: len(server.sockets) == 2, seconds=60)
-    waited = time.monotonic() - touched
-    assert 44 < waited < 50, waited
+    page.wait_for_timeout(200)  # the touch is in (real time: the socket's own delivery)
+    page.clock.run_for(44_900)
+    page.wait_for_timeout(200)
+    assert len(server.sockets) == 1, "dropped before 45 s of silence"
+    page.clock.run_for(100 + 1_000)  # the drop, then the first pause (0.5 s, +-20 %)
+    server.wait(lambda: len(server.sockets) == 2, seconds=10)
     assert not page_errors, page_errors

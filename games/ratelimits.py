@@ -88,15 +88,28 @@ def frame_wait(socket_id, session_id):
     return wait
 
 
+def _visitor_wait(session_limits, ip_limits, kind, session_id, ip):
+    """Count one ``kind`` for the visitor ``session_id`` (``session_identity``; None: not
+    known) under ``session_limits`` and for the address ``ip`` (None: not known) under
+    ``ip_limits``. None if both allow it, else seconds to wait."""
+    wait = None
+    if session_id:
+        wait = hit(session_limits, kind, *session_id)
+    if wait is None and ip:
+        wait = hit(ip_limits, kind, "ip", ip)
+    return wait
+
+
 def connect_wait(session_id, ip):
     """Count one socket opened by the visitor ``session_id`` (``session_identity``; None: not
     known) from the address ``ip`` (None: not known). None if allowed, else seconds to wait."""
-    wait = None
-    if session_id:
-        wait = hit(app_settings.CONNECT_SESSION_LIMITS, "connect", *session_id)
-    if wait is None and ip:
-        wait = hit(app_settings.CONNECT_IP_LIMITS, "connect", "ip", ip)
-    return wait
+    return _visitor_wait(
+        app_settings.CONNECT_SESSION_LIMITS,
+        app_settings.CONNECT_IP_LIMITS,
+        "connect",
+        session_id,
+        ip,
+    )
 
 
 def check_create(session_id, ip):
@@ -104,11 +117,9 @@ def check_create(session_id, ip):
     join of the lobby queue) for ``session_id`` (``session_identity``; None: not known) and
     the client address ``ip`` (None: not known). Raises RateLimited (message in the active
     language) when either limit is used up."""
-    wait = None
-    if session_id:
-        wait = hit(app_settings.CREATE_SESSION_LIMITS, "create", *session_id)
-    if wait is None and ip:
-        wait = hit(app_settings.CREATE_IP_LIMITS, "create", "ip", ip)
+    wait = _visitor_wait(
+        app_settings.CREATE_SESSION_LIMITS, app_settings.CREATE_IP_LIMITS, "create", session_id, ip
+    )
     if wait is not None:
         seconds = seconds_text(wait)
         raise RateLimited(
@@ -127,11 +138,9 @@ def check_import(session_id, ip):
     """Count one record import (docs/record-format.md) for ``session_id``
     (``session_identity``; None: not known) and the client address ``ip``. Raises
     RateLimited (message in the active language) when either limit is used up."""
-    wait = None
-    if session_id:
-        wait = hit(app_settings.IMPORT_SESSION_LIMITS, "import", *session_id)
-    if wait is None and ip:
-        wait = hit(app_settings.IMPORT_IP_LIMITS, "import", "ip", ip)
+    wait = _visitor_wait(
+        app_settings.IMPORT_SESSION_LIMITS, app_settings.IMPORT_IP_LIMITS, "import", session_id, ip
+    )
     if wait is not None:
         minutes = max(1, -(-seconds_text(wait) // 60))
         raise RateLimited(

@@ -388,25 +388,24 @@ def _creation_refused(request, starts_game=True):
             admission.check()
         except admission.SiteFull as refusal:
             return refusal
-    if not request.session.session_key:
-        # a first visit: the game will give it a session anyway; count it under that one
-        request.session.save()
-    identity, ip = ratelimits.request_identity(request)
-    try:
-        ratelimits.check_create(identity, ip)
-    except ratelimits.RateLimited as refusal:
-        return refusal
-    return None
+    return _rate_limited(request, ratelimits.check_create)
 
 
 def _import_refused(request):
     """``ratelimits.RateLimited`` when this visitor (session or account, and address) has
     imported too many records lately, else None; an import allowed is counted."""
+    return _rate_limited(request, ratelimits.check_import)
+
+
+def _rate_limited(request, check):
+    """``check(identity, ip)`` (a ``ratelimits.check_*``) for this visitor: the refusal it
+    raised (``ratelimits.RateLimited``), else None."""
     if not request.session.session_key:
+        # a first visit: what it makes gives it a session anyway; count it under that one
         request.session.save()
     identity, ip = ratelimits.request_identity(request)
     try:
-        ratelimits.check_import(identity, ip)
+        check(identity, ip)
     except ratelimits.RateLimited as refusal:
         return refusal
     return None

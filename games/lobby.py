@@ -207,17 +207,21 @@ def pair(now=None):
 
 
 def _drop_lapsed(waiting):
-    """The entries of ``waiting`` whose socket still touches them; the others leave the
-    queue (inside ``pair``'s transaction)."""
+    """The entries of ``waiting`` whose socket still touches them and whose player may still
+    play rated games (``playban``: one who abandoned a lost game after joining); the others
+    leave the queue (inside ``pair``'s transaction)."""
     if not waiting:
         return waiting
     alive = cache.get_many([_alive_key(entry) for entry in waiting])
-    lapsed = [entry for entry in waiting if _alive_key(entry) not in alive]
+    closed = playban.closed_to({entry.user_id for entry in waiting})
+    lapsed = [
+        entry for entry in waiting if _alive_key(entry) not in alive or entry.user_id in closed
+    ]
     if lapsed:
         QueueEntry.objects.filter(pk__in=[entry.pk for entry in lapsed]).update(
             status=QueueStatus.LEFT
         )
-        logger.info("lobby: %d entries lapsed (no socket touched them)", len(lapsed))
+        logger.info("lobby: %d entries left (no socket, or rated games closed)", len(lapsed))
         # a page still open (its key lost some other way) shows the form again
         transaction.on_commit(
             lambda users=[entry.user_id for entry in lapsed]: dispatch.tell_lobby_left(users),

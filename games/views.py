@@ -11,6 +11,7 @@ from pathlib import Path
 import ttf_opensans
 from django import forms
 from django.core.cache import cache
+from django.core.exceptions import RequestDataTooBig
 from django.db.models import Q
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -992,7 +993,17 @@ def import_record(request):
     form = ImportRecordForm()
     error = None
     if request.method == "POST":
-        form = ImportRecordForm(request.POST, request.FILES)
+        try:
+            form = ImportRecordForm(request.POST, request.FILES)
+        except RequestDataTooBig:
+            # pasted text over DATA_UPLOAD_MAX_MEMORY_SIZE: far over a record's length
+            too_long = rec.RecordError(0, "too long", "too_long", params={"limit": rec.MAX_CHARS})
+            return render(
+                request,
+                "records/import.html",
+                {"form": ImportRecordForm(), "error": services.record_error_message(too_long)},
+                status=400,
+            )
         if form.is_valid():
             try:
                 text = form.record_text()

@@ -9,6 +9,7 @@ closes that hole; non-browser clients are not what this guards against.
 """
 
 import logging
+import time
 from urllib.parse import urlparse
 
 from channels.security.websocket import OriginValidator, WebsocketDenier
@@ -16,6 +17,49 @@ from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 
 logger = logging.getLogger(__name__)
+
+#: refusals logged per process in each window of LOG_WINDOW_S seconds; the rest are counted
+#: and the count logged with the next line, so a flood of refused handshakes cannot flood
+#: the log
+LOG_PER_WINDOW = 20
+LOG_WINDOW_S = 60.0
+#: longest header value quoted in a refusal's line (characters)
+LOG_VALUE_CHARS = 200
+_log_window = {"start": 0.0, "logged": 0, "skipped": 0}
+
+
+def _quoted(value):
+    """``value`` as it goes into a log line: repr (no raw newline), cut to LOG_VALUE_CHARS."""
+    text = repr(value)
+    return text if len(text) <= LOG_VALUE_CHARS else text[:LOG_VALUE_CHARS] + "…"
+
+
+def log_refusal(scope, origin):
+    """Log one refused handshake at WARNING (origin, what was allowed, Host, ALLOWED_HOSTS),
+    at most LOG_PER_WINDOW per LOG_WINDOW_S in this process; the refusals not logged are
+    counted in the next line."""
+    now = time.monotonic()
+    if now - _log_window["start"] >= LOG_WINDOW_S:
+        _log_window.update(start=now, logged=0)
+    if _log_window["logged"] >= LOG_PER_WINDOW:
+        _log_window["skipped"] += 1
+        return
+    _log_window["logged"] += 1
+    skipped, _log_window["skipped"] = _log_window["skipped"], 0
+    try:
+        allowed = site_origins(scope)
+    except ValueError:  # a Host whose port is not a number
+        allowed = []
+    logger.warning(
+        "WebSocket %s refused: Origin %s is not one of %s (Host %s, ALLOWED_HOSTS %s)%s",
+        _quoted(scope.get("path", "?")),
+        _quoted(origin),
+        _quoted(allowed),
+        _quoted(_header(scope, b"host")),
+        _quoted(list(_allowed_hosts())),
+        f"; {skipped} more refused before this one, not logged" if skipped else "",
+    )
+
 
 #: the page scheme that goes with a socket scheme
 PAGE_SCHEME = {"ws": "http", "wss": "https", "http": "http", "https": "https"}
@@ -110,14 +154,7 @@ class SiteOriginValidator(OriginValidator):
         if self.allowed(scope):
             return await self.application(scope, receive, send)
         # a wrong ALLOWED_HOSTS or CSRF_TRUSTED_ORIGINS looks just like an attack without this
-        logger.warning(
-            "WebSocket %s refused: Origin %r is not one of %s (Host %r, ALLOWED_HOSTS %s)",
-            scope.get("path", "?"),
-            _header(scope, b"origin"),
-            site_origins(scope) or "[]",
-            _header(scope, b"host"),
-            _allowed_hosts(),
-        )
+        log_refusal(scope, _header(scope, b"origin"))
         return await WebsocketDenier()(scope, receive, send)
 
     def allowed(self, scope):

@@ -1,7 +1,10 @@
 """Daphne as the site runs it: ``python -m nardy_site.serve`` takes Daphne's own command line
-(``-b``, ``-p``, ``--proxy-headers``, the application path...) and changes three things
-(docs/protocol.md "Faults"):
+(``-b``, ``-p``, ``--proxy-headers``, the application path...) and adds four things
+(docs/protocol.md "Faults", "Outages"):
 
+- Every ``HEARTBEAT_S`` it checks Redis and the database and notes the site's heartbeat
+  (``games.services.outages.keep_alive``): a silence of every web process is an outage, which
+  the first one up again records, so that the clocks are credited with it.
 - A socket that breaks the WebSocket protocol is closed with the standard code that says why,
   as RFC 6455 asks, instead of having its TCP connection dropped (which a browser reports as
   1006, the same as a crash): a message over ``MAX_MESSAGE_BYTES`` gets 1009 (message too
@@ -20,12 +23,23 @@ site, without these.
 
 import asyncio
 import logging
+import os
 import sys
 
+import django
+from channels.db import database_sync_to_async
 from daphne.cli import CommandLineInterface
 from daphne.server import Server
 from daphne.ws_protocol import WebSocketProtocol
+from django.core.cache import cache
 from twisted.internet import defer, reactor
+
+# The heartbeat needs the site's models: Django is set up before they are imported (Daphne's
+# command line would load it only with the application).
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "nardy_site.settings")
+django.setup()
+
+from games.services import outages  # noqa: E402
 
 logger = logging.getLogger("nardy_site.serve")
 
@@ -37,6 +51,14 @@ MAX_MESSAGE_BYTES = 64 * 1024
 CLOSE_SERVICE_RESTART = 1012
 #: how long a stopping server waits for its consumers' disconnect handlers (s)
 CLOSE_WAIT_S = 5.0
+#: how often the heartbeat is noted (s)
+HEARTBEAT_S = outages.HEARTBEAT_EVERY_MS / 1000
+
+
+def check_redis():
+    """Raise if the site's Redis (the cache's; the Channels layer's is the same by default)
+    does not answer."""
+    cache.get("nardy-serve-heartbeat")
 
 
 #: the close codes of a client that broke the protocol (RFC 6455), logged when sent
@@ -66,7 +88,30 @@ class SiteServer(Server):
 
     def run(self):
         reactor.callWhenRunning(self.set_socket_options)
+        reactor.callWhenRunning(self.start_heartbeat)
         super().run()
+
+    def start_heartbeat(self):
+        """Start noting the heartbeat (``keep_alive``) on the server's event loop."""
+        outages.serve_here()
+        self.heartbeat = asyncio.ensure_future(self.keep_alive())
+
+    async def keep_alive(self):
+        """Every ``HEARTBEAT_S``: ``outages.keep_alive`` in a thread. A failure (Redis or the
+        database down) is logged once at WARNING, and its end once at INFO."""
+        failing = False
+        while True:
+            try:
+                await database_sync_to_async(outages.keep_alive)(check_redis)
+            except Exception:  # noqa: BLE001 - any failure means no heartbeat, and is logged
+                if not failing:
+                    logger.warning("heartbeat not noted: Redis or the database fails", exc_info=1)
+                failing = True
+            else:
+                if failing:
+                    logger.info("heartbeat noted again")
+                failing = False
+            await asyncio.sleep(HEARTBEAT_S)
 
     def set_socket_options(self):
         """Fail a broken socket with its close code (``failByDrop`` off) and cap messages at

@@ -481,13 +481,16 @@ AUTHENTICATION_BACKENDS = [
 ]
 # The admin's sign-in (the only one with a password) is throttled by django-axes: after
 # AXES_FAILURE_LIMIT wrong passwords from one address, that address is refused for
-# AXES_COOLOFF_MINUTES (a success resets its count). Attempts are kept in the database and
-# listed in the admin ("Axes"); `manage.py axes_reset` lifts every lockout.
+# AXES_COOLOFF_MINUTES. A success does not clear the count (a player signing in from that
+# address would otherwise lift it); failures older than the cool-off stop counting. Attempts
+# are kept in the database and listed in the admin ("Axes"); `manage.py axes_reset` lifts
+# every lockout. The log names the address (not the username typed, which may be a password).
 AXES_ENABLED = env.bool("AXES_ENABLED", default=True)
 AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = timedelta(minutes=env.float("AXES_COOLOFF_MINUTES", default=30))
 AXES_LOCKOUT_PARAMETERS = ["ip_address"]
-AXES_RESET_ON_SUCCESS = True
+AXES_RESET_ON_SUCCESS = False
+AXES_SENSITIVE_PARAMETERS = ["username"]
 # Tries during a lockout are refused unchecked, so they need not lengthen it: the page can
 # then say truly how long is left.
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False

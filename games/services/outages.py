@@ -1,16 +1,21 @@
 """Outages never decide a game (docs/protocol.md "Outages"; RULES.md R11 leaves the site's
 own failures out of the clock).
 
-The beat sweep notes a heartbeat (one ``Heartbeat`` row) every ``HEARTBEAT_EVERY_MS``. A
-silence longer than ``app_settings.OUTAGE_MIN_MS`` (the whole site stopped, or no beat or
-worker kept the clocks) is an ``Outage`` from the last heartbeat to the first after it,
-recorded by the sweep when it runs again, or by any server that finds the heartbeat silent
-before that. Every game whose clock ran then is credited with it before anything else
-happens to it (``unit.changing`` calls ``credit``): its clock times move on as if paused for
-the outage, and whatever would run out sooner than ``RECONNECT_GRACE_MS`` after the outage
-is moved to that moment, so the player to move has time to come back. Nobody loses, is
-aborted or is marked away for time the site could not serve. The pages show a note until the
-next play (the snapshot's ``clock.paused_ms``).
+The site can serve players while one of its web processes runs with its database and its
+Redis: each web process (the site's Daphne, ``nardy_site.serve``) notes a heartbeat (one
+``Heartbeat`` row) every ``HEARTBEAT_EVERY_MS`` once it has checked both (``keep_alive``). A
+silence longer than ``app_settings.OUTAGE_MIN_MS`` is an outage: the whole site stopped, or
+every web process, or the database, or Redis. While it lasts nothing expires anywhere
+(``site_down``: the sweep and the workers leave deadlines alone). The first web process that
+is up again records it as an ``Outage`` from the last heartbeat to that moment, and every
+game whose clock ran then is credited with it before anything else happens to it
+(``unit.changing`` calls ``credit``; the sweep credits the rest): its clock times move on as
+if paused for the outage, and whatever would run out sooner than ``RECONNECT_GRACE_MS``
+after the outage is moved to that moment, so the player to move has time to come back.
+Nobody loses, is aborted or is marked away for time the site could not serve. The pages show
+a note until the next play (the snapshot's ``clock.paused_ms``). A stopped worker or beat is
+no outage: players can act meanwhile, and deadlines are applied when the sweep is back (or
+by the next page that reads the game).
 """
 
 import logging
@@ -24,7 +29,7 @@ from games.services import clockwork
 
 logger = logging.getLogger(__name__)
 
-#: the sweep notes the heartbeat at most this often (ms): one row update a second
+#: each web process notes the heartbeat this often (ms): one row update a second
 HEARTBEAT_EVERY_MS = 1_000
 #: after an outage, nothing runs out sooner than this after its end (ms): time for a page to
 #: reconnect (its backoff is a few seconds) and for its player to see where the game stands
@@ -33,27 +38,37 @@ RECONNECT_GRACE_MS = 15_000
 CLOCK_TIMES = ("period_started", "turn_started", "white_away_since", "black_away_since")
 
 # What this process knows of the heartbeat: no outage can be found before ``until`` (ms; the
-# last heartbeat read plus the minimum silence), ``last`` is the last outage's id then, and
-# ``beat`` when this process last noted the heartbeat itself.
-# ``swept``: the last outage whose games the sweep of this process has credited.
-_known = {"until": 0, "last": 0, "beat": 0, "swept": 0}
+# last heartbeat read plus the minimum silence), ``last`` is the last outage's id then,
+# ``beat_at`` the last heartbeat read (ms, 0: none), ``down`` whether it was silent then;
+# ``serving``: this is a web process (it may record an outage); ``swept``: the last outage
+# whose games the sweep of this process has credited.
+_known = {"until": 0, "last": 0, "beat_at": 0, "down": False, "serving": False, "swept": 0}
 
 
 def forget():
     """Forget what this process read of the heartbeat (tests that reset the database)."""
-    _known.update(until=0, last=0, beat=0, swept=0)
+    _known.update(until=0, last=0, beat_at=0, down=False, serving=False, swept=0)
+
+
+def serve_here():
+    """This process serves players (a web process): finding the heartbeat silent, it records
+    the outage, since it is itself up again. ``nardy_site.serve`` calls it at start."""
+    _known["serving"] = True
 
 
 def _remember(beat_at_ms, last):
     _known["until"] = beat_at_ms + app_settings.OUTAGE_MIN_MS
     _known["last"] = last
+    _known["beat_at"] = beat_at_ms
+    _known["down"] = False
 
 
 def beat(now=None):
-    """Note the site up at ``now`` (ms since the epoch; default now): the sweep's heartbeat.
-    A silence since the last heartbeat longer than ``OUTAGE_MIN_MS`` is recorded as an
-    ``Outage`` first, and every socket listed is taken as seen at its end (a socket of a server
-    that died in it is judged from then, not from before). Returns the new Outage or None."""
+    """Note the site up at ``now`` (ms since the epoch; default now): a web process's
+    heartbeat (``keep_alive``), or its first action after a silence (``latest``). A silence
+    since the last heartbeat longer than ``OUTAGE_MIN_MS`` is recorded as an ``Outage``
+    first, and every socket listed is taken as seen at its end (a socket of a server that
+    died in it is judged from then, not from before). Returns the new Outage or None."""
     now = clocks.now_ms() if now is None else now
     minimum = app_settings.OUTAGE_MIN_MS
     outage = None
@@ -75,7 +90,6 @@ def beat(now=None):
             Presence.objects.filter(seen__lt=outage.ended).update(seen=outage.ended)
         row.beat_at = clocks.from_ms(now)
         row.save(update_fields=["beat_at", "last_outage"])
-    _known["beat"] = now
     _remember(now, row.last_outage)
     if outage is not None:
         logger.warning(
@@ -87,35 +101,57 @@ def beat(now=None):
     return outage
 
 
-def beat_if_due(now):
-    """The sweep's heartbeat (``beat``), at most once per ``HEARTBEAT_EVERY_MS`` per process.
-    Returns the new Outage or None."""
-    if 0 <= now - _known["beat"] < HEARTBEAT_EVERY_MS:
-        return None
-    return beat(now)
+def keep_alive(check_redis):
+    """A web process's heartbeat (every ``HEARTBEAT_EVERY_MS``): if ``check_redis()`` (a
+    callable that raises when Redis does not answer) passes, ``beat``; the database must
+    answer too, or ``beat`` raises. Returns the new Outage or None."""
+    check_redis()
+    return beat()
 
 
-def latest(now=None):
+def latest(now=None, fresh=False):
     """The id of the last outage recorded (0: none), read from the heartbeat row at most once
     per ``OUTAGE_MIN_MS`` per process (an outage cannot be found sooner than that after the
-    last heartbeat read). If the heartbeat has been silent for longer, this server is up
-    while the sweep was not: the silence is recorded as an outage first (``beat``). A site
-    whose sweep never ran has no heartbeat and no outages."""
+    last heartbeat read; ``fresh``: read it now). If the heartbeat has been silent for longer:
+    a web process, being up, records the silence as an outage first (``beat``); any other
+    process (a worker) notes that the site is down (``site_down``). A site whose web
+    processes never noted a heartbeat has no outages."""
     now = clocks.now_ms() if now is None else now
     minimum = app_settings.OUTAGE_MIN_MS
     if not minimum:
         return _known["last"]
-    if 0 <= _known["until"] - now <= minimum:
+    if not fresh and 0 <= _known["until"] - now <= minimum:
         return _known["last"]
     row = Heartbeat.objects.filter(pk=1).values_list("beat_at", "last_outage").first()
     if row is None:
         return 0
     beat_at = clocks.to_ms(row[0])
     if now - beat_at > minimum:
-        beat(now)
+        if _known["serving"]:
+            beat(now)
+        else:
+            _remember(beat_at, row[1])
+            _known["down"] = True
         return _known["last"]
     _remember(beat_at, row[1])
     return row[1]
+
+
+def judged_at(at):
+    """The instant (ms) up to which a deadline may be judged, for an action or a timer at
+    ``at``: ``at`` itself in a web process (it is up), else no later than the last heartbeat
+    read plus ``HEARTBEAT_EVERY_MS``: a worker cannot tell whether players could act after
+    that, so a deadline after it waits until a web process has beaten past it (or has
+    recorded the outage, and the clocks were credited)."""
+    if _known["serving"] or not app_settings.OUTAGE_MIN_MS or not _known["beat_at"]:
+        return at
+    return min(at, _known["beat_at"] + HEARTBEAT_EVERY_MS)
+
+
+def site_down():
+    """True while the heartbeat is silent as this process last read it (``latest``): no
+    deadline is applied then, since no player can act."""
+    return bool(app_settings.OUTAGE_MIN_MS) and _known["down"]
 
 
 def credit(change, last):
@@ -124,11 +160,11 @@ def credit(change, last):
     absence) that began before an outage ended moves on by the part of the outage after it
     began; then, if the game's next deadline falls sooner than ``RECONNECT_GRACE_MS`` after
     the outage, every clock time moves on so that it falls then. Records a ``pause`` event
-    (the version rises; the sockets hear the new clock) when anything moved. Games over or
-    without a clock only note the outages as seen."""
+    (the version rises; the sockets hear the new clock) when anything moved, and returns True
+    then. Games over or without a clock only note the outages as seen."""
     game = change.game
     if game.outages_seen >= last:
-        return
+        return False
     found = []
     if not game.is_over and game.clock:
         found = list(Outage.objects.filter(pk__gt=game.outages_seen, pk__lte=last).order_by("pk"))
@@ -149,7 +185,7 @@ def credit(change, last):
             Outage.objects.filter(pk=outage.pk).update(games=F("games") + 1)
     if not paused:
         Game.objects.filter(pk=game.pk).update(outages_seen=last)
-        return
+        return False
     clockwork.refresh_deadline(game)
     deadline = clocks.to_ms(game.deadline)
     if deadline is not None and deadline < ended + RECONNECT_GRACE_MS:
@@ -163,6 +199,7 @@ def credit(change, last):
     game.paused_at_play = game.plays
     change.record(EventKind.PAUSE)
     logger.info("outage: game %s credited %d ms", game.pk, paused)
+    return True
 
 
 def paused_note_ms(game):

@@ -89,6 +89,24 @@ def note_loss(game, side, reason):
     )
 
 
+def _until(times):
+    """When the wait after abandonments at ``times`` (aware datetimes within ``WINDOW``, any
+    order, at least one) ends."""
+    return max(times) + WAITS[min(len(times), len(WAITS)) - 1]
+
+
+def closed_to(user_ids, now_ms=None):
+    """The accounts among ``user_ids`` to which rated games are closed now (a set), in one
+    query (the lobby's pairing checks its whole queue so)."""
+    now_ms = clocks.now_ms() if now_ms is None else now_ms
+    times = {}
+    for user_id, created in Abandonment.objects.filter(
+        user_id__in=list(user_ids), created__gt=clocks.from_ms(now_ms) - WINDOW
+    ).values_list("user_id", "created"):
+        times.setdefault(user_id, []).append(created)
+    return {user_id for user_id, at in times.items() if clocks.to_ms(_until(at)) > now_ms}
+
+
 def current_wait(user_id, now_ms=None):
     """The ``Wait`` of account ``user_id`` if rated games are closed to it now, else None."""
     if not user_id:
@@ -101,7 +119,7 @@ def current_wait(user_id, now_ms=None):
     if last is None:
         return None
     count = within.count()
-    until = last.created + WAITS[min(count, len(WAITS)) - 1]
+    until = last.created + WAITS[min(count, len(WAITS)) - 1]  # as _until, without the rows
     if clocks.to_ms(until) <= now_ms:
         return None
     return Wait(until=until, count=count, reason=last.reason, game_id=last.game_id)

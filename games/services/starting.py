@@ -190,6 +190,10 @@ def accept_challenge(challenge_id, who, clock=None):
             raise ChallengeError(_("This is a rated game: sign in to accept it."))
         if challenge.rated and (wait := playban.current_wait(actor.user_id)) is not None:
             raise ChallengeError(wait.message())
+        if challenge.rated and playban.current_wait(challenge.creator_user_id) is not None:
+            raise ChallengeError(
+                _("Rated games are closed to the player who made this challenge for now.")
+            )
         creator_side = challenge.colour
         if creator_side == Colour.RANDOM:
             creator_side = secrets.choice(Side.values)

@@ -38,13 +38,12 @@ def apply_timeouts(game_id, version=None):
 
 
 def sweep_clocks():
-    """The beat task's work: note the heartbeat (``outages.beat_if_due``: a silence before it
-    is an outage) and credit every running clock with an outage it missed, apply every
-    expired deadline and forget sockets that died unseen; also queue again computer moves
-    whose task was lost (``moves.queue_lost_bot_moves``). Returns ``(games ended, sockets
-    dropped)``."""
-    outages.beat_if_due(clocks.now_ms())
-    last = outages.latest()
+    """The beat task's work: credit every running clock with an outage it missed
+    (``outages``), apply every expired deadline and forget sockets that died unseen, unless
+    the site is down (``outages.site_down``: nothing expires then); also queue again computer
+    moves whose task was lost (``moves.queue_lost_bot_moves``). Returns ``(games ended,
+    sockets dropped)``."""
+    last = outages.latest(fresh=True)
     for game_id in outages.games_to_credit(last):
         with unit.changing(game_id, missing_ok=True):
             pass  # changing credits the game first
@@ -52,6 +51,8 @@ def sweep_clocks():
     requeued = moves.queue_lost_bot_moves()
     if requeued:
         logger.info("sweep: queued %d lost bot moves again", requeued)
+    if outages.site_down():
+        return 0, 0
     now = clocks.now_ms()
     dropped = 0
     stale = list(

@@ -249,8 +249,10 @@ def end_of_change(change, before, now):
 
 def apply_expired(change, at):
     """Apply what has run out at ``at`` (ms) to the locked game of ``change`` (not saved);
-    returns True if the game ended so."""
+    returns True if the game ended so. Nothing expires after the site was last known up
+    (``outages.judged_at``)."""
     game = change.game
+    at = outages.judged_at(at)
     found = clockwork.expired(game, at)
     if found is None:
         return False

@@ -14,6 +14,7 @@ from django.db import transaction
 
 from games.models import EventKind, Game, GameEvent
 from games.services import dispatch, outages
+from games.services.errors import GameError
 from games.services.reading import EventRow
 
 
@@ -98,17 +99,30 @@ def changing(game_id, missing_ok=False):
     when the block ends without an exception. ``missing_ok``: yield None for a game that no
     longer exists instead of raising Game.DoesNotExist. Before anything else the game is
     credited with the outages it missed (``outages.credit``), so no change judges a clock by
-    time the site could not serve."""
+    time the site could not serve; that credit is saved even when the change after it is
+    refused (a frame with the version from before it would otherwise be refused for ever)."""
     last = outages.latest()
+    refused = None
     with transaction.atomic():
         game = lock_or_none(game_id) if missing_ok else lock(game_id)
         if game is None:
             yield None
             return
         change = GameChange(game)
-        outages.credit(change, last)
-        yield change
-        change.close()
+        if outages.credit(change, last):
+            change.close()
+            change = GameChange(game)
+            try:
+                with transaction.atomic():  # a savepoint: a refusal undoes only the change
+                    yield change
+                    change.close()
+            except GameError as exc:
+                refused = exc
+        else:
+            yield change
+            change.close()
+    if refused is not None:
+        raise refused
 
 
 @contextmanager

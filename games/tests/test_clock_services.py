@@ -583,13 +583,15 @@ OUTAGE_GRACE = outages.RECONNECT_GRACE_MS
 
 @pytest.fixture
 def outages_on(settings):
-    """Outage crediting as in production (the suite turns it off: conftest.py)."""
+    """Outage crediting as in production (the suite turns it off: conftest.py), this process
+    being a web process (``outages.serve_here``) unless a test says otherwise."""
     settings.GAMES_OUTAGE_MIN_MS = 5_000
+    outages.serve_here()
 
 
 def site_up(clock):
-    """The sweep has run: the heartbeat exists (a site that never swept has no outages)."""
-    services.sweep_clocks()
+    """A web process has noted the heartbeat (a site that never did has no outages)."""
+    outages.keep_alive(lambda: None)
     assert Heartbeat.objects.filter(pk=1).exists()
 
 
@@ -671,6 +673,38 @@ def test_sockets_of_a_server_that_died_in_an_outage_are_judged_from_its_end(cloc
     clock.wait(services.PRESENCE_STALE_MS + 1)
     assert services.sweep_clocks() == (0, 1)
     assert clocks.to_ms(fresh(game).black_away_since) == back + services.PRESENCE_TOUCH_MS
+
+
+def test_a_move_sent_with_the_version_from_before_the_pause_keeps_the_pause(clock, outages_on):
+    site_up(clock)
+    game = past_first_moves(new_people_game(True, preset="match", match_length=3))
+    clock.outage(90_000)
+    with pytest.raises(services.StaleVersion):
+        services.roll(game.pk, guest_to_act(game), game.version)
+    credited = fresh(game)
+    assert kinds(credited)[-1] == "pause" and credited.version == game.version + 1
+    # sent again with the version the error gave: accepted, nothing credited twice
+    services.play(
+        game.pk,
+        guest_to_act(credited),
+        credited.version,
+        random_legal_play(credited, random.Random(2)),
+    )
+    assert kinds(fresh(game)).count("pause") == 1
+
+
+def test_while_no_web_process_beats_the_workers_apply_no_deadline(clock, outages_on):
+    site_up(clock)
+    game = past_first_moves(new_people_game(True, preset="match", match_length=3))
+    outages.forget()  # this process is a worker now: it cannot tell that the site is up
+    clock.outage(120_000)  # every web process is down; the worker and beat go on
+    assert services.sweep_clocks() == (0, 0)
+    assert services.apply_timeouts(game.pk) is None and fresh(game).status == Status.ACTIVE
+    assert not Outage.objects.exists()
+    outages.serve_here()  # a web process is back: it records the outage
+    outages.keep_alive(lambda: None)
+    assert services.sweep_clocks() == (0, 0)
+    assert kinds(fresh(game))[-1] == "pause" and Outage.objects.get().length_ms == 120_000
 
 
 def test_a_short_silence_is_no_outage(clock, outages_on):

@@ -1,7 +1,7 @@
-"""The whole site stopped (Daphne, the Celery worker and beat) for longer than the time the
-player to move has left in a match, then started again (issue #16; docs/protocol.md
-"Outages"): the outage is credited to the clocks, the player to move still has their time,
-their page is told how long the server was away, and the game goes on."""
+"""The whole site stopped (Daphne, the Celery worker and beat), and then Daphne alone, each for
+longer than the time the player to move has left in a match, then started again (issue #16;
+docs/protocol.md "Outages"): the outage is credited to the clocks, the player to move still
+has their time, their page is told how long the server was away, and the game goes on."""
 
 import asyncio
 import random
@@ -50,11 +50,49 @@ def outage_stack(clock_queue, test_process_env, tmp_path_factory):
         clock_queue.env = usual
 
 
+def short_of_time(game_id):
+    """The player to move has spent all but LEFT_MS of the match clock's 60 s turn (arranged
+    in the database, as a fixture would). Returns ``(version, deadline ms)``."""
+    game = Game.objects.get(pk=game_id)
+    started = clocks.now_ms() - 60_000 + LEFT_MS
+    game.period_started = game.turn_started = clocks.from_ms(started)
+    clockwork.refresh_deadline(game)
+    game.save()
+    deadline = clocks.to_ms(game.deadline)
+    assert deadline - clocks.now_ms() <= LEFT_MS
+    wait_until(
+        lambda: clocks.now_ms() - clocks.to_ms(Heartbeat.objects.get(pk=1).beat_at) < 1_500,
+        what="the web process's heartbeat",
+    )
+    return game.version, deadline
+
+
 def test_a_stopped_site_does_not_decide_the_match_it_was_running(outage_stack):
     clock_queue, server, env = outage_stack
     directory = server.log_path.parent
     white, black = Guest("white"), Guest("black")
     rng = random.Random(5)
+    figures = []
+
+    async def play_on(guest, version):
+        """The player to move comes back after an outage: the pause, then their move."""
+        socket = await GameSocket.open(server, game_id, guest)
+        await socket.wait_for(lambda: socket.latest["version"] > version, what="the pause")
+        seen = socket.latest
+        mine = await socket.act(next_frame(seen, rng))
+        await socket.close()
+        return seen, mine
+
+    def check(seen, mine, mover, down_ms):
+        now = seen["clock"]["server_time"]
+        assert seen["status"] == "active" and seen["awaiting"] == mover
+        assert seen["clock"]["paused_ms"] >= DOWN_S * 1000
+        assert seen["clock"]["paused_ms"] < down_ms + 15_000
+        # the time left when the site stopped, and no less than the reconnect grace after it
+        assert seen["clock"]["deadline"] - now >= LEFT_MS - 1_500
+        assert mine["version"] > seen["version"] and mine["status"] == "active"
+        figures.append((seen["clock"]["paused_ms"], seen["clock"]["deadline"] - now))
+
     with running(server):
         game_id = people_game(server.base, white, black, preset="match", colour="white")
 
@@ -68,24 +106,10 @@ def test_a_stopped_site_does_not_decide_the_match_it_was_running(outage_stack):
                 await socket.close()
             return w.latest
 
-        snap = asyncio.run(first_moves())
-        mover = snap["awaiting"]
-        guest = white if mover == "white" else black
-        # the mover has spent 56 s of the turn's 60 s: LEFT_MS are left
-        game = Game.objects.get(pk=game_id)
-        started = clocks.now_ms() - 60_000 + LEFT_MS
-        game.period_started = game.turn_started = clocks.from_ms(started)
-        clockwork.refresh_deadline(game)
-        game.save()
-        deadline = clocks.to_ms(game.deadline)
-        assert deadline - clocks.now_ms() <= LEFT_MS
-        wait_until(
-            lambda: clocks.now_ms() - clocks.to_ms(Heartbeat.objects.get(pk=1).beat_at) < 1_500,
-            what="beat's heartbeat",
-        )
-        version = game.version
+        mover = asyncio.run(first_moves())["awaiting"]
+        version, deadline = short_of_time(game_id)
 
-        # the whole site stops
+        # 1. the whole site stops: Daphne, the worker and beat
         server.stop()
         clock_queue.beat.stop()
         clock_queue.stop()
@@ -100,28 +124,26 @@ def test_a_stopped_site_does_not_decide_the_match_it_was_running(outage_stack):
                 env, clock_queue.queue, directory / "beat-2.log", interval=TEST_SWEEP_SECONDS
             )
             server.start()
-        back = clocks.now_ms()
+        seen, mine = asyncio.run(play_on(white if mover == "white" else black, version))
+        check(seen, mine, mover, clocks.now_ms() - stopped)
 
-        async def play_on():
-            socket = await GameSocket.open(server, game_id, guest)
-            await socket.wait_for(lambda: socket.latest["version"] > version, what="the pause")
-            now = socket.latest["clock"]["server_time"]
-            seen = socket.latest
-            frame = next_frame(seen, rng)
-            mine = await socket.act(frame)
-            await socket.close()
-            return seen, now, mine
+        # 2. Daphne alone dies (the worker and beat go on, and must leave the clock alone)
+        mover = mine["awaiting"]
+        version, deadline = short_of_time(game_id)
+        server.kill()
+        stopped = clocks.now_ms()
+        try:
+            time.sleep(DOWN_S)
+            assert clocks.now_ms() > deadline + 2_000
+            assert Game.objects.get(pk=game_id).status == "active"
+        finally:
+            server.start()
+        seen, mine = asyncio.run(play_on(white if mover == "white" else black, version))
+        check(seen, mine, mover, clocks.now_ms() - stopped)
 
-        seen, now, mine = asyncio.run(play_on())
-    assert seen["status"] == "active" and seen["awaiting"] == mover
-    paused = seen["clock"]["paused_ms"]
-    assert paused >= DOWN_S * 1000 and paused < (back - stopped) + 15_000
-    # the time left when the site stopped, and no less than the reconnect grace after it
-    assert seen["clock"]["deadline"] - now >= LEFT_MS - 1_500
-    assert mine["version"] > seen["version"] and mine["status"] == "active"
-    assert GameEvent.objects.filter(game_id=game_id, kind=EventKind.PAUSE).count() == 1
-    outage = Outage.objects.get()
-    assert outage.games == 1 and outage.length_ms >= DOWN_S * 1000
+    assert GameEvent.objects.filter(game_id=game_id, kind=EventKind.PAUSE).count() == 2
+    assert [outage.games for outage in Outage.objects.order_by("pk")] == [1, 1]
     print(
-        f"\noutage {outage.length_ms} ms credited; {mover} had {seen['clock']['deadline'] - now} ms"
+        "\noutages credited (ms) and time left after them (ms): whole site "
+        f"{figures[0]}, Daphne alone {figures[1]}"
     )

@@ -161,3 +161,26 @@ def test_daphne_refuses_a_page_on_another_port(game, test_process_env, tmp_path)
             with pytest.raises(InvalidStatus) as refused:
                 ws_connect(url, origin=origin, open_timeout=TIMEOUT)
             assert refused.value.response.status_code == 403
+
+
+def test_refusals_are_logged_on_one_line_each_and_a_flood_only_counted(caplog, monkeypatch):
+    from nardy_site import origins
+
+    monkeypatch.setattr(origins, "_log_window", {"start": 0.0, "logged": 0, "skipped": 0})
+    forged = {
+        "type": "websocket",
+        "path": "/ws/game/x\n2026-12-02 01:00:00,000 CRITICAL django: forged",
+        "headers": [(b"host", b"127.0.0.1:8000"), (b"origin", b"http://evil.example")],
+    }
+    with caplog.at_level("WARNING", logger="nardy_site.origins"):
+        for _n in range(origins.LOG_PER_WINDOW + 5):
+            origins.log_refusal(forged, "http://evil.example" + "x" * 10_000)
+    lines = [record.getMessage() for record in caplog.records]
+    assert len(lines) == origins.LOG_PER_WINDOW
+    assert all("\n" not in line and len(line) < 1_000 for line in lines)
+    assert "'http://127.0.0.1:8000'" in lines[0] and "ALLOWED_HOSTS" in lines[0]
+    # the next window's first line says how many went unlogged
+    origins._log_window["start"] -= origins.LOG_WINDOW_S
+    with caplog.at_level("WARNING", logger="nardy_site.origins"):
+        origins.log_refusal(forged, "http://evil.example")
+    assert "5 more refused before this one, not logged" in caplog.records[-1].getMessage()

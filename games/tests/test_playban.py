@@ -16,7 +16,7 @@ from django.urls import reverse
 
 from games import clocks, lobby, services
 from games.models import Abandonment, Game, Heartbeat, QueueEntry, Status
-from games.services import playban
+from games.services import outages, playban
 from games.tests.factories import set_position
 from games.tests.test_lobby import join_frame, lobby_socket
 from games.tests.test_rated_games import account, person, rated_game
@@ -146,7 +146,8 @@ def test_leaving_a_lost_rated_match_counts(time_machine):
 def test_an_outage_never_counts(time_machine, settings):
     settings.GAMES_OUTAGE_MIN_MS = 5_000  # as in production (conftest.py turns it off)
     time_machine.move_to(T0, tick=False)
-    services.sweep_clocks()  # the heartbeat
+    outages.serve_here()  # this process is a web process: it notes the heartbeat
+    outages.keep_alive(lambda: None)
     game = lost_for_the_side_to_act(rated_game(account("alice"), account("bob")))
     time_machine.shift(RUNS_OUT_S + 60)  # the whole site was down meanwhile
     assert services.sweep_clocks() == (0, 0)
@@ -169,6 +170,32 @@ def test_rated_challenges_are_refused_while_waiting_and_casual_ones_are_not(time
     assert "Rated games are closed to you" in refused.value.message
     casual = services.create_challenge(person(loser), colour="white")
     assert services.accept_challenge(casual.pk, person(carol)).rated is False
+
+
+def abandoned(user, game):
+    """``user`` abandoned a lost rated game a minute ago (a row, as ``note_loss`` writes)."""
+    Abandonment.objects.create(
+        user=user,
+        game=game,
+        reason="abandon",
+        chance=0.01,
+        created=clocks.from_ms(clocks.now_ms() - 60_000),
+    )
+
+
+def test_what_was_queued_or_offered_before_the_wait_does_not_dodge_it():
+    alice, bob, carol = account("alice"), account("bob"), account("carol")
+    entry = lobby.join(alice.pk, "classic")
+    link = services.create_challenge(person(alice), colour="white", rated=True)
+    abandoned(alice, rated_game(bob, carol))
+    # the lobby entry leaves the queue at the next pairing instead of being paired
+    assert lobby.join(bob.pk, "classic").game is None
+    entry.refresh_from_db()
+    assert entry.status == "left" and not Game.objects.filter(white_user=alice, preset="classic")
+    # the rated link alice made before cannot be accepted meanwhile
+    with pytest.raises(services.ChallengeError) as refused:
+        services.accept_challenge(link.pk, person(carol))
+    assert "made this challenge" in refused.value.message
 
 
 @pytest.mark.django_db(transaction=True)

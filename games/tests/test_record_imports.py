@@ -53,6 +53,15 @@ def test_imports_over_the_address_limit_are_refused_whatever_the_session(setting
     assert ImportedRecord.objects.count() == 4
 
 
+def test_pasted_text_over_the_upload_cap_is_refused_as_too_long_without_an_error_log(caplog):
+    with caplog.at_level("ERROR"):
+        response = Client().post(import_url("ru"), {"text": "x" * 3_000_000})
+    assert response.status_code == 400
+    assert "длиннее 100000 символов" in response.content.decode()
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
+    assert not ImportedRecord.objects.exists()
+
+
 def test_opening_a_replay_keeps_its_record_from_expiring():
     record = services.import_record(GOOD)
     long_ago = timezone.now() - timedelta(days=200)

@@ -124,9 +124,13 @@ class SiteServer(Server):
         )
 
     def kill_all_applications(self):
-        """Daphne's "before shutdown" step: first close every open socket with 1012 and give
-        the consumers ``CLOSE_WAIT_S`` to handle their disconnect, then cancel what is left
-        (Daphne's own step). Returns a Deferred that Twisted waits for."""
+        """Daphne's "before shutdown" step: stop noting the heartbeat (this process no longer
+        serves), close every open socket with 1012 and give the consumers ``CLOSE_WAIT_S`` to
+        handle their disconnect, then cancel what is left (Daphne's own step). Returns a
+        Deferred that Twisted waits for."""
+        heartbeat = getattr(self, "heartbeat", None)
+        if heartbeat is not None:
+            heartbeat.cancel()
         closing = defer.Deferred.fromFuture(asyncio.ensure_future(self.close_for_restart()))
         closing.addErrback(lambda failure: logger.error("closing sockets failed: %s", failure))
         closing.addCallback(lambda _result: super(SiteServer, self).kill_all_applications())

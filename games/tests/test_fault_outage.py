@@ -19,9 +19,12 @@ from nardy_site.tests.servers import running
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.celery, pytest.mark.faults]
 
 #: what the player to move has left of the match clock's 60 s turn when the site stops (ms)
-LEFT_MS = 4_000
-#: how long everything stays stopped (s): longer than LEFT_MS and GAMES_OUTAGE_MIN_MS (5 s)
-DOWN_S = 8
+LEFT_MS = 1_500
+#: the shortest silence that is an outage here (ms; production's 5 s would only make the
+#: test wait longer)
+OUTAGE_MIN_MS = 2_000
+#: how long everything stays stopped (s): longer than LEFT_MS and OUTAGE_MIN_MS
+DOWN_S = 4
 
 
 def wait_until(check, timeout=20, what="the condition"):
@@ -34,10 +37,12 @@ def wait_until(check, timeout=20, what="the condition"):
 @pytest.fixture
 def outage_stack(clock_queue, test_process_env, tmp_path_factory):
     """The clock worker (and beat) of ``clock_queue`` and a Daphne, all with outage crediting
-    as in production (the suite turns it off elsewhere: conftest.py). Yields ``(clock_queue,
+    (the suite turns it off elsewhere: conftest.py), outages from ``OUTAGE_MIN_MS``. Yields ``(clock_queue,
     server, env)``; afterwards the worker is stopped, and the next test that needs it starts
     one with the suite's settings."""
-    env = dict(test_process_env, CELERY_QUEUE=clock_queue.queue, GAMES_OUTAGE_MIN_MS="5000")
+    env = dict(
+        test_process_env, CELERY_QUEUE=clock_queue.queue, GAMES_OUTAGE_MIN_MS=str(OUTAGE_MIN_MS)
+    )
     usual = clock_queue.env
     clock_queue.stop()
     clock_queue.env = env
@@ -50,9 +55,17 @@ def outage_stack(clock_queue, test_process_env, tmp_path_factory):
         clock_queue.env = usual
 
 
+def heartbeat_fresh():
+    wait_until(
+        lambda: clocks.now_ms() - clocks.to_ms(Heartbeat.objects.get(pk=1).beat_at) < 1_500,
+        what="the web process's heartbeat",
+    )
+
+
 def short_of_time(game_id):
     """The player to move has spent all but LEFT_MS of the match clock's 60 s turn (arranged
-    in the database, as a fixture would). Returns ``(version, deadline ms)``."""
+    in the database, as a fixture would, once Daphne is down: the deadline falls inside the
+    outage whatever stopping took). Returns ``(version, deadline ms)``."""
     game = Game.objects.get(pk=game_id)
     started = clocks.now_ms() - 60_000 + LEFT_MS
     game.period_started = game.turn_started = clocks.from_ms(started)
@@ -60,10 +73,6 @@ def short_of_time(game_id):
     game.save()
     deadline = clocks.to_ms(game.deadline)
     assert deadline - clocks.now_ms() <= LEFT_MS
-    wait_until(
-        lambda: clocks.now_ms() - clocks.to_ms(Heartbeat.objects.get(pk=1).beat_at) < 1_500,
-        what="the web process's heartbeat",
-    )
     return game.version, deadline
 
 
@@ -107,10 +116,11 @@ def test_a_stopped_site_does_not_decide_the_match_it_was_running(outage_stack):
             return w.latest
 
         mover = asyncio.run(first_moves())["awaiting"]
-        version, deadline = short_of_time(game_id)
+        heartbeat_fresh()
 
         # 1. the whole site stops: Daphne, the worker and beat
         server.stop()
+        version, deadline = short_of_time(game_id)
         clock_queue.beat.stop()
         clock_queue.stop()
         stopped = clocks.now_ms()
@@ -129,8 +139,9 @@ def test_a_stopped_site_does_not_decide_the_match_it_was_running(outage_stack):
 
         # 2. Daphne alone dies (the worker and beat go on, and must leave the clock alone)
         mover = mine["awaiting"]
-        version, deadline = short_of_time(game_id)
+        heartbeat_fresh()
         server.kill()
+        version, deadline = short_of_time(game_id)
         stopped = clocks.now_ms()
         try:
             time.sleep(DOWN_S)

@@ -104,7 +104,11 @@ def beat(now=None):
 def keep_alive(check_redis):
     """A web process's heartbeat (every ``HEARTBEAT_EVERY_MS``): if ``check_redis()`` (a
     callable that raises when Redis does not answer) passes, ``beat``; the database must
-    answer too, or ``beat`` raises. Returns the new Outage or None."""
+    answer too, or ``beat`` raises. Nothing when outages are off (``OUTAGE_MIN_MS`` 0): a
+    process with them off must not keep the heartbeat of one with them on. Returns the new
+    Outage or None."""
+    if not app_settings.OUTAGE_MIN_MS:
+        return None
     check_redis()
     return beat()
 

@@ -287,12 +287,21 @@ def test_page_drops_a_silent_socket_and_connects_again(daphne_server, browser):
             ws.connect_to_server()  # the first stays silent: opened, never answered
 
     page.route_web_socket(re.compile(r"/ws/game/"), route)
-    started = time.monotonic()
+    # the page's timers on Playwright's clock: its 15 s wait for a snapshot passes at once
+    page.clock.install()
     page.reload()
-    while len(sockets) < 2 and time.monotonic() - started < 40:
+    page.wait_for_function("() => document.getElementById('board') !== null")
+    page.wait_for_timeout(300)  # the first socket is open (real time: its own delivery)
+    assert len(sockets) == 1
+    page.clock.run_for(14_500)
+    page.wait_for_timeout(200)
+    assert len(sockets) == 1, "given up before 15 s without a snapshot"
+    page.clock.run_for(500 + 1_000)  # the 15 s, then the first pause (0.5 s, +-20 %)
+    started = time.monotonic()
+    while len(sockets) < 2 and time.monotonic() - started < 10:
         page.wait_for_timeout(100)
-    waited = time.monotonic() - started
-    assert len(sockets) == 2 and 14.5 < waited < 40
+    assert len(sockets) == 2
+    page.clock.resume()  # the rest of the test on the page's own time
     page.wait_for_function(
         "() => document.getElementById('game').dataset.ready === 'true'", timeout=20_000
     )

@@ -127,7 +127,8 @@ def latest(now=None, fresh=False):
     if not fresh and 0 <= _known["until"] - now <= minimum:
         return _known["last"]
     row = Heartbeat.objects.filter(pk=1).values_list("beat_at", "last_outage").first()
-    if row is None:
+    if row is None:  # no web process ever noted one (or the row was removed): nothing known
+        _known.update(until=0, last=0, beat_at=0, down=False)
         return 0
     beat_at = clocks.to_ms(row[0])
     if now - beat_at > minimum:

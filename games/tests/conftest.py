@@ -247,9 +247,15 @@ class ClockWorker:
     starts: int = 0
 
     def start(self):
+        self.start_process().start()
+        return self.worker
+
+    def start_process(self):
+        """The next worker, not yet started (``start`` it, or ``start_all`` it with others)."""
         self.starts += 1
-        log_path = self.directory / f"worker-{self.starts}.log"
-        self.worker = start_worker(self.env, self.queue, log_path)
+        self.worker = WorkerProcess(
+            self.env, self.queue, self.directory / f"worker-{self.starts}.log"
+        )
         return self.worker
 
     def stop(self):

@@ -36,7 +36,7 @@ pytestmark = pytest.mark.e2e
 GAME_URL = re.compile(r"/game/([0-9a-f-]{36})/$")
 #: of B's 60 s away, this much is made to have passed already (in the database), so the test
 #: does not wait them out; the server still ends the game by its own sweep
-AGED_MS = 45_000
+AGED_MS = 54_000
 COUNTDOWN = re.compile(r"^Opponent disconnected — reconnecting… (\d+):(\d\d)$")
 TEST_LIMIT_S = 240
 
@@ -198,7 +198,7 @@ def test_two_guests_play_with_the_match_clock_and_a_player_who_leaves_loses_the_
     take_turn(page_a, action)
     wait_for_new_version(page_a, version, deadline)
 
-    # 60 s after B left, B has lost the game and with it the whole match: 45 s of them are
+    # 60 s after B left, B has lost the game and with it the whole match: AGED_MS of them are
     # made to have passed already.
     in_thread(lambda: age_absence(game_id, "black", AGED_MS))
     page_a.locator("#result").wait_for(state="visible", timeout=80_000)

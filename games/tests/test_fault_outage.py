@@ -12,9 +12,9 @@ import pytest
 from games import clocks
 from games.models import EventKind, Game, GameEvent, Heartbeat, Outage
 from games.services import clockwork
-from games.tests.conftest import TEST_SWEEP_SECONDS, daphne_servers, start_beat
+from games.tests.conftest import TEST_SWEEP_SECONDS, BeatProcess, daphne_servers
 from games.tests.live import GameSocket, Guest, next_frame, people_game, take_step
-from nardy_site.tests.servers import running
+from nardy_site.tests.servers import running, start_all
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.celery, pytest.mark.faults]
 
@@ -37,9 +37,8 @@ def wait_until(check, timeout=20, what="the condition"):
 @pytest.fixture
 def outage_stack(clock_queue, test_process_env, tmp_path_factory):
     """The clock worker (and beat) of ``clock_queue`` and a Daphne, all with outage crediting
-    (the suite turns it off elsewhere: conftest.py), outages from ``OUTAGE_MIN_MS``. Yields ``(clock_queue,
-    server, env)``; afterwards the worker is stopped, and the next test that needs it starts
-    one with the suite's settings."""
+    (the suite turns it off elsewhere: conftest.py), outages from ``OUTAGE_MIN_MS``. Yields
+    ``(clock_queue, server, env)``."""
     env = dict(
         test_process_env, CELERY_QUEUE=clock_queue.queue, GAMES_OUTAGE_MIN_MS=str(OUTAGE_MIN_MS)
     )
@@ -51,7 +50,8 @@ def outage_stack(clock_queue, test_process_env, tmp_path_factory):
     try:
         yield clock_queue, server, env
     finally:
-        clock_queue.stop()
+        # the worker may run on: with no web process noting a heartbeat it credits nothing
+        # and caps nothing (outages.latest); the next one started has the suite's settings
         clock_queue.env = usual
 
 
@@ -129,11 +129,9 @@ def test_a_stopped_site_does_not_decide_the_match_it_was_running(outage_stack):
             assert clocks.now_ms() > deadline + 2_000
             assert Game.objects.get(pk=game_id).status == "active"
         finally:
-            clock_queue.start()
-            clock_queue.beat = start_beat(
-                env, clock_queue.queue, directory / "beat-2.log", interval=TEST_SWEEP_SECONDS
-            )
-            server.start()
+            beat = BeatProcess(env, clock_queue.queue, directory / "beat-2.log", TEST_SWEEP_SECONDS)
+            start_all([clock_queue.start_process(), beat, server])
+            clock_queue.beat = beat
         seen, mine = asyncio.run(play_on(white if mover == "white" else black, version))
         check(seen, mine, mover, clocks.now_ms() - stopped)
 

@@ -4,8 +4,10 @@
 Levels offered to players (``LEVELS``): ``easy`` and ``medium``, the hand-written evaluations
 of ``games.bots.heuristic``, and ``hard``, the TD(lambda)-trained network with a look-ahead
 over the opponent's 21 rolls (``games.bots.neural``; it beats ``medium``, docs/bots.md). For
-the arena and tests also (``ALL_LEVELS``): ``random`` (any legal play). In a finished race
-every level but easy bears off by the exact table of ``games.bots.bearoff``.
+the arena and tests also (``ALL_LEVELS``): ``random`` (any legal play) and ``reference``
+(``games.bots.reference``: the hard level of 2026-12-02, frozen, the yardstick of later
+levels). In a finished race every level but easy bears off by the exact table of
+``games.bots.bearoff``.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from .bearoff import best_bearoff_play
 from .heuristic import easy_score, score_position
 
 LEVELS = ("easy", "medium", "hard")
-ALL_LEVELS = LEVELS + ("random",)
+ALL_LEVELS = LEVELS + ("random", "reference")
 TIE = 1e-9
 
 
@@ -46,6 +48,10 @@ def choose_play(position, dice, ruleset, level="medium", rng=None):
         from .neural import choose_hard
 
         return choose_hard(position, dice, plays)
+    if level == "reference":
+        from .reference import choose_reference
+
+        return choose_reference(position, dice, plays)
     mover = position.turn
     them = position.board(other(mover))
     if level == "easy":

@@ -74,13 +74,15 @@ def play_game(white: str, black: str, dice: DiceStream, seed: int):
 def warm_up(levels=("medium", "hard"), weights=None) -> None:
     """Load what a Celery worker loads at start (games.tasks.load_bot_tables); ``weights``: a
     network file for ``hard`` other than the shipped one (e.g. a training run's save)."""
-    from . import bearoff, neural
+    from . import bearoff, neural, reference
 
     bearoff.table()
     if weights:
         neural.use_weights(weights)
     if "hard" in levels:
         neural.preload()
+    if "reference" in levels:
+        reference.network()
 
 
 def play_pair(args):

@@ -76,8 +76,15 @@ def choose_hard(position, dice, plays, candidates=CANDIDATES, cap_s=TIME_CAP_S):
     """The hard bot's choice among ``plays`` (the legal plays of ``dice`` in ``position``):
     the best of the top 0-ply ``candidates`` by one-roll look-ahead, or the best 0-ply play
     when the look-ahead passes ``cap_s`` seconds (or a play wins at once)."""
+    return choose_with(network(), position, plays, candidates, MARGIN, cap_s)
+
+
+def choose_with(net, position, plays, candidates, margin, cap_s):
+    """The choice of network ``net`` among ``plays`` of ``position``: its 0-ply best, unless
+    one of the top ``candidates`` within ``margin`` points of it is better by one-roll
+    look-ahead, all within ``cap_s`` seconds (else the 0-ply best). A play that wins at once
+    is played."""
     started = time.perf_counter()
-    net = network()
     mover = position.turn
     values = _values(net, mover, [p.result for p in plays], position.board(other(mover)))
     order = np.argsort(-values, kind="stable")
@@ -85,7 +92,7 @@ def choose_hard(position, dice, plays, candidates=CANDIDATES, cap_s=TIME_CAP_S):
     if plays[best].result.winner or len(plays) == 1:
         return plays[best]
     deadline = started + cap_s
-    pool = [int(i) for i in order[:candidates] if values[i] >= values[best] - MARGIN]
+    pool = [int(i) for i in order[:candidates] if values[i] >= values[best] - margin]
     if len(pool) == 1:
         return plays[best]
     scored = []

@@ -1,15 +1,17 @@
 """The bot levels, the neural evaluator, its training and the bear-off table.
 Pure Python + numpy: no database."""
 
+import hashlib
 import random
 
 import numpy as np
 import pytest
 
-from games.bots import ALL_LEVELS, bearoff, choose_play, neural, train
+from games.bots import ALL_LEVELS, LEVELS, bearoff, choose_play, neural, reference, train
 from games.bots.features import N_INPUTS, encode
 from games.bots.network import Network, equity, flip
 from games.engine import Position, legal_plays
+from games.services.options import bot_levels
 
 
 def pos(white, black, turn="white", first_turn=False):
@@ -256,3 +258,10 @@ def test_bot_plays_to_save_the_mars():
     position = pos({"6": 14, "2": 1}, {"1": 1})
     play = choose_play(position, (4, 2), "sport")
     assert play.result.white[0] >= 1
+
+
+def test_the_reference_is_frozen_and_not_offered_to_players():
+    digest = hashlib.sha256(reference.REFERENCE_WEIGHTS.read_bytes()).hexdigest()
+    assert digest == reference.REFERENCE_SHA256, "the reference network must never change"
+    assert "reference" in ALL_LEVELS and "reference" not in LEVELS
+    assert "reference" not in bot_levels()

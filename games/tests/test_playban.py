@@ -172,12 +172,12 @@ def test_rated_challenges_are_refused_while_waiting_and_casual_ones_are_not(time
     assert services.accept_challenge(casual.pk, person(carol)).rated is False
 
 
-def abandoned(user, game):
+def abandoned(user, game, reason="abandon"):
     """``user`` abandoned a lost rated game a minute ago (a row, as ``note_loss`` writes)."""
     Abandonment.objects.create(
         user=user,
         game=game,
-        reason="abandon",
+        reason=reason,
         chance=0.01,
         created=clocks.from_ms(clocks.now_ms() - 60_000),
     )
@@ -203,13 +203,7 @@ def test_the_lobby_socket_the_lobby_page_and_the_profile_say_why_and_how_long():
     alice, bob = account("alice"), account("bob")
     game = rated_game(alice, bob)
     loser = alice if game.user_of(game.awaiting) == alice.pk else bob
-    Abandonment.objects.create(
-        user=loser,
-        game=game,
-        reason="timeout",
-        chance=0.01,
-        created=clocks.from_ms(clocks.now_ms() - 60_000),
-    )
+    abandoned(loser, game, reason="timeout")
 
     async def join():
         comm = await lobby_socket(loser, lang="ru")

@@ -8,7 +8,6 @@ import base64
 import copy
 import hashlib
 import hmac
-import itertools
 import json
 import time
 import uuid
@@ -76,7 +75,18 @@ def fresh_cache(settings):
     settings.CACHES = caches
 
 
-_signed_so_far = itertools.count()
+#: every auth_date handed out: two answers must never be the same data (one second later, an
+#: older offset could give the same date, and the second answer was "already used")
+_auth_dates = set()
+
+
+def _fresh_auth_date(age):
+    """A Unix time ``age`` seconds ago, or the nearest earlier one not handed out yet."""
+    at = int(time.time()) - age
+    while at in _auth_dates:
+        at -= 1
+    _auth_dates.add(at)
+    return at
 
 
 @pytest.fixture
@@ -98,15 +108,15 @@ def telegram_signed(fields, token=TELEGRAM_BOT_TOKEN):
 
 
 def telegram_user(user_id=4242, age=5, **extra):
-    """Telegram's sign-in fields; each call a second older than the last, so two answers of
-    one test are two sign-ins (each answer signs in once)."""
+    """Telegram's sign-in fields; each call with an auth_date no call had before, so two
+    answers of one test are two sign-ins (each answer signs in once)."""
     fields = {
         "id": user_id,
         "first_name": "Ivan",
         "last_name": "Petrov",
         "username": "ivan_p",
         "photo_url": "https://t.me/i/userpic/320/ivan.jpg",
-        "auth_date": int(time.time()) - age - next(_signed_so_far) % 60,
+        "auth_date": _fresh_auth_date(age),
     }
     fields.update(extra)
     return {key: value for key, value in fields.items() if value is not None}

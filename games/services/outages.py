@@ -178,13 +178,10 @@ def credit(change, last):
     ended = None
     for outage in found:
         start, end = clocks.to_ms(outage.started), clocks.to_ms(outage.ended)
-        moved = False
-        for field in CLOCK_TIMES:
-            at = clocks.to_ms(getattr(game, field))
-            if at is not None and at < end:
-                setattr(game, field, clocks.from_ms(at + end - max(at, start)))
-                moved = True
-        if moved:
+        # a clock time before the outage's end moves on by the part of the outage after it
+        if _move_clock_times(
+            game, lambda at, start=start, end=end: at + end - max(at, start) if at < end else at
+        ):
             paused += end - start
             ended = end
             Outage.objects.filter(pk=outage.pk).update(games=F("games") + 1)
@@ -195,16 +192,25 @@ def credit(change, last):
     deadline = clocks.to_ms(game.deadline)
     if deadline is not None and deadline < ended + RECONNECT_GRACE_MS:
         extra = ended + RECONNECT_GRACE_MS - deadline
-        for field in CLOCK_TIMES:
-            at = clocks.to_ms(getattr(game, field))
-            if at is not None:
-                setattr(game, field, clocks.from_ms(at + extra))
+        _move_clock_times(game, lambda at: at + extra)
         clockwork.refresh_deadline(game)
     game.paused_ms = paused
     game.paused_at_play = game.plays
     change.record(EventKind.PAUSE)
     logger.info("outage: game %s credited %d ms", game.pk, paused)
     return True
+
+
+def _move_clock_times(game, moved):
+    """Set each of the game's ``CLOCK_TIMES`` that is set to ``moved(ms)``; True if any
+    changed."""
+    changed = False
+    for field in CLOCK_TIMES:
+        at = clocks.to_ms(getattr(game, field))
+        if at is not None and moved(at) != at:
+            setattr(game, field, clocks.from_ms(moved(at)))
+            changed = True
+    return changed
 
 
 def paused_note_ms(game):

@@ -30,12 +30,11 @@ WAITS = (timedelta(minutes=5), timedelta(minutes=15), timedelta(hours=1), timede
 @dataclass(frozen=True)
 class Wait:
     """A player's current wait: ``until`` (aware datetime), ``count`` (abandonments within
-    ``WINDOW``), ``reason`` of the last one ("timeout" or "abandon") and its ``game_id``."""
+    ``WINDOW``) and ``reason`` of the last one ("timeout" or "abandon")."""
 
     until: object
     count: int
     reason: str
-    game_id: object
 
     def seconds_left(self, now_ms=None):
         """Whole seconds until the wait is over (at least 1)."""
@@ -112,17 +111,17 @@ def current_wait(user_id, now_ms=None):
     if not user_id:
         return None
     now_ms = clocks.now_ms() if now_ms is None else now_ms
-    within = Abandonment.objects.filter(
-        user_id=user_id, created__gt=clocks.from_ms(now_ms) - WINDOW
+    rows = list(
+        Abandonment.objects.filter(
+            user_id=user_id, created__gt=clocks.from_ms(now_ms) - WINDOW
+        ).values_list("created", "reason")
     )
-    last = within.order_by("-created").first()
-    if last is None:
+    if not rows:
         return None
-    count = within.count()
-    until = last.created + WAITS[min(count, len(WAITS)) - 1]  # as _until, without the rows
+    until = _until([created for created, _reason in rows])
     if clocks.to_ms(until) <= now_ms:
         return None
-    return Wait(until=until, count=count, reason=last.reason, game_id=last.game_id)
+    return Wait(until=until, count=len(rows), reason=max(rows)[1])
 
 
 def notice(user_id):

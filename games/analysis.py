@@ -1,12 +1,13 @@
-"""Post-game analysis: every play of a finished game judged by the hard bot's evaluator.
+"""Post-game analysis: every play of a finished game judged by the strongest search.
 
-For each play the mover had a choice in (more than one legal play), every legal play of that
-roll is scored by the hard network (``games.bots.neural``, 0-ply); the ``CANDIDATES`` best of
-them and the play actually made are then scored one roll deeper (the mean over the opponent's
-21 rolls of its best reply, ``neural.one_ply``). The best of those is "the best play"; the
-difference between its equity and the played play's is the equity lost. Equities are cubeless
-points per game for the mover (oin 1, mars 2, koks 3 where the table has koks; a play that
-bears off the last checker counts its exact R9 value), whatever the cube and the match score.
+For each play the mover had a choice in (more than one legal play), the plays of that roll are
+ranked by the expert level's search (``games.bots.neural`` and ``games.bots.search``): every
+play at 0-ply, the best through a move filter at 1-ply (the opponent's 21 rolls) and 2-ply,
+and the play actually made at every ply the search reaches. The best at the deepest ply is
+"the best play"; the difference between its equity and the played play's is the equity lost.
+Equities are cubeless points per game for the mover (oin 1, mars 2, koks 3 where the table has
+koks; a play that bears off the last checker counts its exact R9 value), whatever the cube and
+the match score.
 
 Marks (``mark_of``): ``best`` (nothing lost), ``ok`` (less than ``MISTAKE``), ``mistake``
 (at least ``MISTAKE``, 0.05 points), ``blunder`` (at least ``BLUNDER``, 0.12 points). A play
@@ -27,7 +28,6 @@ import logging
 import time
 from datetime import timedelta
 
-import numpy as np
 from celery import current_app
 from django.db import transaction
 from django.db.models import Q
@@ -36,8 +36,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from games.bots import neural
-from games.bots.features import encode
-from games.bots.network import equity
+from games.bots.search import rank
 from games.engine import get_ruleset, legal_plays, other
 from games.engine import record as rec
 from games.engine.scoring import game_value
@@ -49,18 +48,19 @@ from games.signals import game_finished
 ANALYSE_GAME = "games.analyse_game"
 
 #: bump when the method changes: a stored analysis of an older version may be requested again
-ANALYSIS_VERSION = 2  # 2: the network with the medium evaluation's blocking terms as inputs
+ANALYSIS_VERSION = 3  # 3: the expert search (1-ply and 2-ply); 2: blocking-term inputs
 #: the method, stored with every analysis
 METHOD = (
-    "hard network: 0-ply for every legal play, 1-ply for the best 8 and the play made; cubeless"
+    "expert search: 0-ply for every legal play, 1-ply for the best 8 within 0.4 points, 2-ply "
+    "for the best 2 within 0.1, the play made at every ply; cubeless"
 )
 #: equity lost (points per game) from which a play is a mistake / a blunder
 MISTAKE = 0.05
 BLUNDER = 0.12
 #: a play losing less than this is the best play (equal to it in three decimals)
 BEST_TOLERANCE = 0.0005
-#: plays (by their 0-ply equity) also scored one roll deeper, besides the play made
-CANDIDATES = 8
+#: seconds of search a play gets at most (past it, the deepest ply completed judges)
+PLAY_CAP_S = 2.0
 #: a pending or running analysis older than this (a lost task, a killed worker) may be queued again
 STALE_AFTER = timedelta(minutes=10)
 #: analyses go to the default queue's name + this (``analysis_queue``)
@@ -87,47 +87,42 @@ def _final_value(result, mover, ruleset) -> float:
     return float(game_value(result.board(other(mover)), ruleset)[1])
 
 
-def play_equities(position, plays, ruleset, played_index, candidates=CANDIDATES):
+def play_equities(position, plays, ruleset, played_index, cap_s=PLAY_CAP_S):
     """Equities (cubeless points per game, for the side to move in ``position``) of ``plays``
-    (its legal plays of one roll). Returns ``{index: equity}`` for the plays scored one roll
-    deeper: the ``candidates`` best by the 0-ply network and ``played_index``; a play that ends
-    the game gets its exact value."""
-
-    net = neural.network()
-    mover = position.turn
-    results = [p.result for p in plays]
-    zero = equity(
-        net.evaluate(encode([r.board(mover) for r in results], position.board(other(mover))))
+    (its legal plays of one roll), by the expert search (``games.bots.neural``): every play at
+    0-ply, the best at 1-ply and 2-ply through its move filters, and the play made
+    (``played_index``) at every ply the search reaches, within ``cap_s`` seconds. Returns
+    ``{index: equity}`` for the play made and the plays measured at the deepest ply reached; a
+    play that ends the game gets its exact value (RULES.md R9, with koks where the table has it)."""
+    ranked = rank(
+        neural.network(), position, plays, (neural.EXPERT, neural.EXPERT_DEEP), cap_s, played_index
     )
-    for i, r in enumerate(results):
-        if r.winner:
-            zero[i] = _final_value(r, mover, ruleset)
-    chosen = [int(i) for i in np.argsort(-zero, kind="stable")[:candidates]]
-    if played_index not in chosen:
-        chosen.append(played_index)
-    deep = {}
-    for i in chosen:
-        r = results[i]
-        deep[i] = (
-            _final_value(r, mover, ruleset) if r.winner else float(neural.one_ply(net, r, mover))
-        )
-    return deep
+    mover = position.turn
+    deepest = ranked.plies[ranked.index]
+    measured = {}
+    for i, (value, ply) in enumerate(zip(ranked.scores, ranked.plies, strict=True)):
+        result = plays[i].result
+        if result.winner:
+            measured[i] = _final_value(result, mover, ruleset)
+        elif ply == deepest or i == played_index:
+            measured[i] = value
+    return measured
 
 
-def analyse_play(position, dice, played_result, ruleset, candidates=CANDIDATES) -> dict:
+def analyse_play(position, dice, played_result, ruleset, cap_s=PLAY_CAP_S) -> dict:
     """The analysis of one play: ``position`` before it (its ``turn`` moves), the roll ``dice``
-    and the position ``played_result`` it led to. Returns a dict with ``plays`` (how many legal
-    plays the roll had) and ``mark``; unless ``forced``, also ``best`` (notation, the mover's
-    numbering), ``best_position`` (RULES.md JSON), ``best_equity``, ``played_equity`` and
-    ``lost`` (points, 4 decimals). Raises ValueError if no legal play leads to
-    ``played_result``."""
+    and the position ``played_result`` it led to, searched for at most ``cap_s`` seconds.
+    Returns a dict with ``plays`` (how many legal plays the roll had) and ``mark``; unless
+    ``forced``, also ``best`` (notation, the mover's numbering), ``best_position`` (RULES.md
+    JSON), ``best_equity``, ``played_equity`` and ``lost`` (points, 4 decimals). Raises
+    ValueError if no legal play leads to ``played_result``."""
     plays = legal_plays(position, dice, ruleset)
     if len(plays) <= 1:
         return {"plays": len(plays), "mark": "forced"}
     played = next((i for i, p in enumerate(plays) if p.result == played_result), None)
     if played is None:
         raise ValueError("the play made is not one of the legal plays of the roll")
-    equities = play_equities(position, plays, ruleset, played, candidates)
+    equities = play_equities(position, plays, ruleset, played, cap_s)
     best = max(equities, key=lambda i: (equities[i], i == played))
     lost = max(0.0, equities[best] - equities[played])
     if best == played:
@@ -179,7 +174,7 @@ def summarise(rows) -> dict:
     return summary
 
 
-def analyse_record(record, candidates=CANDIDATES):
+def analyse_record(record):
     """Analyse every play of an engine ``Record`` (games.engine.record). Returns
     ``(rows, summary)``: one row per play in order, ``{"n", "side", "dice", "played"}`` plus
     the fields of ``analyse_play``, and ``summarise(rows)``. Raises RecordError for a record
@@ -193,7 +188,7 @@ def analyse_record(record, candidates=CANDIDATES):
             before = frame.position
         elif frame.kind == rec.PLAY:
             row = {"n": frame.n, "side": frame.side, "dice": list(frame.dice), "played": frame.play}
-            row.update(analyse_play(before, frame.dice, frame.position, ruleset, candidates))
+            row.update(analyse_play(before, frame.dice, frame.position, ruleset))
             rows.append(row)
     return rows, summarise(rows)
 

@@ -50,6 +50,8 @@ ACTIONS = {
     "play": services.play,
     "claim": services.claim,
 }
+#: frames answered from the game without changing it and without a version
+READ_ONLY = {"hint": services.hint, "judge": services.judge_last_play}
 
 
 class ThreadPerSocket:
@@ -355,6 +357,9 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
             if frame["type"] == "why":
                 await self.send_why(frame)
                 return
+            if frame["type"] in READ_ONLY:
+                await self.send_answer(READ_ONLY[frame["type"]])
+                return
             await self._act(frame)
         except services.GameError as error:
             await self.send_error(error.code, error.message, error.version)
@@ -471,7 +476,16 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
 
     async def send_why(self, frame):
         """Answer a ``why`` frame (docs/protocol.md "Explanations")."""
-        answer = await self._why(frame.get("point"), frame.get("staged") or "")
+        point, staged = frame.get("point"), frame.get("staged") or ""
+        await self.send_answer(
+            lambda game, actor: services.explain_point(game, actor, point, staged)
+        )
+
+    async def send_answer(self, service):
+        """Answer a read-only frame (``why``, ``hint``, ``judge``) with what
+        ``service(game, actor)`` returns, in the socket's language; close with 4404 when the
+        game is gone."""
+        answer = await self._read(service)
         if answer is None:
             await self.close(code=CLOSE_NOT_FOUND)
             return
@@ -499,7 +513,7 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
                 return frame
             kind = frame.get("type")
             if not isinstance(kind, str) or (
-                kind not in ACTIONS and kind not in ("snapshot", "why")
+                kind not in ACTIONS and kind not in ("snapshot", "why", *READ_ONLY)
             ):
                 return _("Unknown frame type.")
             if kind == "why":
@@ -546,7 +560,7 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         return _actor_of(self.scope), Game.objects.filter(pk=self.game_id).exists()
 
     @database_sync_to_async
-    def _why(self, point, staged):
+    def _read(self, service):
         try:
             game = Game.objects.get(pk=self.game_id)
         except Game.DoesNotExist:
@@ -554,7 +568,7 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         game = services.current(game)
         self._recheck_identity()
         with translation.override(self.language):
-            return services.explain_point(game, self.actor, point, staged)
+            return service(game, self.actor)
 
     @database_sync_to_async
     def _snapshot(self, recheck=True):

@@ -61,6 +61,7 @@ class BotLevel(models.TextChoices):
     EASY = "easy", _("Easy")
     MEDIUM = "medium", _("Medium")
     HARD = "hard", _("Hard")
+    EXPERT = "expert", _("Expert")
 
 
 class ResultKind(models.TextChoices):
@@ -394,6 +395,11 @@ class Game(models.Model):
         if self.black_guest == guest_id:
             return Side.BLACK.value
         return None
+
+    def offers_hints(self, side):
+        """Whether the player of ``side`` (None: an onlooker) gets hints here
+        (``games.services.hints``): the human side of an unrated game against the computer."""
+        return bool(self.bot_side) and not self.rated and side not in (None, self.bot_side)
 
     @property
     def is_bot_turn(self):

@@ -65,6 +65,7 @@ ROOM_MODULES = tuple(
         "announce",
         "board-view",
         "clocks",
+        "coach",
         "controls",
         "panels",
         "protocol",
@@ -80,6 +81,7 @@ LEVEL_LABELS = {
     "easy": gettext_lazy("Easy"),
     "medium": gettext_lazy("Medium"),
     "hard": gettext_lazy("Hard"),
+    "expert": gettext_lazy("Expert"),
 }
 
 

@@ -2,8 +2,9 @@
 
 ``choose_play(position, dice, ruleset, level="medium", rng=None)`` returns an engine ``Play``.
 Levels offered to players (``LEVELS``): ``easy`` and ``medium``, the hand-written evaluations
-of ``games.bots.heuristic``, and ``hard``, the TD(lambda)-trained network with a look-ahead
-over the opponent's 21 rolls (``games.bots.neural``; it beats ``medium``, docs/bots.md). For
+of ``games.bots.heuristic``; ``hard``, the TD(lambda)-trained network with a look-ahead over
+the opponent's 21 rolls, and ``expert``, the same network searching one more roll deep on its
+best candidates (``games.bots.neural`` and ``games.bots.search``; docs/bots.md). For
 the arena and tests also (``ALL_LEVELS``): ``random`` (any legal play) and ``reference``
 (``games.bots.reference``: the hard level of 2026-12-02, frozen, the yardstick of later
 levels). In a finished race every level but easy bears off by the exact table of
@@ -18,8 +19,10 @@ from games.engine import legal_plays, other
 
 from .bearoff import best_bearoff_play
 from .heuristic import easy_score, score_position
+from .neural import NETWORK_LEVELS, choose_expert, choose_hard
+from .reference import choose_reference
 
-LEVELS = ("easy", "medium", "hard")
+LEVELS = ("easy", "medium", "hard", "expert")
 ALL_LEVELS = LEVELS + ("random", "reference")
 TIE = 1e-9
 
@@ -45,12 +48,10 @@ def choose_play(position, dice, ruleset, level="medium", rng=None):
         if finished_race is not None:
             return finished_race
     if level == "hard":
-        from .neural import choose_hard
-
         return choose_hard(position, dice, plays)
+    if level == "expert":
+        return choose_expert(position, dice, plays)
     if level == "reference":
-        from .reference import choose_reference
-
         return choose_reference(position, dice, plays)
     mover = position.turn
     them = position.board(other(mover))
@@ -62,4 +63,11 @@ def choose_play(position, dice, ruleset, level="medium", rng=None):
     return rng.choice([p for s, p in scored if s >= best - TIE])
 
 
-__all__ = ["ALL_LEVELS", "LEVELS", "choose_play", "easy_score", "score_position"]
+__all__ = [
+    "ALL_LEVELS",
+    "LEVELS",
+    "NETWORK_LEVELS",
+    "choose_play",
+    "easy_score",
+    "score_position",
+]

@@ -27,7 +27,7 @@ from multiprocessing import Pool
 
 from games.engine import Position, game_value, other
 
-from . import choose_play
+from . import bearoff, choose_play, neural, reference
 
 MAX_TURNS = 1000
 
@@ -73,13 +73,12 @@ def play_game(white: str, black: str, dice: DiceStream, seed: int):
 
 def warm_up(levels=("medium", "hard"), weights=None) -> None:
     """Load what a Celery worker loads at start (games.tasks.load_bot_tables); ``weights``: a
-    network file for ``hard`` other than the shipped one (e.g. a training run's save)."""
-    from . import bearoff, neural, reference
-
+    network file for ``hard`` and ``expert`` other than the shipped one (e.g. a training run's
+    save)."""
     bearoff.table()
     if weights:
         neural.use_weights(weights)
-    if "hard" in levels:
+    if set(levels) & set(neural.NETWORK_LEVELS):
         neural.preload()
     if "reference" in levels:
         reference.network()

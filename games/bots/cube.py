@@ -12,12 +12,13 @@ blocks, so it is a rough but honest guide. The bot
 - offers a double before its roll when its chance is at least ``DOUBLE_THRESHOLD`` (clearly
   ahead).
 
-The ``hard`` level judges by its network instead (``games.bots.neural.cubeless_chances``), which
-sees blocks and the mars: it takes when its cubeless equity is above ``TAKE_EQUITY`` (-0.5 points
-per cube: taking then loses less than the point a drop gives away, twice the stake being at
-risk), and doubles when its chance to win is at least ``DOUBLE_THRESHOLD`` unless it is "too
-good": an equity above ``TOO_GOOD_EQUITY`` (1 point) means the opponent would drop and playing on
-for the mars is worth more than that point.
+The ``hard`` and ``expert`` levels judge by their network instead
+(``games.bots.neural.cubeless_chances``), which sees blocks and the mars: they take when the
+cubeless equity is above ``TAKE_EQUITY`` (-0.5 points per cube: taking then loses less than
+the point a drop gives away, twice the stake being at risk), and double when the chance to
+win is at least ``DOUBLE_THRESHOLD`` unless it is "too good": an equity above
+``TOO_GOOD_EQUITY`` (1 point) means the opponent would drop and playing on for the mars is
+worth more than that point.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from __future__ import annotations
 import math
 
 from games.engine.position import other
+
+from .neural import NETWORK_LEVELS, cubeless_chances
 
 AVERAGE_ROLL = 8.1667  # mean pips per roll: (30 * 7 + 4 * 21) / 36
 ROLL_SPREAD = 0.526  # standard deviation of one roll (4.30) / AVERAGE_ROLL
@@ -68,10 +71,8 @@ def mars_danger(position, side):
 def should_take(position, side, cube_value, ruleset, level="medium"):
     """Whether ``side``, offered a double in ``position`` (the offerer to move), should take.
     ``cube_value`` is the cube before the double; ``ruleset`` the table's rules; ``level`` the
-    bot's level (``hard`` judges by its network, the others by the race)."""
-    if level == "hard":
-        from .neural import cubeless_chances
-
+    bot's level (``hard`` and ``expert`` judge by the network, the others by the race)."""
+    if level in NETWORK_LEVELS:
         _, my_equity = cubeless_chances(position, side)
         return my_equity > TAKE_EQUITY
     threshold = TAKE_THRESHOLD_MARS if mars_danger(position, side) else TAKE_THRESHOLD
@@ -81,9 +82,7 @@ def should_take(position, side, cube_value, ruleset, level="medium"):
 def should_double(position, side, cube_value, ruleset, level="medium"):
     """Whether ``side`` (to roll in ``position``, allowed to double) should offer a double;
     ``level`` as for ``should_take``."""
-    if level == "hard":
-        from .neural import cubeless_chances
-
+    if level in NETWORK_LEVELS:
         chance, my_equity = cubeless_chances(position, side)
         return chance >= DOUBLE_THRESHOLD and my_equity <= TOO_GOOD_EQUITY
     return win_chance(position, side) >= DOUBLE_THRESHOLD

@@ -1,31 +1,34 @@
-"""The hard bot: the TD(lambda)-trained network (games/bots/data/hard.npz, made by
-``python -m games.bots.train``) with a look-ahead over the opponent's 21 rolls.
+"""The network levels, ``hard`` and ``expert``: the TD(lambda)-trained network
+(games/bots/data/hard.npz, made by ``python -m games.bots.train``) with the look-ahead of
+``games.bots.search`` (docs/bots.md "Search").
 
-Each legal play is first scored by the network (0-ply: the position after it, seen by the side
-that played). The best few (``CANDIDATES``, and only those within ``MARGIN`` points of the
-best) are then scored one roll deeper: the mean, over the opponent's 36 dice outcomes (21
-distinct rolls), of minus the opponent's best reply as the network sees it. The look-ahead is
-checked against a time cap after every roll it expands; at the cap the 0-ply choice is played.
+- ``hard``: every legal play at 0-ply, then the best ``HARD.keep`` within ``HARD.margin``
+  points at 1-ply (the opponent's 21 rolls, every reply, one numpy batch); ``HARD_CAP_S``.
+- ``expert``: as hard, then the best ``EXPERT_DEEP.keep`` of those within
+  ``EXPERT_DEEP.margin`` points at 2-ply; ``EXPERT_CAP_S``.
+
+Past its time cap a level plays the best play of the deepest ply it completed.
 """
 
 from __future__ import annotations
 
 import functools
-import time
 
-import numpy as np
-
-from games.engine import legal_plays, other
+from games.engine import other
 
 from .features import encode
 from .network import WEIGHTS, Network, equity, flip
+from .search import Filter, rank
 
-#: the 21 distinct rolls with their weights out of 36
-ROLLS = tuple(((a, b), 1 if a == b else 2) for a in range(1, 7) for b in range(a, 7))
-CANDIDATES = 4  # plays looked at one roll deeper
-MARGIN = 0.25  # ... if their 0-ply equity is within this many points of the best
-TIME_CAP_S = 0.6  # beyond this the 0-ply choice is played (room left for the 1 s limit)
-
+#: the levels that judge by the network (plays and the cube)
+NETWORK_LEVELS = ("hard", "expert")
+#: hard's move filter for the 1-ply look-ahead, and its time cap (seconds)
+HARD = Filter(keep=8, margin=0.4)
+HARD_CAP_S = 0.25
+#: expert's filters (1-ply, then 2-ply) and time cap (seconds): room left under the 1 s p95
+EXPERT = Filter(keep=8, margin=0.4)
+EXPERT_DEEP = Filter(keep=2, margin=0.1)
+EXPERT_CAP_S = 0.7
 
 _weights = WEIGHTS
 
@@ -37,71 +40,22 @@ def network() -> Network:
 
 
 def use_weights(path) -> None:
-    """Play ``hard`` with the network in ``path`` from now on, in this process (the arena's
-    ``--weights``, to measure a training run's saves)."""
+    """Play ``hard`` and ``expert`` with the network in ``path`` from now on, in this process
+    (the arena's ``--weights``, to measure a training run's saves)."""
     global _weights
     _weights = path
     network.cache_clear()
 
 
-def _values(net, mover, results, opp_board):
-    """0-ply equities (points, for ``mover``) of the positions ``results`` after its play;
-    a position where ``mover`` has borne off everything counts its exact R9 value."""
-    boards = [r.board(mover) for r in results]
-    values = equity(net.evaluate(encode(boards, opp_board)))
-    for i, r in enumerate(results):
-        if r.winner:
-            values[i] = 2.0 if r.off(other(mover)) == 0 else 1.0
-    return values
+def choose_hard(position, dice, plays, cap_s=HARD_CAP_S):
+    """The hard level's choice among ``plays`` (the legal plays of ``dice`` in ``position``)."""
+    return plays[rank(network(), position, plays, (HARD,), cap_s).index]
 
 
-def one_ply(net, after, mover, deadline=None):
-    """``mover``'s equity (points) in ``after``, the opponent to roll: the mean over its 36
-    rolls of minus its best 0-ply reply. Returns None once ``time.perf_counter()`` passes
-    ``deadline`` (checked after each of the 21 rolls)."""
-    them = other(mover)
-    mine = after.board(mover)
-    results, spans = [], []
-    for dice, weight in ROLLS:
-        replies = legal_plays(after, dice)
-        spans.append((len(results), len(results) + len(replies), weight))
-        results.extend(p.result for p in replies)
-        if deadline is not None and time.perf_counter() > deadline:
-            return None
-    values = _values(net, them, results, mine)
-    return -sum(w * values[a:b].max() for a, b, w in spans) / 36
-
-
-def choose_hard(position, dice, plays, candidates=CANDIDATES, cap_s=TIME_CAP_S):
-    """The hard bot's choice among ``plays`` (the legal plays of ``dice`` in ``position``):
-    the best of the top 0-ply ``candidates`` by one-roll look-ahead, or the best 0-ply play
-    when the look-ahead passes ``cap_s`` seconds (or a play wins at once)."""
-    return choose_with(network(), position, plays, candidates, MARGIN, cap_s)
-
-
-def choose_with(net, position, plays, candidates, margin, cap_s):
-    """The choice of network ``net`` among ``plays`` of ``position``: its 0-ply best, unless
-    one of the top ``candidates`` within ``margin`` points of it is better by one-roll
-    look-ahead, all within ``cap_s`` seconds (else the 0-ply best). A play that wins at once
-    is played."""
-    started = time.perf_counter()
-    mover = position.turn
-    values = _values(net, mover, [p.result for p in plays], position.board(other(mover)))
-    order = np.argsort(-values, kind="stable")
-    best = int(order[0])
-    if plays[best].result.winner or len(plays) == 1:
-        return plays[best]
-    deadline = started + cap_s
-    pool = [int(i) for i in order[:candidates] if values[i] >= values[best] - margin]
-    if len(pool) == 1:
-        return plays[best]
-    scored = []
-    for i in pool:
-        value = one_ply(net, plays[i].result, mover, deadline)
-        if value is None:
-            return plays[best]
-        scored.append((value, -len(scored), i))
-    return plays[max(scored)[2]]
+def choose_expert(position, dice, plays, cap_s=EXPERT_CAP_S):
+    """The expert level's choice among ``plays`` (the legal plays of ``dice`` in
+    ``position``)."""
+    return plays[rank(network(), position, plays, (EXPERT, EXPERT_DEEP), cap_s).index]
 
 
 def cubeless_chances(position, side):
@@ -117,5 +71,5 @@ def cubeless_chances(position, side):
 
 
 def preload() -> None:
-    """Load the network now (at worker start) rather than on the first hard move."""
+    """Load the network now (at worker start) rather than on the first move."""
     network()

@@ -2,21 +2,35 @@
 
     python -m games.bots.train --games 10000 --seed 1 --out games/bots/data/hard.npz
 
+A long run keeps a checkpoint and can be stopped at any time (Ctrl-C or SIGTERM: the game in
+play ends, the checkpoint is written, then the process exits) and continued later:
+
+    python -m games.bots.train --games 300000 --seed 2 --checkpoint runs/long
+    python -m games.bots.train --resume --checkpoint runs/long
+
 Reproducible: the same seed, games and options give the same weights (numpy and the game
-dice both come from the seed; a run's save at game g equals a run of ``--games g``). Each side
-evaluates every legal play of its roll by the network (0-ply) and plays the best; after each
-play the previous position (of either side) moves towards what the network now says of the
-new one, through one trace over the game (see ``Trainer``), and at the end towards the real
-result (RULES.md R9 with `sport` values: oin 1, mars 2). Progress lines go to standard error;
-the weights are written every ``--save-every`` games and at the end.
+dice both come from the seed; a run's save at game g equals a run of ``--games g``, and a run
+stopped and resumed equals one that never stopped: the checkpoint holds the weights, the
+dice generator's state and the games played). Each side evaluates every legal play of its roll
+by the network (0-ply) and plays the best; after each play the previous position (of either
+side) moves towards what the network now says of the new one, through one trace over the game
+(see ``Trainer``), and at the end towards the real result (RULES.md R9 with `sport` values:
+oin 1, mars 2). ``--init`` starts from saved weights instead of random ones (their SHA-256 is
+kept in the run's meta). Progress lines go to standard error and, with a checkpoint, to
+``log.jsonl`` beside it; the weights are written every ``--save-every`` games and at the end.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
+import os
 import random
+import signal
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -129,7 +143,74 @@ class Trainer:
             dice = (rng.randint(1, 6), rng.randint(1, 6))
 
 
-def main(argv=None) -> int:
+#: file names inside a ``--checkpoint`` directory
+CHECKPOINT, LOG = "checkpoint.npz", "log.jsonl"
+#: the options a resumed run takes from its checkpoint (all that decide the weights)
+RUN_OPTIONS = ("games", "seed", "hidden", "alpha", "alpha_end", "lam", "init", "out", "save_every")
+
+
+class Checkpoint:
+    """A run's state in directory ``path``: ``checkpoint.npz`` (the weights, with the run's
+    options, the games played and the dice generator's state in its meta) and ``log.jsonl``
+    (one JSON object per progress line). Written atomically (a temporary file renamed), so a
+    run killed while writing keeps the previous checkpoint."""
+
+    def __init__(self, path):
+        self.dir = Path(path)
+        self.file = self.dir / CHECKPOINT
+
+    def exists(self) -> bool:
+        return self.file.exists()
+
+    def save(self, net: Network, options: dict, games: int, rng: random.Random) -> None:
+        """Write the weights and the state after ``games`` games."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        version, internal, gauss = rng.getstate()
+        state = dict(games=games, rng=[version, list(internal), gauss])
+        temporary = self.dir / f".{CHECKPOINT}.{os.getpid()}.npz"
+        net.save(temporary, options=options, state=state)
+        os.replace(temporary, self.file)
+
+    def load(self) -> tuple:
+        """``(net, options, games, rng)`` as saved. Raises FileNotFoundError without one."""
+        net = Network.load(self.file)
+        options, state = net.meta["options"], net.meta["state"]
+        version, internal, gauss = state["rng"]
+        rng = random.Random()
+        rng.setstate((version, tuple(internal), gauss))
+        net.meta = {}
+        return net, options, state["games"], rng
+
+    def log(self, line: dict) -> None:
+        """Append one progress line."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        with open(self.dir / LOG, "a", encoding="utf-8") as out:
+            out.write(json.dumps(line) + "\n")
+
+
+def sha256(path) -> str:
+    """Hex SHA-256 of a file's bytes."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+class _StopRequest:
+    """Set by SIGINT or SIGTERM: the run ends after the game in play, with a checkpoint."""
+
+    def __init__(self):
+        self.asked = False
+
+    def __call__(self, signum, frame):
+        self.asked = True
+
+
+def step_size(options: dict, game: int) -> float:
+    """The TD step of game ``game`` (1-based): falls geometrically from ``alpha`` at the first
+    game to ``alpha_end`` at the last planned one."""
+    alpha, end, games = options["alpha"], options["alpha_end"], options["games"]
+    return alpha * (end / alpha) ** ((game - 1) / max(games - 1, 1))
+
+
+def parse(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=100_000)
     ap.add_argument("--seed", type=int, default=1)
@@ -144,44 +225,126 @@ def main(argv=None) -> int:
     )
     ap.add_argument("--lam", type=float, default=0.7)
     ap.add_argument(
+        "--init",
+        default=None,
+        help="start from the weights in this file (written by a run or shipped) instead of "
+        "random ones; --hidden is then taken from it",
+    )
+    ap.add_argument(
         "--out",
         default=str(WEIGHTS),
         help="where the weights go; '{games}' in it is replaced by the games so far, "
         "keeping every save",
     )
     ap.add_argument("--save-every", type=int, default=5000)
-    args = ap.parse_args(argv)
-    rng = random.Random(args.seed)
-    net = Network(hidden=args.hidden, seed=args.seed)
-    trainer = Trainer(net, args.alpha, args.lam)
-    started = time.perf_counter()
-    wins = mars = plies = 0
-    alpha_end = args.alpha if args.alpha_end is None else args.alpha_end
-    meta = dict(
-        seed=args.seed,
-        hidden=args.hidden,
-        alpha=args.alpha,
-        alpha_end=alpha_end,
-        lam=args.lam,
-        games_planned=args.games,
+    ap.add_argument(
+        "--checkpoint",
+        default=None,
+        help="a directory for the run's checkpoint (written every --checkpoint-every games "
+        "and when the run is stopped) and its log.jsonl",
     )
-    for g in range(1, args.games + 1):
-        trainer.alpha = args.alpha * (alpha_end / args.alpha) ** ((g - 1) / max(args.games - 1, 1))
-        winner, m, n = trainer.play_game(rng)
-        wins += winner == "white"
-        mars += m
-        plies += n
-        if g % 1000 == 0:
-            rate = g / (time.perf_counter() - started)
+    ap.add_argument("--checkpoint-every", type=int, default=500)
+    ap.add_argument("--progress-every", type=int, default=1000, help="games between progress lines")
+    ap.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run whose checkpoint is in --checkpoint, with its own options",
+    )
+    ap.add_argument(
+        "--stop-after",
+        type=int,
+        default=None,
+        help="end this process after so many more games (with a checkpoint): a run can be "
+        "done in slices",
+    )
+    args = ap.parse_args(argv)
+    if args.resume and not args.checkpoint:
+        ap.error("--resume needs --checkpoint (the directory of the run to continue)")
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse(argv)
+    checkpoint = Checkpoint(args.checkpoint) if args.checkpoint else None
+    if args.resume:
+        if not checkpoint.exists():
+            print(f"no checkpoint in {checkpoint.dir}: nothing to resume", file=sys.stderr)
+            return 2
+        net, options, done, rng = checkpoint.load()
+    else:
+        if checkpoint is not None and checkpoint.exists():
             print(
-                f"games={g} games_per_s={rate:.1f} alpha={trainer.alpha:.4f} "
-                f"white_wins={wins / 1000:.3f} mars={mars / 1000:.3f} plies={plies / 1000:.1f}",
+                f"{checkpoint.file} exists: continue it with --resume, or choose another "
+                "--checkpoint directory",
                 file=sys.stderr,
-                flush=True,
             )
-            wins = mars = plies = 0
-        if g % args.save_every == 0 or g == args.games:
-            net.save(args.out.format(games=g), games=g, **meta)
+            return 2
+        options = {name: getattr(args, name) for name in RUN_OPTIONS}
+        if options["alpha_end"] is None:
+            options["alpha_end"] = options["alpha"]
+        rng = random.Random(args.seed)
+        if args.init:
+            net = Network.load(args.init)
+            net.meta = {}
+            options["init"] = f"{Path(args.init).name} sha256:{sha256(args.init)}"
+            options["hidden"] = int(net.b1.shape[0])
+        else:
+            net = Network(hidden=args.hidden, seed=args.seed)
+        done = 0
+    meta = dict(
+        seed=options["seed"],
+        hidden=options["hidden"],
+        alpha=options["alpha"],
+        alpha_end=options["alpha_end"],
+        lam=options["lam"],
+        games_planned=options["games"],
+        init=options["init"],
+    )
+    trainer = Trainer(net, options["alpha"], options["lam"])
+    stop = _StopRequest()
+    previous = [signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)]
+    last = (
+        options["games"]
+        if args.stop_after is None
+        else min(options["games"], done + args.stop_after)
+    )
+    started, since = time.perf_counter(), done
+    wins = mars = plies = 0
+    try:
+        for g in range(done + 1, last + 1):
+            trainer.alpha = step_size(options, g)
+            winner, m, n = trainer.play_game(rng)
+            wins += winner == "white"
+            mars += m
+            plies += n
+            if g % args.progress_every == 0:
+                n_games = args.progress_every
+                elapsed = time.perf_counter() - started
+                line = dict(
+                    games=g,
+                    games_per_s=round((g - since) / elapsed, 2),
+                    alpha=round(trainer.alpha, 5),
+                    white_wins=wins / n_games,
+                    mars=mars / n_games,
+                    plies=plies / n_games,
+                    cpu_s=round(time.process_time(), 1),
+                    load=os.getloadavg()[0],
+                )
+                print(" ".join(f"{k}={v}" for k, v in line.items()), file=sys.stderr, flush=True)
+                if checkpoint is not None:
+                    checkpoint.log(line)
+                wins = mars = plies = 0
+            if g % options["save_every"] == 0 or g == options["games"]:
+                net.save(options["out"].format(games=g), games=g, **meta)
+            finished = g == last or stop.asked
+            if checkpoint is not None and (g % args.checkpoint_every == 0 or finished):
+                checkpoint.save(net, options, g, rng)
+            if stop.asked:
+                print(f"stopped after game {g}; continue with --resume", file=sys.stderr)
+                break
+    finally:
+        for sig, handler in zip((signal.SIGINT, signal.SIGTERM), previous, strict=True):
+            signal.signal(sig, handler)
     return 0
 
 

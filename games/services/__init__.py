@@ -23,6 +23,7 @@ One module per concern, the way Zulip splits its actions:
 | ``records`` | imported game records |
 | ``outages`` | the heartbeat; clocks credited with the time the site was down |
 | ``playban`` | the wait before rated games after abandoning lost ones |
+| ``hints`` | the best play and the equity a play lost, in casual games against the computer |
 
 The names below are the package's interface (consumers, tasks, views and tests use them).
 """
@@ -44,6 +45,7 @@ from games.services.errors import (
     TimeRanOut,
     WrongPhase,
 )
+from games.services.hints import NoHints, NothingToJudge, hint, judge_last_play
 from games.services.moves import (
     BOT_MOVE_LOST_MS,
     bot_turn,
@@ -135,6 +137,8 @@ __all__ = [
     "GameError",
     "GameOver",
     "IllegalPlayError",
+    "NoHints",
+    "NothingToJudge",
     "NotYourTurn",
     "StaleVersion",
     "TimeRanOut",
@@ -160,6 +164,8 @@ __all__ = [
     "drop",
     "event_rows",
     "explain_point",
+    "hint",
+    "judge_last_play",
     "explanation_frame",
     "group_name",
     "history",

@@ -371,6 +371,7 @@ def snapshot(game, viewer=None, events=None):
             "you": you,
             "players": {side: player_of(game, side) for side in Side.values},
             "actions": actions_for(game, you, now),
+            "hints": game.offers_hints(you),
             "opening": opening_of(game),
             "match": match_of(game),
             "legal": legal_of(game, you),

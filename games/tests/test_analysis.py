@@ -5,11 +5,13 @@ page's marks and summary, the request button, and the task in a real Celery work
 import random
 import time
 
+import numpy as np
 import pytest
 from django.test import Client
 from django.urls import reverse
 
 from games import analysis, services
+from games.bots import neural, search
 from games.engine import Position, check_play, get_ruleset, legal_plays
 from games.engine import record as rec
 from games.models import AnalysisStatus, Game, GameAnalysis, Status
@@ -24,16 +26,19 @@ BEST_TURN, BAD_TURN = 5, 7
 
 def scripted_record():
     """A record of the opening ``ROLLS`` (white starts with 6-5): every play the analysis's
-    own best, but white's 6-4 of turn 7, the play the evaluator rates lowest. Returns
+    own best, but white's 6-4 of turn 7, the play the network rates lowest (0-ply). Returns
     ``(record, the bad play's notation)``."""
     position = Position.initial("white")
     entries, bad = [], None
     for n, dice in enumerate(ROLLS, start=1):
         plays = legal_plays(position, dice, SPORT)
-        equities = analysis.play_equities(position, plays, SPORT, 0, candidates=len(plays))
-        pick = (min if n == BAD_TURN else max)(equities, key=equities.get)
         if n == BAD_TURN:
+            zero = search.values(neural.network(), position.turn, [p.result for p in plays])
+            pick = int(np.argmin(zero))
             bad = plays[pick].notation
+        else:
+            equities = analysis.play_equities(position, plays, SPORT, 0)
+            pick = max(equities, key=equities.get)
         entries.append(rec.Entry(n, position.turn, rec.PLAY, dice=dice, play=plays[pick].notation))
         position = plays[pick].result
     headers = [("Event", "test"), ("Preset", "sport"), ("Opening", "6-5")]

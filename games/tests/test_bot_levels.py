@@ -2,15 +2,29 @@
 Pure Python + numpy: no database."""
 
 import hashlib
+import json
+import os
 import random
+import signal
+import threading
+import time
 
 import numpy as np
 import pytest
 
-from games.bots import ALL_LEVELS, LEVELS, bearoff, choose_play, neural, reference, train
+from games.bots import (
+    ALL_LEVELS,
+    LEVELS,
+    bearoff,
+    choose_play,
+    neural,
+    reference,
+    search,
+    train,
+)
 from games.bots.features import N_INPUTS, encode
 from games.bots.network import Network, equity, flip
-from games.engine import Position, legal_plays
+from games.engine import Position, legal_plays, other
 from games.services.options import bot_levels
 
 
@@ -219,13 +233,14 @@ def test_every_level_plays_legal_plays(level):
         assert choose_play(position, dice, "sport", level=level, rng=rng).notation in legal
 
 
-def test_hard_bot_falls_back_to_its_first_choice_at_the_time_cap():
+@pytest.mark.parametrize("choose", [neural.choose_hard, neural.choose_expert])
+def test_a_network_level_falls_back_to_its_first_choice_at_the_time_cap(choose):
     position = pos({"24": 10, "18": 2, "13": 3}, {"24": 12, "19": 3}, turn="black")
     plays = legal_plays(position, (6, 5))
-    values = neural._values(
+    values = search.values(
         neural.network(), "black", [p.result for p in plays], position.board("white")
     )
-    capped = neural.choose_hard(position, (6, 5), plays, cap_s=0)
+    capped = choose(position, (6, 5), plays, cap_s=0)
     assert capped == plays[int(np.argmax(values))]
 
 
@@ -265,3 +280,193 @@ def test_the_reference_is_frozen_and_not_offered_to_players():
     assert digest == reference.REFERENCE_SHA256, "the reference network must never change"
     assert "reference" in ALL_LEVELS and "reference" not in LEVELS
     assert "reference" not in bot_levels()
+
+
+def run_options(*extra):
+    """Arguments of a small training run (hidden 8, seed 7) plus ``extra``."""
+    return [
+        "--games",
+        "6",
+        "--seed",
+        "7",
+        "--hidden",
+        "8",
+        "--alpha-end",
+        "0.05",
+        "--progress-every",
+        "2",
+        *extra,
+    ]
+
+
+def weights(path):
+    data = np.load(path)
+    return [data[k] for k in ("w1", "b1", "w2", "b2")]
+
+
+def test_a_training_run_stopped_and_resumed_equals_one_that_never_stopped(tmp_path):
+    whole = tmp_path / "whole.npz"
+    assert train.main(run_options("--out", str(whole))) == 0
+    sliced, out = tmp_path / "sliced", tmp_path / "sliced.npz"
+    assert (
+        train.main(run_options("--out", str(out), "--checkpoint", str(sliced), "--stop-after", "2"))
+        == 0
+    )
+    assert not out.exists()  # two games of six: no save yet, only the checkpoint
+    for _ in range(2):
+        # the resumed run takes its options from the checkpoint, not from the command line
+        assert (
+            train.main(
+                [
+                    "--resume",
+                    "--checkpoint",
+                    str(sliced),
+                    "--stop-after",
+                    "2",
+                    "--seed",
+                    "9",
+                    "--progress-every",
+                    "2",
+                ]
+            )
+            == 0
+        )
+    assert all(np.array_equal(a, b) for a, b in zip(weights(whole), weights(out), strict=True))
+    lines = [json.loads(line) for line in (sliced / train.LOG).read_text().splitlines()]
+    assert [line["games"] for line in lines] == [2, 4, 6]
+    assert all(line["games_per_s"] > 0 and 0 <= line["white_wins"] <= 1 for line in lines)
+    # nothing left to do: resuming again plays no game and changes nothing
+    before = (sliced / train.CHECKPOINT).read_bytes()
+    assert train.main(["--resume", "--checkpoint", str(sliced)]) == 0
+    assert (sliced / train.CHECKPOINT).read_bytes() == before
+
+
+def test_a_signal_ends_training_after_the_game_in_play_with_a_checkpoint(tmp_path):
+    stopped = tmp_path / "stopped"
+
+    def stop_when_it_listens():
+        # a SIGTERM before the run's handler is in place would end the test process itself
+        while signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+            time.sleep(0.01)
+        time.sleep(0.3)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    timer = threading.Thread(target=stop_when_it_listens)
+    timer.start()
+    assert (
+        train.main(
+            run_options(
+                "--games", "100000", "--checkpoint", str(stopped), "--out", str(tmp_path / "w.npz")
+            )
+        )
+        == 0
+    )
+    timer.join()
+    _net, options, games, _rng = train.Checkpoint(stopped).load()
+    assert 0 < games < 100_000 and options["games"] == 100_000
+    # the same run cut at the same game by --stop-after holds the same state
+    again = tmp_path / "again"
+    assert (
+        train.main(
+            run_options(
+                "--games",
+                "100000",
+                "--checkpoint",
+                str(again),
+                "--out",
+                str(tmp_path / "w.npz"),
+                "--stop-after",
+                str(games),
+            )
+        )
+        == 0
+    )
+    assert (again / train.CHECKPOINT).read_bytes() == (stopped / train.CHECKPOINT).read_bytes()
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # the run gave the signal back
+
+
+def test_training_refuses_to_resume_nothing_or_to_overwrite_a_run(tmp_path, capsys):
+    run = tmp_path / "run"
+    assert train.main(["--resume", "--checkpoint", str(run)]) == 2
+    assert "nothing to resume" in capsys.readouterr().err
+    assert (
+        train.main(
+            run_options(
+                "--checkpoint", str(run), "--stop-after", "1", "--out", str(tmp_path / "w.npz")
+            )
+        )
+        == 0
+    )
+    assert train.main(run_options("--checkpoint", str(run), "--out", str(tmp_path / "w.npz"))) == 2
+    assert "--resume" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        train.main(["--resume"])  # which run?
+
+
+def test_training_can_start_from_saved_weights_and_says_which(tmp_path):
+    start = tmp_path / "start.npz"
+    Network(hidden=5, seed=3).save(start, games=0)
+    out = tmp_path / "out.npz"
+    assert train.main(run_options("--games", "1", "--init", str(start), "--out", str(out))) == 0
+    trained = Network.load(out)
+    assert trained.b1.shape == (5,) and trained.meta["hidden"] == 5
+    assert trained.meta["init"] == f"start.npz sha256:{train.sha256(start)}"
+
+
+def midgame_positions(count, seed=3):
+    """``count`` positions of a game the hard level plays against itself, each with its roll
+    and legal plays: ``[(position, dice, plays)]``."""
+    rng, out = random.Random(seed), []
+    position, dice = Position.initial("white"), (3, 1)
+    while len(out) < count:
+        plays = legal_plays(position, dice)
+        out.append((position, dice, plays))
+        position = choose_play(position, dice, "sport", level="hard").result
+        assert not position.winner
+        dice = (rng.randint(1, 6), rng.randint(1, 6))
+    return out
+
+
+def test_one_batch_of_replies_gives_each_position_its_own_one_ply_value():
+    net = neural.network()
+    for position, _dice, plays in midgame_positions(12)[4:]:
+        afters = [p.result for p in plays[:5]]
+        batched = search.one_ply(net, afters, position.turn)
+        alone = [reference.one_ply(net, after, position.turn) for after in afters]
+        assert batched == pytest.approx(alone, abs=1e-5)
+
+
+def test_two_ply_is_minus_the_mean_of_the_one_ply_values_of_the_opponents_picked_replies():
+    net = neural.network()
+    position, _dice, plays = midgame_positions(9)[8]
+    after, mover = plays[0].result, position.turn
+    expected = 0.0
+    for dice, weight in search.ROLLS:
+        replies = legal_plays(after, dice)
+        picked = replies[
+            int(np.argmax(search.values(net, other(mover), [r.result for r in replies])))
+        ]
+        expected -= weight / 36 * search.one_ply(net, [picked.result], other(mover))[0]
+    assert search.two_ply(net, [after], mover)[0] == pytest.approx(expected, abs=1e-6)
+
+
+def test_the_search_judges_the_play_made_at_every_ply_it_reaches():
+    net = neural.network()
+    filters = (search.Filter(keep=3, margin=1.0), search.Filter(keep=2, margin=1.0))
+    for position, _dice, plays in midgame_positions(10)[5:]:
+        if len(plays) < 5:
+            continue
+        worst = int(np.argmin(search.values(net, position.turn, [p.result for p in plays])))
+        ranked = search.rank(net, position, plays, filters, also=worst)
+        assert ranked.ply == 2 and ranked.plies[ranked.index] == 2 and ranked.plies[worst] == 2
+        assert sorted(ranked.plies, reverse=True)[:3] == [2, 2, 2] or len(plays) < 3
+        assert ranked.scores[ranked.index] >= ranked.scores[worst]
+        assert sum(p == 2 for p in ranked.plies) <= 3  # two kept and the play made
+
+
+def test_expert_searches_deeper_than_hard_within_its_cap():
+    net = neural.network()
+    position, _dice, plays = midgame_positions(8)[7]
+    hard = search.rank(net, position, plays, (neural.HARD,), neural.HARD_CAP_S * 20)
+    expert = search.rank(net, position, plays, (neural.EXPERT, neural.EXPERT_DEEP), 30)
+    assert (hard.ply, expert.ply) == (1, 2)

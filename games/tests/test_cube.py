@@ -6,6 +6,7 @@ import pytest
 
 from games import services
 from games.bots import cube as cube_bot
+from games.bots.neural import cubeless_chances
 from games.engine import Position
 from games.models import Game, Phase, Status
 from games.tests.factories import HUMAN, FixedDice, new_bot_game, set_position, unchanged
@@ -272,20 +273,17 @@ def test_a_double_at_a_table_without_cube_is_cube_not_allowed_in_every_phase(fix
         (0.60, 0.20, True, False),  # not enough to double
     ],
 )
-def test_hard_bot_judges_the_cube_by_its_cubeless_equity(
-    monkeypatch, chance, equity, takes, doubles
+@pytest.mark.parametrize("level", ["hard", "expert"])
+def test_network_levels_judge_the_cube_by_the_cubeless_equity(
+    monkeypatch, chance, equity, takes, doubles, level
 ):
-    from games.bots import neural
-
-    monkeypatch.setattr(neural, "cubeless_chances", lambda position, side: (chance, equity))
+    monkeypatch.setattr(cube_bot, "cubeless_chances", lambda position, side: (chance, equity))
     pos = Position.from_json(EVEN)
-    assert cube_bot.should_take(pos, "black", 1, "classic", level="hard") is takes
-    assert cube_bot.should_double(pos, "white", 1, "classic", level="hard") is doubles
+    assert cube_bot.should_take(pos, "black", 1, "classic", level=level) is takes
+    assert cube_bot.should_double(pos, "white", 1, "classic", level=level) is doubles
 
 
 def test_hard_bots_network_sees_a_lost_race_and_the_mars():
-    from games.bots.neural import cubeless_chances
-
     ahead = Position.from_json(WHITE_AHEAD)
     white_chance, white_equity = cubeless_chances(ahead, "white")
     black_chance, black_equity = cubeless_chances(ahead, "black")

@@ -1,5 +1,6 @@
 """axe-core (axe-playwright-python) on every page type of the site, in Russian, Bulgarian and
-English, 390 and 1280 px wide: no violation of any impact (issue #15).
+English at 390 px and in Russian at 1280 px too (the game room at both widths in every
+language): no violation of any impact (issue #15).
 
 One Daphne server and one browser serve every page: the rules pages, the new-game forms, a game
 as its player before and after a roll and as an onlooker, the replay, a challenge link, the
@@ -94,7 +95,9 @@ def test_every_page_type_has_no_accessibility_violation_and_fits_a_phone(daphne_
     pages = dict(STATIC_PAGES, **in_thread(made_pages))
     found = {}
     for lang in LANGUAGES:
-        for width, viewport in WIDTHS.items():
+        # every page at 390 px in each language; at 1280 px in Russian, whose words are the
+        # longest (what changes with the width is the layout, not the language's markup)
+        for width, viewport in WIDTHS.items() if lang == "ru" else [("390", WIDTHS["390"])]:
             context = browser.new_context(viewport=viewport, reduced_motion="reduce")
             page = context.new_page()
             for name, path in pages.items():

@@ -5,14 +5,15 @@
  * what may move and where comes only from the graph; the server judges.
  *
  * This module wires the others: state.js (the one state), protocol.js (events and snapshots as
- * data), socket.js, staging.js, texts.js, board-view.js, panels.js, clocks.js, controls.js and
- * announce.js. A snapshot and an applied event take the same path, onGame, so the page does
+ * data), socket.js, staging.js, texts.js, board-view.js, panels.js, clocks.js, controls.js,
+ * coach.js (hints) and announce.js. A snapshot and an applied event take the same path, onGame, so the page does
  * the same whichever way a change arrived. Interface text goes through Django's JavaScript
  * catalogue (gettext, ngettext, interpolate).
  */
 import { createAnnouncer } from "./announce.js";
 import { createBoardView } from "./board-view.js";
 import { CLOCK_TICK_MS, createClocks, noteClockOffset } from "./clocks.js";
+import { createCoach } from "./coach.js";
 import { createControls } from "./controls.js";
 import { createPanels, gameUrl } from "./panels.js";
 import { createConnection } from "./socket.js";
@@ -49,6 +50,9 @@ function elements() {
     confirm: $("confirm-btn"),
     pass: $("pass-btn"),
     resign: $("resign-btn"),
+    coach: $("coach"),
+    hint: $("hint-btn"),
+    coachNote: $("coach-note"),
     moveForm: $("move-form"),
     moveText: $("move-text"),
     result: $("result"),
@@ -78,6 +82,7 @@ function elements() {
       autoPlay: $("set-auto-play"),
       autoPass: $("set-auto-pass"),
       reader: $("set-reader"),
+      hints: $("set-hints"),
     },
   };
 }
@@ -116,6 +121,7 @@ function start(rootEl) {
   const controls = createControls(els, state, {
     connection, say, render, stopAnimation: board.stopAnimation, storage, board,
   });
+  const coach = createCoach(els, state, { connection });
 
   function render() {
     const { pips, off } = board.draw();
@@ -123,6 +129,7 @@ function start(rootEl) {
     clocks.draw();
     panels.drawPage();
     controls.draw();
+    coach.draw();
     rootEl.dataset.phase = state.game.phase || "";
     rootEl.dataset.version = String(state.game.version);
     rootEl.dataset.gameId = String(state.game.id);
@@ -175,6 +182,7 @@ function start(rootEl) {
     state.pending = false;
     if (state.anim) board.stopAnimation();
     const theirs = freshPlay && last.side !== you(state);
+    if (freshPlay && !theirs) coach.ownPlay();
     const said = [];
     if (theirs) {
       said.push(playText(game, last.side, last.dice || [], last.play));
@@ -208,6 +216,7 @@ function start(rootEl) {
   }
 
   function onFrame(frame) {
+    if (coach.onFrame(frame)) return;
     if (frame.type === "why") controls.onWhy(frame);
     else if (frame.type === "error") controls.onError(frame);
   }

@@ -14,6 +14,8 @@ const SETTINGS_KEY = "nardy.room.settings";
  * @property {boolean} autoPlay  send the only legal play by itself
  * @property {boolean} autoPass  send the pass by itself when no move is possible
  * @property {boolean} reader  screen-reader mode (describe positions, keep the move form)
+ * @property {boolean} hints  in casual games against the computer: the hint button, and what
+ *   each own play lost (coach.js)
  */
 
 /**
@@ -23,7 +25,7 @@ const SETTINGS_KEY = "nardy.room.settings";
  * @returns {Settings}
  */
 export function loadSettings(storage, reducedMotion) {
-  const defaults = { animate: !reducedMotion, sound: false, autoConfirm: false, autoPlay: false, autoPass: false, reader: false };
+  const defaults = { animate: !reducedMotion, sound: false, autoConfirm: false, autoPlay: false, autoPass: false, reader: false, hints: false };
   try {
     const saved = JSON.parse(storage.getItem(SETTINGS_KEY) || "{}");
     return Object.assign(defaults, saved && typeof saved === "object" ? saved : {});

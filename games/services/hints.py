@@ -1,0 +1,174 @@
+"""Hints in casual games against the computer (docs/protocol.md "Hints", issue #17): the best
+play of the roll the player is to play, and, after the player's play, how much equity it lost
+against the best. Both come from the strongest search (the ``expert`` level's, the one the
+post-game analysis uses: ``games.analysis``) and are read only: they change nothing.
+
+Offered to the human player of a game against the computer that is not rated; never in games
+between people (rated or not) and never to onlookers. An answer is kept in the cache for
+``CACHE_SECONDS`` (a hint by game and version, a judgement by the play's event), so asking again
+costs nothing.
+"""
+
+from __future__ import annotations
+
+from django.core.cache import cache
+from django.utils.formats import number_format
+from django.utils.translation import gettext as _
+
+from games import analysis
+from games.bots import neural
+from games.bots.search import rank
+from games.engine import Position, check_play, legal_plays
+from games.models import EventKind, Phase
+from games.services.errors import GameError, GameOver, NotYourTurn, WrongPhase
+
+#: how long an answer stays in the cache (seconds)
+CACHE_SECONDS = 600
+#: plays listed in a hint, best first
+LISTED = 3
+
+
+class NoHints(GameError):
+    """Hints are not offered to this viewer in this game (rated, between people, or an
+    onlooker)."""
+
+    code = "no_hints"
+
+
+class NothingToJudge(GameError):
+    """The viewer has made no play in this game yet."""
+
+    code = "nothing_to_judge"
+
+
+def _side_with_hints(game, viewer):
+    side = game.side_of(viewer)
+    if not game.offers_hints(side):
+        raise NoHints(_("Hints are given only in casual games against the computer."), game.version)
+    return side
+
+
+def points(value) -> str:
+    """An equity in points with its sign and two decimals, in the active language's format
+    (``+0.23``, ``−0,12``)."""
+    text = number_format(abs(value), 2)
+    return ("+" if value >= 0 else "\u2212") + text
+
+
+def hint(game, viewer) -> dict:
+    """The docs/protocol.md ``hint`` frame: the best plays of the roll the viewer is to play,
+    by the expert search. ``{"type": "hint", "version", "best" (notation, the mover's
+    numbering), "plays": [{"play", "equity" (points per game, cubeless), "ply"}] (best first, at
+    most ``LISTED``, measured at the deepest ply the search reached), "forced" (one legal
+    play), "message"}``. Raises NoHints, GameOver, NotYourTurn or WrongPhase (roll first)."""
+    side = _side_with_hints(game, viewer)
+    if game.is_over:
+        raise GameOver(_("The game is over."), game.version)
+    if game.awaiting != side:
+        raise NotYourTurn(_("It is not your turn."), game.version)
+    if game.phase != Phase.PLAY:
+        raise WrongPhase(_("Roll the dice first."), game.version)
+    key = f"nardy-hint:{game.pk}:{game.version}"
+    found = cache.get(key)
+    if found is None:
+        found = _best_plays(game.get_position(), tuple(game.dice), game.ruleset)
+        cache.set(key, found, CACHE_SECONDS)
+    best = found["plays"][0]
+    if found["forced"]:
+        message = _("Only one play is possible: %(play)s.") % {"play": best["play"] or "—"}
+    else:
+        message = _("The best play: %(play)s (equity %(equity)s).") % {
+            "play": best["play"],
+            "equity": points(best["equity"]),
+        }
+    return {
+        "type": "hint",
+        "version": game.version,
+        "best": best["play"],
+        **found,
+        "message": message,
+    }
+
+
+def _best_plays(position, dice, ruleset) -> dict:
+    plays = legal_plays(position, dice, ruleset)
+    if len(plays) == 1:
+        return {"forced": True, "plays": [{"play": plays[0].notation, "equity": None, "ply": 0}]}
+    ranked = rank(
+        neural.network(),
+        position,
+        plays,
+        (neural.EXPERT, neural.EXPERT_DEEP),
+        neural.EXPERT_CAP_S,
+    )
+    deepest = ranked.plies[ranked.index]
+    order = sorted(
+        (i for i, ply in enumerate(ranked.plies) if ply == deepest),
+        key=lambda i: (i != ranked.index, -ranked.scores[i]),
+    )
+    listed = [
+        {"play": plays[i].notation, "equity": round(ranked.scores[i], 3), "ply": deepest}
+        for i in order[:LISTED]
+    ]
+    return {"forced": False, "plays": listed}
+
+
+def judge_last_play(game, viewer) -> dict:
+    """The docs/protocol.md ``judged`` frame: the viewer's latest play in ``game`` against the
+    best play of that roll, by the post-game analysis's search. ``{"type": "judged",
+    "version", "seq" (the play's event), "played", "best", "lost" (points, >= 0), "mark"
+    (games.analysis marks: forced, best, ok, mistake, blunder), "message"}``. Raises NoHints,
+    or NothingToJudge before the viewer's first play."""
+    side = _side_with_hints(game, viewer)
+    events = list(game.events.order_by("seq").values_list("seq", "kind", "side", "dice", "play"))
+    mine = [e for e in events if e[1] == EventKind.PLAY and e[2] == side]
+    if not mine:
+        raise NothingToJudge(_("You have not played yet."), game.version)
+    seq, _kind, _side, dice, played = mine[-1]
+    key = f"nardy-judged:{game.pk}:{seq}"
+    found = cache.get(key)
+    if found is None:
+        before, after = _around(game, events, seq)
+        found = analysis.analyse_play(
+            before, tuple(dice), after, game.ruleset, cap_s=neural.EXPERT_CAP_S
+        )
+        cache.set(key, found, CACHE_SECONDS)
+    return {
+        "type": "judged",
+        "version": game.version,
+        "seq": seq,
+        "played": played,
+        "best": found.get("best", played),
+        "lost": found.get("lost", 0.0),
+        "mark": found["mark"],
+        "message": _judgement(found),
+    }
+
+
+def _around(game, events, seq):
+    """The positions just before and just after the play of event ``seq``."""
+    position = None
+    for at, kind, side, dice, play in events:
+        if kind == EventKind.OPENING:
+            position = Position.initial(side)
+        elif kind == EventKind.PLAY:
+            after = check_play(position, tuple(dice), play, game.ruleset).result
+            if at == seq:
+                return position, after
+            position = after
+    raise NothingToJudge(_("You have not played yet."), game.version)
+
+
+def _judgement(found) -> str:
+    if found["mark"] == "forced":
+        return _("That play was forced: there was no other.")
+    if found["mark"] == "best":
+        return _("That was the best play.")
+    if found["lost"] < 0.005:
+        return _("That play lost less than 0.01 points; the best was %(best)s.") % {
+            "best": found["best"]
+        }
+    return _("That play lost %(lost)s points; the best was %(best)s.") % {
+        "lost": number_format(found["lost"], 2),
+        "best": found["best"],
+    }

@@ -1,0 +1,162 @@
+"""Hints in casual games against the computer (docs/protocol.md "Hints"): the best play of the
+roll, the equity the player's play lost, in the socket's language; refused in rated games,
+between people and to onlookers; nothing changes."""
+
+import json
+
+import numpy as np
+import pytest
+from asgiref.sync import async_to_sync
+from django.utils.formats import number_format
+
+from games import analysis, services
+from games.bots import neural, search
+from games.bots.search import rank
+from games.engine import legal_plays
+from games.tests.factories import (
+    HUMAN,
+    ONLOOKER,
+    FixedDice,
+    new_bot_game,
+    new_people_game,
+    state,
+    unchanged,
+)
+from games.tests.test_consumers import communicator, connect
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("unattended_queue")]
+
+ME = services.Actor(guest_id=HUMAN)
+
+
+@pytest.fixture
+def fixed(monkeypatch):
+    return FixedDice(monkeypatch)
+
+
+def game_with_a_choice(fixed):
+    """A game against the computer where the human (white) is to play 6-3 with a real choice:
+    the forced opening 6-5, the computer's 5-2, then white's roll."""
+    game = new_bot_game(fixed, opening=(6, 5))
+    game = services.play(game.id, ME, game.version, "24/18 18/13")
+    fixed.rolls += [[5, 2], [6, 3]]
+    game = services.bot_turn(game.id, game.version)
+    game = services.roll(game.id, ME, game.version)
+    assert len(legal_plays(game.get_position(), (6, 3), game.ruleset)) > 3
+    return game
+
+
+def expert_best(game):
+    """The expert search's best play (notation) of the game's position and roll."""
+    position = game.get_position()
+    plays = legal_plays(position, tuple(game.dice), game.ruleset)
+    ranked = rank(
+        neural.network(), position, plays, (neural.EXPERT, neural.EXPERT_DEEP), cap_s=None
+    )
+    return plays[ranked.index].notation
+
+
+def test_the_hint_is_the_expert_search_best_play_and_changes_nothing(fixed):
+    game = game_with_a_choice(fixed)
+    with unchanged(game.id):
+        frame = services.hint(game, ME)
+    assert frame["type"] == "hint" and frame["version"] == game.version
+    assert frame["best"] == expert_best(game) == frame["plays"][0]["play"]
+    assert not frame["forced"] and 1 <= len(frame["plays"]) <= 3
+    equities = [p["equity"] for p in frame["plays"]]
+    assert equities == sorted(equities, reverse=True)
+    assert frame["message"].startswith("The best play: " + frame["best"] + " (equity ")
+
+
+def test_after_a_worse_play_the_judgement_says_what_it_lost_and_which_was_best(fixed):
+    game = game_with_a_choice(fixed)
+    position, dice = game.get_position(), tuple(game.dice)
+    best = expert_best(game)
+    plays = legal_plays(position, dice, game.ruleset)
+    zero = search.values(neural.network(), position.turn, [p.result for p in plays])
+    bad = plays[int(np.argmin(zero))]  # the play the network likes least
+    expected = analysis.analyse_play(position, dice, bad.result, game.ruleset)
+    assert expected["lost"] > 0.05, expected
+    services.play(game.id, ME, game.version, bad.notation)
+    game.refresh_from_db()
+    with unchanged(game.id):
+        frame = services.judge_last_play(game, ME)
+    lost = expected["lost"]
+    assert (frame["type"], frame["played"], frame["best"]) == ("judged", bad.notation, best)
+    assert frame["lost"] == lost and frame["mark"] == analysis.mark_of(lost) != "best"
+    shown = number_format(lost, 2)  # 0.605 is "0.61": decimal rounding, as the page shows it
+    assert frame["message"] == f"That play lost {shown} points; the best was {best}."
+
+
+def test_the_best_play_is_judged_best_and_a_forced_one_forced(fixed):
+    game = new_bot_game(fixed, opening=(6, 5))
+    hint = services.hint(game, ME)
+    assert hint["forced"] and hint["message"] == "Only one play is possible: 24/18 18/13."
+    services.play(game.id, ME, game.version, hint["best"])
+    game.refresh_from_db()
+    assert services.judge_last_play(game, ME)["message"] == (
+        "That play was forced: there was no other."
+    )
+    game = game_with_a_choice(fixed)
+    best = services.hint(game, ME)["best"]
+    services.play(game.id, ME, game.version, best)
+    game.refresh_from_db()
+    frame = services.judge_last_play(game, ME)
+    assert (frame["mark"], frame["lost"], frame["message"]) == (
+        "best",
+        0.0,
+        "That was the best play.",
+    )
+
+
+def test_hints_are_refused_between_people_to_onlookers_and_out_of_turn(fixed):
+    people = new_people_game(True, fixed=fixed)
+    for viewer in (services.Actor(guest_id="guest-white"), services.Actor(guest_id="guest-black")):
+        with pytest.raises(services.NoHints):
+            services.hint(people, viewer)
+        with pytest.raises(services.NoHints):
+            services.judge_last_play(people, viewer)
+    game = new_bot_game(fixed, opening=(6, 5))
+    with pytest.raises(services.NoHints):
+        services.hint(game, services.Actor(guest_id=ONLOOKER))
+    with pytest.raises(services.NothingToJudge):
+        services.judge_last_play(game, ME)
+    game.rated = True  # the same game rated: no hints (no rated game has a computer today)
+    with pytest.raises(services.NoHints):
+        services.hint(game, ME)
+    bot_first = new_bot_game(fixed, opening=(1, 6))  # the computer (black) is to play
+    with pytest.raises(services.NotYourTurn):
+        services.hint(bot_first, ME)
+
+
+def test_the_snapshot_says_whom_hints_are_offered_to(fixed):
+    game = new_bot_game(fixed, opening=(6, 5))
+    assert services.snapshot(game, ME)["game"]["hints"] is True
+    assert services.snapshot(game, services.Actor(guest_id=ONLOOKER))["game"]["hints"] is False
+    people = new_people_game(True, fixed=fixed)
+    viewer = services.Actor(guest_id="guest-white")
+    assert services.snapshot(people, viewer)["game"]["hints"] is False
+
+
+def test_a_hint_and_a_judgement_over_the_socket_in_russian(fixed):
+    game = game_with_a_choice(fixed)
+    before = state(game.id)
+
+    async def scenario():
+        comm = await communicator(game.id, path=f"/ws/game/{game.id}/?lang=ru")
+        await connect(comm)
+        await comm.send_json_to({"type": "judge"})
+        judged = json.loads(await comm.receive_from(timeout=10))
+        await comm.send_json_to({"type": "hint"})
+        hint = json.loads(await comm.receive_from(timeout=10))
+        await comm.disconnect()
+        return judged, hint
+
+    judged, hint = async_to_sync(scenario)()
+    # the judgement of white's forced opening, then the hint for its 6-3
+    assert (
+        judged["type"] == "judged" and judged["message"] == "Ход был вынужденным: другого не было."
+    )
+    assert hint["type"] == "hint" and hint["message"].startswith("Лучший ход: " + hint["best"])
+    assert "," in hint["message"]  # the equity in the Russian format: +0,23
+    assert state(game.id) == before

@@ -28,7 +28,7 @@ HARD_CAP_S = 0.25
 #: expert's filters (1-ply, then 2-ply) and time cap (seconds): room left under the 1 s p95
 EXPERT = Filter(keep=8, margin=0.4)
 EXPERT_DEEP = Filter(keep=2, margin=0.1)
-EXPERT_CAP_S = 0.7
+EXPERT_CAP_S = 0.6
 
 _weights = WEIGHTS
 

@@ -153,10 +153,12 @@ class WorkerProcess(ServerProcess):
 
     @staticmethod
     def summary(times):
-        """``{"moves", "median_ms", "worst_ms"}`` of a list of bot move times."""
+        """``{"moves", "median_ms", "p95_ms", "worst_ms"}`` of a list of bot move times."""
+        ordered = sorted(times)
         return {
             "moves": len(times),
             "median_ms": round(statistics.median(times), 1),
+            "p95_ms": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 1),
             "worst_ms": round(max(times), 1),
         }
 

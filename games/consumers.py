@@ -50,8 +50,11 @@ ACTIONS = {
     "play": services.play,
     "claim": services.claim,
 }
-#: frames answered from the game without changing it and without a version
-READ_ONLY = {"hint": services.hint, "judge": services.judge_last_play}
+#: questions answered without changing the game and without a version (docs/protocol.md
+#: "Hints"): a worker searches, and its answer comes back as a ``hint.answer`` message
+QUESTIONS = ("hint", "judge")
+#: what a read of a game that is gone returns
+GAME_GONE = object()
 
 
 class ThreadPerSocket:
@@ -357,8 +360,8 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
             if frame["type"] == "why":
                 await self.send_why(frame)
                 return
-            if frame["type"] in READ_ONLY:
-                await self.send_answer(READ_ONLY[frame["type"]])
+            if frame["type"] in QUESTIONS:
+                await self.ask(frame["type"])
                 return
             await self._act(frame)
         except services.GameError as error:
@@ -481,15 +484,27 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
             lambda game, actor: services.explain_point(game, actor, point, staged)
         )
 
+    async def ask(self, kind):
+        """A hint question: answered at once from the cache, else by a worker later
+        (``hint_answer``)."""
+        channel, language = self.channel_name, self.language
+        await self.send_answer(
+            lambda game, actor: services.ask_hint(game, actor, kind, channel, language)
+        )
+
+    async def hint_answer(self, message):
+        """A worker's answer to this socket's hint question: sent on as it is."""
+        await self.send(text_data=_frame_text(message["frame"]))
+
     async def send_answer(self, service):
         """Answer a read-only frame (``why``, ``hint``, ``judge``) with what
-        ``service(game, actor)`` returns, in the socket's language; close with 4404 when the
-        game is gone."""
+        ``service(game, actor)`` returns (None: nothing now), in the socket's language; close
+        with 4404 when the game is gone."""
         answer = await self._read(service)
-        if answer is None:
+        if answer is GAME_GONE:
             await self.close(code=CLOSE_NOT_FOUND)
-            return
-        await self.send(text_data=_frame_text(answer))
+        elif answer is not None:
+            await self.send(text_data=_frame_text(answer))
 
     async def send_error(self, code, message, version=None):
         with translation.override(self.language):
@@ -513,7 +528,7 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
                 return frame
             kind = frame.get("type")
             if not isinstance(kind, str) or (
-                kind not in ACTIONS and kind not in ("snapshot", "why", *READ_ONLY)
+                kind not in ACTIONS and kind not in ("snapshot", "why", *QUESTIONS)
             ):
                 return _("Unknown frame type.")
             if kind == "why":
@@ -564,7 +579,7 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         try:
             game = Game.objects.get(pk=self.game_id)
         except Game.DoesNotExist:
-            return None
+            return GAME_GONE
         game = services.current(game)
         self._recheck_identity()
         with translation.override(self.language):

@@ -84,6 +84,14 @@ def clock_timeout(game_id, version, deadline_ms):
     return lag
 
 
+@shared_task(name=dispatch.HINT, ignore_result=True)
+def hint(kind, game_id, side, channel_name, language):
+    """Answer a socket's hint question (docs/protocol.md "Hints"): the expert search for the
+    roll ``side`` is to play (``kind`` "hint") or for its latest play ("judge") in game
+    ``game_id``, sent to the socket's channel ``channel_name`` in ``language``."""
+    services.answer_hint(kind, game_id, side, channel_name, language)
+
+
 @shared_task(name="games.sweep_clocks", ignore_result=True)
 def sweep_clocks():
     """The beat task (every ``CLOCK_SWEEP_SECONDS``): apply every deadline that has passed

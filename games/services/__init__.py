@@ -46,6 +46,8 @@ from games.services.errors import (
     WrongPhase,
 )
 from games.services.hints import NoHints, NothingToJudge, hint, judge_last_play
+from games.services.hints import answer as answer_hint
+from games.services.hints import ask as ask_hint
 from games.services.moves import (
     BOT_MOVE_LOST_MS,
     bot_turn,
@@ -164,6 +166,8 @@ __all__ = [
     "drop",
     "event_rows",
     "explain_point",
+    "answer_hint",
+    "ask_hint",
     "hint",
     "judge_last_play",
     "explanation_frame",

@@ -34,6 +34,10 @@ logger = logging.getLogger(__name__)
 BOT_MOVE = "games.bot_move"
 CLOCK_TIMEOUT = "games.clock_timeout"
 PRESENCE_NOTICE = "games.presence_notice"
+HINT = "games.hint"
+#: a hint question not taken by a worker within this many seconds is dropped (the page has
+#: stopped waiting for it by then)
+HINT_EXPIRES_S = 30
 
 
 def group_name(game_id):
@@ -124,6 +128,26 @@ def send_bot_move(game_id, version, expires_ms=None):
     # ignore_result: sent by name, the task's own setting is unknown here, and a result
     # backend to subscribe to would hold the caller 19 s while Redis is down
     current_app.send_task(BOT_MOVE, (str(game_id), version), expires=expires, ignore_result=True)
+
+
+def send_hint_question(kind, game_id, side, channel_name, language):
+    """Queue the task ``HINT``: answer the hint question ``kind`` of ``side`` in ``game_id``
+    to the socket ``channel_name`` in ``language`` (``games.services.hints.answer``)."""
+    current_app.send_task(
+        HINT,
+        (kind, str(game_id), side, channel_name, language),
+        expires=HINT_EXPIRES_S,
+        ignore_result=True,
+    )
+
+
+def send_to_socket(channel_name, message):
+    """Send ``message`` (a Channels message: ``type`` names the consumer's handler) to one
+    socket's channel; a failure is logged (the page stops waiting and says so)."""
+    try:
+        async_to_sync(get_channel_layer().send)(channel_name, message)
+    except Exception:  # noqa: BLE001 - the socket's page times the question out
+        logger.exception("%s: the message %s was not sent", channel_name, message.get("type"))
 
 
 def notify_resync(game_id, version):

@@ -3,15 +3,19 @@ play of the roll the player is to play, and, after the player's play, how much e
 against the best. Both come from the strongest search (the ``expert`` level's, the one the
 post-game analysis uses: ``games.analysis``) and are read only: they change nothing.
 
-Offered to the human player of a game against the computer that is not rated; never in games
-between people (rated or not) and never to onlookers. An answer is kept in the cache for
-``CACHE_SECONDS`` (a hint by game and version, a judgement by the play's event), so asking again
-costs nothing.
+Offered to the human player of a game against the computer that is not rated
+(``Game.offers_hints``); never in games between people (rated or not) and never to onlookers.
+A socket's question is checked at once (``ask``); the search, up to ``neural.EXPERT_CAP_S`` of
+CPU, runs in a Celery worker (the task ``games.hint`` calls ``answer``), not in the web process,
+and its answer goes to the asking socket's channel. An answer is kept in the cache for
+``CACHE_SECONDS`` (a hint by game and version, a judgement by the play's event), so asking
+again is answered at once.
 """
 
 from __future__ import annotations
 
 from django.core.cache import cache
+from django.utils import translation
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
@@ -19,13 +23,16 @@ from games import analysis
 from games.bots import neural
 from games.bots.search import rank
 from games.engine import Position, check_play, legal_plays
-from games.models import EventKind, Phase
+from games.models import EventKind, Game, Phase
+from games.services import dispatch
 from games.services.errors import GameError, GameOver, NotYourTurn, WrongPhase
 
 #: how long an answer stays in the cache (seconds)
 CACHE_SECONDS = 600
 #: plays listed in a hint, best first
 LISTED = 3
+#: the two questions: a hint for the roll to play, a judgement of the latest play
+HINT, JUDGE = "hint", "judge"
 
 
 class NoHints(GameError):
@@ -41,13 +48,6 @@ class NothingToJudge(GameError):
     code = "nothing_to_judge"
 
 
-def _side_with_hints(game, viewer):
-    side = game.side_of(viewer)
-    if not game.offers_hints(side):
-        raise NoHints(_("Hints are given only in casual games against the computer."), game.version)
-    return side
-
-
 def points(value) -> str:
     """An equity in points with its sign and two decimals, in the active language's format
     (``+0.23``, ``−0,12``)."""
@@ -56,19 +56,92 @@ def points(value) -> str:
 
 
 def hint(game, viewer) -> dict:
-    """The docs/protocol.md ``hint`` frame: the best plays of the roll the viewer is to play,
-    by the expert search. ``{"type": "hint", "version", "best" (notation, the mover's
-    numbering), "plays": [{"play", "equity" (points per game, cubeless), "ply"}] (best first, at
-    most ``LISTED``, measured at the deepest ply the search reached), "forced" (one legal
-    play), "message"}``. Raises NoHints, GameOver, NotYourTurn or WrongPhase (roll first)."""
+    """The docs/protocol.md ``hint`` frame for ``viewer``, searched now (in this process): the
+    best plays of the roll the viewer is to play. ``{"type": "hint", "version", "best"
+    (notation, the mover's numbering), "plays": [{"play", "equity" (points per game,
+    cubeless), "ply"}] (best first, at most ``LISTED``, measured at the deepest ply the search
+    reached), "forced" (one legal play), "message"}``. Raises NoHints, GameOver, NotYourTurn
+    or WrongPhase (roll first)."""
+    return _hint_frame(game, _side_with_hints(game, viewer))
+
+
+def judge_last_play(game, viewer) -> dict:
+    """The docs/protocol.md ``judged`` frame for ``viewer``, searched now (in this process):
+    the viewer's latest play against the best play of that roll, as the post-game analysis
+    judges it. ``{"type": "judged", "version", "seq" (the play's event), "played", "best",
+    "lost" (points, >= 0), "mark" (games.analysis marks: forced, best, ok, mistake,
+    blunder), "message"}``. Raises NoHints, or NothingToJudge before the viewer's first
+    play."""
+    return _judged_frame(game, _side_with_hints(game, viewer))
+
+
+def ask(game, viewer, kind, channel_name, language) -> dict | None:
+    """A socket's question ``kind`` (``HINT`` or ``JUDGE``) about ``game`` from ``viewer``:
+    checked now (raises as ``hint`` and ``judge_last_play`` do). Returns the frame when the
+    answer is in the cache; otherwise queues the task ``games.hint``, which sends the frame,
+    worded in ``language``, to the socket's channel ``channel_name`` as a ``hint.answer``
+    message, and returns None."""
     side = _side_with_hints(game, viewer)
+    if kind == HINT:
+        _check_turn(game, side)
+        key = _hint_key(game)
+    else:
+        key = _judge_key(game, _last_play(game, side)[0])
+    if cache.get(key) is not None:
+        return _FRAMES[kind](game, side)
+    dispatch.send_hint_question(kind, game.pk, side, channel_name, language)
+    return None
+
+
+def answer(kind, game_id, side, channel_name, language) -> None:
+    """The task ``games.hint``: search the answer to a question ``ask`` queued and send it to
+    the socket's channel, worded in ``language`` (an ``error`` frame if the game moved on so
+    that the question no longer applies: no longer the player's turn, the game over). A game
+    that is gone gets no answer."""
+    try:
+        game = Game.objects.get(pk=game_id)
+    except Game.DoesNotExist:
+        return
+    with translation.override(language):
+        try:
+            frame = _FRAMES[kind](game, side)
+        except GameError as error:
+            frame = {
+                "type": "error",
+                "code": error.code,
+                "message": str(error.message),
+                "version": game.version,
+            }
+    dispatch.send_to_socket(channel_name, {"type": "hint.answer", "frame": frame})
+
+
+def _side_with_hints(game, viewer):
+    side = game.side_of(viewer)
+    if not game.offers_hints(side):
+        raise NoHints(_("Hints are given only in casual games against the computer."), game.version)
+    return side
+
+
+def _check_turn(game, side):
     if game.is_over:
         raise GameOver(_("The game is over."), game.version)
     if game.awaiting != side:
         raise NotYourTurn(_("It is not your turn."), game.version)
     if game.phase != Phase.PLAY:
         raise WrongPhase(_("Roll the dice first."), game.version)
-    key = f"nardy-hint:{game.pk}:{game.version}"
+
+
+def _hint_key(game):
+    return f"nardy-hint:{game.pk}:{game.version}"
+
+
+def _judge_key(game, seq):
+    return f"nardy-judged:{game.pk}:{seq}"
+
+
+def _hint_frame(game, side) -> dict:
+    _check_turn(game, side)
+    key = _hint_key(game)
     found = cache.get(key)
     if found is None:
         found = _best_plays(game.get_position(), tuple(game.dice), game.ruleset)
@@ -113,19 +186,20 @@ def _best_plays(position, dice, ruleset) -> dict:
     return {"forced": False, "plays": listed}
 
 
-def judge_last_play(game, viewer) -> dict:
-    """The docs/protocol.md ``judged`` frame: the viewer's latest play in ``game`` against the
-    best play of that roll, by the post-game analysis's search. ``{"type": "judged",
-    "version", "seq" (the play's event), "played", "best", "lost" (points, >= 0), "mark"
-    (games.analysis marks: forced, best, ok, mistake, blunder), "message"}``. Raises NoHints,
-    or NothingToJudge before the viewer's first play."""
-    side = _side_with_hints(game, viewer)
+def _last_play(game, side):
+    """``(seq, dice, play, events)`` of ``side``'s latest play, with the game's events as
+    ``(seq, kind, side, dice, play)`` rows. Raises NothingToJudge before its first play."""
     events = list(game.events.order_by("seq").values_list("seq", "kind", "side", "dice", "play"))
     mine = [e for e in events if e[1] == EventKind.PLAY and e[2] == side]
     if not mine:
         raise NothingToJudge(_("You have not played yet."), game.version)
     seq, _kind, _side, dice, played = mine[-1]
-    key = f"nardy-judged:{game.pk}:{seq}"
+    return seq, dice, played, events
+
+
+def _judged_frame(game, side) -> dict:
+    seq, dice, played, events = _last_play(game, side)
+    key = _judge_key(game, seq)
     found = cache.get(key)
     if found is None:
         before, after = _around(game, events, seq)
@@ -143,6 +217,9 @@ def judge_last_play(game, viewer) -> dict:
         "mark": found["mark"],
         "message": _judgement(found),
     }
+
+
+_FRAMES = {HINT: _hint_frame, JUDGE: _judged_frame}
 
 
 def _around(game, events, seq):

@@ -13,6 +13,7 @@ from games import analysis, services
 from games.bots import neural, search
 from games.bots.search import rank
 from games.engine import legal_plays
+from games.services import dispatch
 from games.tests.factories import (
     HUMAN,
     ONLOOKER,
@@ -23,6 +24,7 @@ from games.tests.factories import (
     unchanged,
 )
 from games.tests.test_consumers import communicator, connect
+from nardy_site.celery import app as celery_app
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("unattended_queue")]
 
@@ -138,25 +140,46 @@ def test_the_snapshot_says_whom_hints_are_offered_to(fixed):
     assert services.snapshot(people, viewer)["game"]["hints"] is False
 
 
-def test_a_hint_and_a_judgement_over_the_socket_in_russian(fixed):
-    game = game_with_a_choice(fixed)
+def test_a_hint_and_a_judgement_over_the_socket_in_russian_come_from_the_worker(
+    fixed, celery_worker_process
+):
+    game = game_with_a_choice(fixed)  # made while no worker reads the queue (the fixture)
     before = state(game.id)
+    celery_app.conf.task_default_queue = celery_worker_process.queue  # questions: the worker
 
     async def scenario():
         comm = await communicator(game.id, path=f"/ws/game/{game.id}/?lang=ru")
         await connect(comm)
-        await comm.send_json_to({"type": "judge"})
-        judged = json.loads(await comm.receive_from(timeout=10))
-        await comm.send_json_to({"type": "hint"})
-        hint = json.loads(await comm.receive_from(timeout=10))
+        frames = []
+        for question in ("judge", "hint", "hint"):
+            await comm.send_json_to({"type": question})
+            frames.append(json.loads(await comm.receive_from(timeout=20)))
         await comm.disconnect()
-        return judged, hint
+        return frames
 
-    judged, hint = async_to_sync(scenario)()
-    # the judgement of white's forced opening, then the hint for its 6-3
+    judged, hint, again = async_to_sync(scenario)()
+    # the judgement of white's forced opening, then the hint for its 6-3, searched by the
+    # worker; asked again, the same hint comes at once from the cache
     assert (
         judged["type"] == "judged" and judged["message"] == "Ход был вынужденным: другого не было."
     )
     assert hint["type"] == "hint" and hint["message"].startswith("Лучший ход: " + hint["best"])
     assert "," in hint["message"]  # the equity in the Russian format: +0,23
+    assert again == hint
     assert state(game.id) == before
+    assert "games.hint" in celery_worker_process.log()
+
+
+def test_a_question_the_game_has_moved_past_is_answered_with_an_error(fixed, monkeypatch):
+    game = game_with_a_choice(fixed)
+    sent = []
+    monkeypatch.setattr(dispatch, "send_to_socket", lambda channel, message: sent.append(message))
+    services.play(game.id, ME, game.version, services.hint(game, ME)["best"])
+    services.answer_hint("hint", str(game.id), "white", "a-channel", "bg")
+    frame = sent[0]["frame"]
+    assert (sent[0]["type"], frame["type"], frame["code"]) == (
+        "hint.answer",
+        "error",
+        "not_your_turn",
+    )
+    assert frame["message"] == "Сега не е ваш ред."

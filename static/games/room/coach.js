@@ -7,6 +7,7 @@
 import { myTurn } from "./state.js";
 
 const NB = globalThis.NardyBoard;
+const ANSWER_WAIT_MS = 20000; // a worker answers within a second or two; past this, ask again
 
 /**
  * @param {Object} els  the room's elements (coach, hint, coachNote)
@@ -16,16 +17,29 @@ const NB = globalThis.NardyBoard;
  */
 export function createCoach(els, state, { connection }) {
   let askedFor = null; // the version a hint was asked for: one question per position
+  let waiting = null; // the timer of a question not answered yet
 
   /** Hints are offered to this viewer (the snapshot's `hints`) and turned on. */
   function on() {
     return Boolean(state.game.hints && state.isPlayer && state.settings.hints);
   }
 
-  function ask(frame, waiting) {
+  function ask(frame, waitingText) {
     if (!connection.isOpen()) return;
     connection.send(frame);
-    els.coachNote.textContent = waiting;
+    els.coachNote.textContent = waitingText;
+    window.clearTimeout(waiting);
+    waiting = window.setTimeout(() => {
+      waiting = null;
+      askedFor = null;
+      els.coachNote.textContent = gettext("No answer came from the server: please ask again.");
+      draw();
+    }, ANSWER_WAIT_MS);
+  }
+
+  function answered() {
+    window.clearTimeout(waiting);
+    waiting = null;
   }
 
   if (els.hint) {
@@ -52,13 +66,23 @@ export function createCoach(els, state, { connection }) {
     if (on()) ask({ type: "judge" }, gettext("Weighing your play…"));
   }
 
-  /** A `hint` or `judged` frame: shown if it still fits the game on screen. True if handled. */
+  /**
+   * A `hint` or `judged` frame: shown if it still fits the game on screen. True if handled.
+   * An error while a question waits ends the wait (the room shows the error itself).
+   */
   function onFrame(frame) {
+    if (frame.type === "error" && waiting !== null) {
+      answered();
+      els.coachNote.textContent = "";
+      return false;
+    }
     if (frame.type === "hint") {
+      answered();
       if (frame.version === state.game.version) els.coachNote.textContent = frame.message || "";
       return true;
     }
     if (frame.type === "judged") {
+      answered();
       els.coachNote.textContent = NB.fmt(gettext("Your play %(play)s: %(verdict)s"), {
         play: frame.played || "—",
         verdict: frame.message || "",

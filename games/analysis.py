@@ -60,7 +60,7 @@ BLUNDER = 0.12
 #: a play losing less than this is the best play (equal to it in three decimals)
 BEST_TOLERANCE = 0.0005
 #: seconds of search a play gets at most (past it, the deepest ply completed judges)
-PLAY_CAP_S = 2.0
+PLAY_CAP_S = 1.0
 #: a pending or running analysis older than this (a lost task, a killed worker) may be queued again
 STALE_AFTER = timedelta(minutes=10)
 #: analyses go to the default queue's name + this (``analysis_queue``)

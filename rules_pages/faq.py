@@ -262,4 +262,17 @@ FAQ = [
             "that switch it on.</p>"
         ),
     ),
+    FaqEntry(
+        id="hints",
+        question=_("How do hints work, and why are there none in rated games?"),
+        answer=_(
+            "<p>In a casual game against the computer you can turn hints on under the board. "
+            "A Hint button then shows the best play for your roll, and after each of your "
+            "plays the page tells you how much it cost compared with the best one, in points "
+            "of a single game (a mars counts two). The answers come from the computer's "
+            "strongest search, the same one that analyses finished games.</p>"
+            "<p>Rated games and games between people have no hints: there they would be help "
+            "from outside the game.</p>"
+        ),
+    ),
 ]

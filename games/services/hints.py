@@ -23,9 +23,10 @@ from games import analysis
 from games.bots import neural
 from games.bots.search import rank
 from games.engine import Position, check_play, legal_plays
-from games.models import EventKind, Game, Phase
+from games.models import EventKind, Game
 from games.services import dispatch
-from games.services.errors import GameError, GameOver, NotYourTurn, WrongPhase
+from games.services.errors import GameError
+from games.services.reading import check_to_play
 
 #: how long an answer stays in the cache (seconds)
 CACHE_SECONDS = 600
@@ -83,7 +84,7 @@ def ask(game, viewer, kind, channel_name, language) -> dict | None:
     message, and returns None."""
     side = _side_with_hints(game, viewer)
     if kind == HINT:
-        _check_turn(game, side)
+        check_to_play(game, side)
         key = _hint_key(game)
     else:
         key = _judge_key(game, _last_play(game, side)[0])
@@ -122,15 +123,6 @@ def _side_with_hints(game, viewer):
     return side
 
 
-def _check_turn(game, side):
-    if game.is_over:
-        raise GameOver(_("The game is over."), game.version)
-    if game.awaiting != side:
-        raise NotYourTurn(_("It is not your turn."), game.version)
-    if game.phase != Phase.PLAY:
-        raise WrongPhase(_("Roll the dice first."), game.version)
-
-
 def _hint_key(game):
     return f"nardy-hint:{game.pk}:{game.version}"
 
@@ -140,7 +132,7 @@ def _judge_key(game, seq):
 
 
 def _hint_frame(game, side) -> dict:
-    _check_turn(game, side)
+    check_to_play(game, side)
     key = _hint_key(game)
     found = cache.get(key)
     if found is None:

@@ -383,6 +383,17 @@ def snapshot(game, viewer=None, events=None):
     }
 
 
+def check_to_play(game, side):
+    """Raise GameOver, NotYourTurn or WrongPhase (roll first) unless ``side`` is to play its
+    roll in ``game`` now."""
+    if game.is_over:
+        raise GameOver(_("The game is over."), game.version)
+    if game.awaiting != side:
+        raise NotYourTurn(_("It is not your turn."), game.version)
+    if game.phase != Phase.PLAY:
+        raise WrongPhase(_("Roll the dice first."), game.version)
+
+
 def explain_point(game, viewer, point, staged):
     """The docs/protocol.md ``why`` answer: why the viewer's checker on ``point`` cannot move
     after the ``staged`` steps (a play string). Only for the side to move in phase "play".
@@ -395,12 +406,7 @@ def explain_point(game, viewer, point, staged):
         raise BadFrame(_('The staged steps must be a string such as "24/18".'), game.version)
     if side is None:
         raise NotYourTurn(_("You are not a player of this game."), game.version)
-    if game.is_over:
-        raise GameOver(_("The game is over."), game.version)
-    if game.awaiting != side:
-        raise NotYourTurn(_("It is not your turn."), game.version)
-    if game.phase != Phase.PLAY:
-        raise WrongPhase(_("Roll the dice first."), game.version)
+    check_to_play(game, side)
     try:
         found = explain.explain_point(
             game.get_position(), tuple(game.dice), point, staged, game.ruleset

@@ -335,7 +335,9 @@ def main(argv=None) -> int:
                     checkpoint.log(line)
                 wins = mars = plies = 0
             if g % options["save_every"] == 0 or g == options["games"]:
-                net.save(options["out"].format(games=g), games=g, **meta)
+                out = Path(options["out"].format(games=g))
+                out.parent.mkdir(parents=True, exist_ok=True)  # a resumed run on a new clone
+                net.save(out, games=g, **meta)
             finished = g == last or stop.asked
             if checkpoint is not None and (g % args.checkpoint_every == 0 or finished):
                 checkpoint.save(net, options, g, rng)

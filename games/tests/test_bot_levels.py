@@ -17,6 +17,7 @@ from games.bots import (
     LEVELS,
     bearoff,
     choose_play,
+    distill,
     neural,
     reference,
     search,
@@ -406,7 +407,7 @@ def test_training_refuses_to_resume_nothing_or_to_overwrite_a_run(tmp_path, caps
 def test_training_can_start_from_saved_weights_and_says_which(tmp_path):
     start = tmp_path / "start.npz"
     Network(hidden=5, seed=3).save(start, games=0)
-    out = tmp_path / "out.npz"
+    out = tmp_path / "saves" / "out.npz"  # its folder is made
     assert train.main(run_options("--games", "1", "--init", str(start), "--out", str(out))) == 0
     trained = Network.load(out)
     assert trained.b1.shape == (5,) and trained.meta["hidden"] == 5
@@ -470,3 +471,73 @@ def test_expert_searches_deeper_than_hard_within_its_cap():
     hard = search.rank(net, position, plays, (neural.HARD,), neural.HARD_CAP_S * 20)
     expert = search.rank(net, position, plays, (neural.EXPERT, neural.EXPERT_DEEP), 30)
     assert (hard.ply, expert.ply) == (1, 2)
+
+
+def test_the_one_ply_targets_are_the_one_ply_values_as_three_chances():
+    net = neural.network()
+    for position, _dice, plays in midgame_positions(12)[6:]:
+        afters = [p.result for p in plays[:4]]
+        targets = distill.one_ply_targets(net, afters, position.turn)
+        assert ((targets >= 0) & (targets <= 1)).all()
+        values = search.one_ply(net, afters, position.turn)
+        assert equity(targets) == pytest.approx(values, abs=1e-4)
+
+
+def test_labelling_goes_on_where_it_stopped_and_fitting_learns_the_targets(tmp_path, monkeypatch):
+    monkeypatch.setattr(distill, "SHARD", 40)
+    data = tmp_path / "data"
+    common = ["label", "--seed", "4", "--data", str(data), "--init", str(neural.WEIGHTS)]
+    assert distill.main([*common, "--positions", "40"]) == 0
+    first = (data / "shard-00000.npz").read_bytes()
+    assert distill.main([*common, "--positions", "80"]) == 0  # one more shard; the first kept
+    assert (data / "shard-00000.npz").read_bytes() == first
+    assert sorted(p.name for p in data.glob("shard-*")) == ["shard-00000.npz", "shard-00001.npz"]
+    again = tmp_path / "again"
+    assert (
+        distill.main(
+            [
+                "label",
+                "--seed",
+                "4",
+                "--data",
+                str(again),
+                "--init",
+                str(neural.WEIGHTS),
+                "--positions",
+                "80",
+            ]
+        )
+        == 0
+    )
+    assert (again / "shard-00001.npz").read_bytes() == (data / "shard-00001.npz").read_bytes()
+    # another seed into the same folder is refused
+    assert (
+        distill.main(["label", "--seed", "5", "--data", str(data), "--init", str(neural.WEIGHTS)])
+        == 2
+    )
+
+    x, t = distill.load_data(data)
+    net = Network(hidden=8, seed=1)
+    losses = []
+    distill.fit(
+        net, x, t, 30, 0.01, 16, np.random.default_rng(0), lambda e, loss: losses.append(loss)
+    )
+    assert losses[-1] < losses[0] * 0.8
+    out = tmp_path / "fitted.npz"
+    assert (
+        distill.main(
+            [
+                "fit",
+                "--data",
+                str(data),
+                "--init",
+                str(neural.WEIGHTS),
+                "--out",
+                str(out),
+                "--epochs",
+                "1",
+            ]
+        )
+        == 0
+    )
+    assert Network.load(out).meta["distilled_from"]["seed"] == 4

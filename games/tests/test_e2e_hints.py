@@ -68,7 +68,11 @@ def test_a_guest_asks_for_hints_and_reads_what_each_play_lost_in_three_languages
             if action == "pass":
                 page.click("#pass-btn")
                 continue
-            page.click("#hint-btn")
+            if lang == "en":
+                page.locator('#board [tabindex="0"]').focus()  # the board's tab stop
+                page.keyboard.press("h")  # the keyboard's way
+            else:
+                page.click("#hint-btn")
             page.wait_for_function(
                 "(starts) => starts.some((s) => document.getElementById('coach-note')"
                 ".textContent.startsWith(s))",

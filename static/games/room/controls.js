@@ -147,7 +147,7 @@ export function createControls(els, state, { connection, say, render, stopAnimat
   /**
    * The room's keyboard shortcuts (docs in the page's "Keyboard" note), when the focus is not in
    * a text field: Space or R rolls, Backspace undoes the last step, Enter confirms a complete
-   * move, P passes when no move is possible.
+   * move, P passes when no move is possible, H asks for a hint (where hints are on).
    */
   function onShortcut(event) {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
@@ -163,6 +163,7 @@ export function createControls(els, state, { connection, say, render, stopAnimat
     else if (key === "Backspace" && state.staged.length) button = els.undo;
     else if (key === "Enter" && !onControl) button = els.confirm;
     else if (key === "p" || key === "P") button = els.pass;
+    else if (key === "h" || key === "H") button = els.hint;
     if (!usable(button)) return;
     event.preventDefault();
     button.click();

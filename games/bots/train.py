@@ -309,16 +309,17 @@ def main(argv=None) -> int:
         else min(options["games"], done + args.stop_after)
     )
     started, since = time.perf_counter(), done
-    wins = mars = plies = 0
+    wins = mars = plies = played = 0  # since the last progress line
     try:
         for g in range(done + 1, last + 1):
             trainer.alpha = step_size(options, g)
             winner, m, n = trainer.play_game(rng)
+            played += 1
             wins += winner == "white"
             mars += m
             plies += n
             if g % args.progress_every == 0:
-                n_games = args.progress_every
+                n_games = played  # fewer than --progress-every after a resume
                 elapsed = time.perf_counter() - started
                 line = dict(
                     games=g,
@@ -333,7 +334,7 @@ def main(argv=None) -> int:
                 print(" ".join(f"{k}={v}" for k, v in line.items()), file=sys.stderr, flush=True)
                 if checkpoint is not None:
                     checkpoint.log(line)
-                wins = mars = plies = 0
+                wins = mars = plies = played = 0
             if g % options["save_every"] == 0 or g == options["games"]:
                 out = Path(options["out"].format(games=g))
                 out.parent.mkdir(parents=True, exist_ok=True)  # a resumed run on a new clone

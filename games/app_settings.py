@@ -79,6 +79,18 @@ class AppSettings:
         return self._setting("IMPORT_IP_LIMITS", "100/hour;300/day")
 
     @property
+    def HINT_SESSION_LIMITS(self):
+        """Hint searches (docs/protocol.md "Hints": a hint or a judgement not in the cache)
+        one session or account may ask for: each costs a Celery worker up to 0.6 s, beside the
+        computer's moves. A player asking for both on every turn stays under it."""
+        return self._setting("HINT_SESSION_LIMITS", "20/minute;400/hour")
+
+    @property
+    def HINT_IP_LIMITS(self):
+        """Hint searches all visitors from one address may ask for together."""
+        return self._setting("HINT_IP_LIMITS", "60/minute;1200/hour")
+
+    @property
     def IMPORT_KEEP_DAYS(self):
         """An imported record nobody has opened for this many days is deleted by the beat
         task ``games.expire_imports`` (int >= 0; 0: kept for ever). A record someone shared

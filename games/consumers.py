@@ -488,8 +488,9 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         """A hint question: answered at once from the cache, else by a worker later
         (``hint_answer``)."""
         channel, language = self.channel_name, self.language
+        visitor, ip = ratelimits.scope_identity(self.scope, self.actor.user_id)
         await self.send_answer(
-            lambda game, actor: services.ask_hint(game, actor, kind, channel, language)
+            lambda game, actor: services.ask_hint(game, actor, kind, channel, language, visitor, ip)
         )
 
     async def hint_answer(self, message):

@@ -3,7 +3,8 @@
 Counted with the ``limits`` library in a moving window in Redis
 (``games.app_settings``: ``GAMES_RATELIMIT_*``, ``GAMES_SOCKET_FRAME_LIMITS``,
 ``GAMES_SESSION_FRAME_LIMITS``, ``GAMES_CONNECT_SESSION_LIMITS``, ``GAMES_CONNECT_IP_LIMITS``,
-``GAMES_CREATE_SESSION_LIMITS``, ``GAMES_CREATE_IP_LIMITS``),
+``GAMES_CREATE_SESSION_LIMITS``, ``GAMES_CREATE_IP_LIMITS``, ``GAMES_HINT_SESSION_LIMITS``,
+``GAMES_HINT_IP_LIMITS``),
 so every Daphne process and every tab of a session share the same counters. If Redis cannot
 be reached the limits let everything through (with a warning in the log): a limiter outage
 must not stop play, and the site cannot run without that Redis anyway.
@@ -152,6 +153,26 @@ def check_import(session_id, ip):
                 minutes,
             )
             % {"minutes": minutes},
+            wait,
+        )
+
+
+def check_hint(session_id, ip):
+    """Count one hint search (docs/protocol.md "Hints") for ``session_id``
+    (``session_identity``; None: not known) and the client address ``ip``. Raises
+    RateLimited (message in the active language) when either limit is used up."""
+    wait = _visitor_wait(
+        app_settings.HINT_SESSION_LIMITS, app_settings.HINT_IP_LIMITS, "hint", session_id, ip
+    )
+    if wait is not None:
+        seconds = seconds_text(wait)
+        raise RateLimited(
+            ngettext(
+                "Too many hints in a short time. Please wait %(seconds)d second and ask again.",
+                "Too many hints in a short time. Please wait %(seconds)d seconds and ask again.",
+                seconds,
+            )
+            % {"seconds": seconds},
             wait,
         )
 

@@ -436,6 +436,8 @@ for _name in (
     "GAMES_CREATE_IP_LIMITS",
     "GAMES_IMPORT_SESSION_LIMITS",
     "GAMES_IMPORT_IP_LIMITS",
+    "GAMES_HINT_SESSION_LIMITS",
+    "GAMES_HINT_IP_LIMITS",
     "GAMES_RATELIMIT_KEY_PREFIX",
 ):
     if _name in os.environ:

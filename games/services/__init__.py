@@ -45,7 +45,7 @@ from games.services.errors import (
     TimeRanOut,
     WrongPhase,
 )
-from games.services.hints import NoHints, NothingToJudge, hint, judge_last_play
+from games.services.hints import NoHints, NothingToJudge, TooManyHints, hint, judge_last_play
 from games.services.hints import answer as answer_hint
 from games.services.hints import ask as ask_hint
 from games.services.moves import (
@@ -143,6 +143,7 @@ __all__ = [
     "NothingToJudge",
     "NotYourTurn",
     "StaleVersion",
+    "TooManyHints",
     "TimeRanOut",
     "WrongPhase",
     "accept_challenge",

@@ -19,7 +19,7 @@ from django.utils import translation
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
-from games import analysis
+from games import analysis, ratelimits
 from games.bots import neural
 from games.bots.search import rank
 from games.engine import Position, check_play, legal_plays
@@ -30,6 +30,8 @@ from games.services.reading import check_to_play
 
 #: how long an answer stays in the cache (seconds)
 CACHE_SECONDS = 600
+#: how long a question is taken as on its way (seconds): the task's own expiry
+PENDING_SECONDS = dispatch.HINT_EXPIRES_S
 #: plays listed in a hint, best first
 LISTED = 3
 #: the two questions: a hint for the roll to play, a judgement of the latest play
@@ -43,17 +45,32 @@ class NoHints(GameError):
     code = "no_hints"
 
 
+class TooManyHints(GameError):
+    """The visitor asked for more hint searches than its limits allow lately
+    (``GAMES_HINT_SESSION_LIMITS``, ``GAMES_HINT_IP_LIMITS``); the message says how long to
+    wait. Unlike ``rate_limited`` it holds back no other frame."""
+
+    code = "too_many_hints"
+
+
 class NothingToJudge(GameError):
     """The viewer has made no play in this game yet."""
 
     code = "nothing_to_judge"
 
 
+def two_decimals(value) -> str:
+    """``value`` rounded to two decimals, in the active language's format (``0.15``,
+    ``0,15``; Django's number_format alone would cut 0.148 to 0.14)."""
+    return number_format(round(value, 2), 2)
+
+
 def points(value) -> str:
     """An equity in points with its sign and two decimals, in the active language's format
-    (``+0.23``, ``−0,12``)."""
-    text = number_format(abs(value), 2)
-    return ("+" if value >= 0 else "\u2212") + text
+    (``+0.23``, ``−0,12``, ``0.00``)."""
+    shown = round(value, 2)
+    sign = "+" if shown > 0 else ("\u2212" if shown < 0 else "")
+    return sign + two_decimals(abs(value))
 
 
 def hint(game, viewer) -> dict:
@@ -76,12 +93,15 @@ def judge_last_play(game, viewer) -> dict:
     return _judged_frame(game, _side_with_hints(game, viewer))
 
 
-def ask(game, viewer, kind, channel_name, language) -> dict | None:
+def ask(game, viewer, kind, channel_name, language, visitor=None, ip=None) -> dict | None:
     """A socket's question ``kind`` (``HINT`` or ``JUDGE``) about ``game`` from ``viewer``:
     checked now (raises as ``hint`` and ``judge_last_play`` do). Returns the frame when the
     answer is in the cache; otherwise queues the task ``games.hint``, which sends the frame,
     worded in ``language``, to the socket's channel ``channel_name`` as a ``hint.answer``
-    message, and returns None."""
+    message, and returns None. The same question from the same socket while its search is
+    queued or running queues nothing more (the answer comes once); a search counts against the
+    hint limits of the visitor ``visitor`` (``ratelimits.session_identity``) and the address
+    ``ip``: over them, raises TooManyHints (the game's other frames are not held back)."""
     side = _side_with_hints(game, viewer)
     if kind == HINT:
         check_to_play(game, side)
@@ -90,6 +110,13 @@ def ask(game, viewer, kind, channel_name, language) -> dict | None:
         key = _judge_key(game, _last_play(game, side)[0])
     if cache.get(key) is not None:
         return _FRAMES[kind](game, side)
+    if not cache.add(f"{key}:asked:{channel_name}", True, PENDING_SECONDS):
+        return None  # asked already: its answer is on the way
+    try:
+        ratelimits.check_hint(visitor, ip)
+    except ratelimits.RateLimited as limited:
+        cache.delete(f"{key}:asked:{channel_name}")
+        raise TooManyHints(limited.message, game.version) from None
     dispatch.send_hint_question(kind, game.pk, side, channel_name, language)
     return None
 
@@ -119,7 +146,10 @@ def answer(kind, game_id, side, channel_name, language) -> None:
 def _side_with_hints(game, viewer):
     side = game.side_of(viewer)
     if not game.offers_hints(side):
-        raise NoHints(_("Hints are given only in casual games against the computer."), game.version)
+        raise NoHints(
+            _("Hints are given only to the player of a casual game against the computer."),
+            game.version,
+        )
     return side
 
 
@@ -238,6 +268,6 @@ def _judgement(found) -> str:
             "best": found["best"]
         }
     return _("That play lost %(lost)s points; the best was %(best)s.") % {
-        "lost": number_format(found["lost"], 2),
+        "lost": two_decimals(found["lost"]),
         "best": found["best"],
     }

@@ -7,13 +7,13 @@ import json
 import numpy as np
 import pytest
 from asgiref.sync import async_to_sync
-from django.utils.formats import number_format
+from django.utils import translation
 
 from games import analysis, services
 from games.bots import neural, search
 from games.bots.search import rank
 from games.engine import legal_plays
-from games.services import dispatch
+from games.services import dispatch, hints
 from games.tests.factories import (
     HUMAN,
     ONLOOKER,
@@ -86,7 +86,7 @@ def test_after_a_worse_play_the_judgement_says_what_it_lost_and_which_was_best(f
     lost = expected["lost"]
     assert (frame["type"], frame["played"], frame["best"]) == ("judged", bad.notation, best)
     assert frame["lost"] == lost and frame["mark"] == analysis.mark_of(lost) != "best"
-    shown = number_format(lost, 2)  # 0.605 is "0.61": decimal rounding, as the page shows it
+    shown = hints.two_decimals(lost)
     assert frame["message"] == f"That play lost {shown} points; the best was {best}."
 
 
@@ -183,3 +183,36 @@ def test_a_question_the_game_has_moved_past_is_answered_with_an_error(fixed, mon
         "not_your_turn",
     )
     assert frame["message"] == "Сега не е ваш ред."
+
+
+def test_one_socket_asking_again_queues_one_search_and_the_limits_count_searches(
+    fixed, settings, monkeypatch
+):
+    game = game_with_a_choice(fixed)
+    queued = []
+    monkeypatch.setattr(dispatch, "send_hint_question", lambda *args: queued.append(args))
+    visitor = ("session", "s1")
+    for _ in range(5):  # a flood from one socket: one search on its way
+        assert services.ask_hint(game, ME, "hint", "chan-1", "en", visitor, "10.0.0.1") is None
+    assert len(queued) == 1
+    settings.GAMES_HINT_SESSION_LIMITS = "1/minute"
+    services.ask_hint(game, ME, "hint", "chan-2", "en", visitor, "10.0.0.1")  # another tab
+    with pytest.raises(services.TooManyHints) as refused:
+        services.ask_hint(game, ME, "judge", "chan-2", "en", visitor, "10.0.0.1")
+    assert refused.value.message.startswith("Too many hints in a short time. Please wait ")
+    assert len(queued) == 2
+    # an answer in the cache costs nothing and is not counted
+    services.hint(game, ME)
+    frame = services.ask_hint(game, ME, "hint", "chan-3", "en", visitor, "10.0.0.1")
+    assert frame["type"] == "hint" and len(queued) == 2
+
+
+def test_equities_and_losses_are_rounded_not_cut():
+    assert hints.two_decimals(0.148) == "0.15" and hints.two_decimals(0.0297) == "0.03"
+    assert (hints.points(-0.308), hints.points(0.004), hints.points(-0.004)) == (
+        "\u22120.31",
+        "0.00",
+        "0.00",
+    )
+    with translation.override("ru"):
+        assert hints.points(0.231) == "+0,23"

@@ -152,10 +152,11 @@ export function createControls(els, state, { connection, say, render, stopAnimat
   function onShortcut(event) {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const el = document.activeElement;
-    if (el && el.matches("input, textarea, select")) return;
+    // letters go to a text field; a checkbox or radio button leaves them to the room
+    if (el && el.matches("input:not([type=checkbox]):not([type=radio]), textarea, select")) return;
     // on a control, Space and Enter are its own (a button, a link, a fold-out's summary...)
     const onControl = el && el !== document.body
-      && el.matches("button, a, summary, label, [role=button], [role=checkbox], [role=link]");
+      && el.matches("button, a, summary, label, input, [role=button], [role=checkbox], [role=link]");
     const usable = (b) => b && !b.hidden && !b.disabled;
     const key = event.key;
     let button = null;

@@ -20,7 +20,7 @@ import time
 from collections import Counter
 from functools import lru_cache
 
-from django.utils.translation import ngettext
+from django.utils.translation import ngettext, ngettext_lazy
 from limits import parse_many
 from limits.errors import StorageError
 from limits.storage import RedisStorage
@@ -113,68 +113,89 @@ def connect_wait(session_id, ip):
     )
 
 
+def _check_visitor(kind, session_limits, ip_limits, session_id, ip, message):
+    """Count one ``kind`` as ``_visitor_wait`` does; over a limit, raise RateLimited with
+    ``message(wait)`` (the wait in seconds -> the text, in the active language)."""
+    wait = _visitor_wait(session_limits, ip_limits, kind, session_id, ip)
+    if wait is not None:
+        raise RateLimited(message(wait), wait)
+
+
+def _in_seconds(text):
+    """A ``message`` for ``_check_visitor`` naming the wait in whole seconds; ``text`` is an
+    ``ngettext_lazy(singular, plural, "seconds")``."""
+
+    def message(wait):
+        return str(text % {"seconds": seconds_text(wait)})
+
+    return message
+
+
 def check_create(session_id, ip):
     """Count one new game (a game against the computer, a challenge link made or accepted, a
     join of the lobby queue) for ``session_id`` (``session_identity``; None: not known) and
     the client address ``ip`` (None: not known). Raises RateLimited (message in the active
     language) when either limit is used up."""
-    wait = _visitor_wait(
-        app_settings.CREATE_SESSION_LIMITS, app_settings.CREATE_IP_LIMITS, "create", session_id, ip
-    )
-    if wait is not None:
-        seconds = seconds_text(wait)
-        raise RateLimited(
-            ngettext(
+    _check_visitor(
+        "create",
+        app_settings.CREATE_SESSION_LIMITS,
+        app_settings.CREATE_IP_LIMITS,
+        session_id,
+        ip,
+        _in_seconds(
+            ngettext_lazy(
                 "Too many new games in a short time. Please wait %(seconds)d second and try again.",
                 "Too many new games in a short time. Please wait %(seconds)d seconds and try "
                 "again.",
-                seconds,
+                "seconds",
             )
-            % {"seconds": seconds},
-            wait,
-        )
+        ),
+    )
 
 
 def check_import(session_id, ip):
     """Count one record import (docs/record-format.md) for ``session_id``
     (``session_identity``; None: not known) and the client address ``ip``. Raises
     RateLimited (message in the active language) when either limit is used up."""
-    wait = _visitor_wait(
-        app_settings.IMPORT_SESSION_LIMITS, app_settings.IMPORT_IP_LIMITS, "import", session_id, ip
-    )
-    if wait is not None:
+
+    def message(wait):
         minutes = max(1, -(-seconds_text(wait) // 60))
-        raise RateLimited(
-            ngettext(
-                "Too many imported records in a short time. Please wait %(minutes)d minute "
-                "and try again.",
-                "Too many imported records in a short time. Please wait %(minutes)d minutes "
-                "and try again.",
-                minutes,
-            )
-            % {"minutes": minutes},
-            wait,
-        )
+        return ngettext(
+            "Too many imported records in a short time. Please wait %(minutes)d minute "
+            "and try again.",
+            "Too many imported records in a short time. Please wait %(minutes)d minutes "
+            "and try again.",
+            minutes,
+        ) % {"minutes": minutes}
+
+    _check_visitor(
+        "import",
+        app_settings.IMPORT_SESSION_LIMITS,
+        app_settings.IMPORT_IP_LIMITS,
+        session_id,
+        ip,
+        message,
+    )
 
 
 def check_hint(session_id, ip):
     """Count one hint search (docs/protocol.md "Hints") for ``session_id``
     (``session_identity``; None: not known) and the client address ``ip``. Raises
     RateLimited (message in the active language) when either limit is used up."""
-    wait = _visitor_wait(
-        app_settings.HINT_SESSION_LIMITS, app_settings.HINT_IP_LIMITS, "hint", session_id, ip
-    )
-    if wait is not None:
-        seconds = seconds_text(wait)
-        raise RateLimited(
-            ngettext(
+    _check_visitor(
+        "hint",
+        app_settings.HINT_SESSION_LIMITS,
+        app_settings.HINT_IP_LIMITS,
+        session_id,
+        ip,
+        _in_seconds(
+            ngettext_lazy(
                 "Too many hints in a short time. Please wait %(seconds)d second and ask again.",
                 "Too many hints in a short time. Please wait %(seconds)d seconds and ask again.",
-                seconds,
+                "seconds",
             )
-            % {"seconds": seconds},
-            wait,
-        )
+        ),
+    )
 
 
 def session_identity(user_id=None, session_key=None, ip=None):

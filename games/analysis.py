@@ -1,7 +1,7 @@
 """Post-game analysis: every play of a finished game judged by the strongest search.
 
 For each play the mover had a choice in (more than one legal play), the plays of that roll are
-ranked by the expert level's search (``games.bots.neural`` and ``games.bots.search``): every
+ranked by the expert level's search (``games.bots.judge``, on ``games.bots.search``): every
 play at 0-ply, the best through a move filter at 1-ply (the opponent's 21 rolls) and 2-ply,
 and the play actually made at every ply the search reaches. The best at the deepest ply is
 "the best play"; the difference between its equity and the played play's is the equity lost.
@@ -9,11 +9,11 @@ Equities are cubeless points per game for the mover (oin 1, mars 2, koks 3 where
 koks; a play that bears off the last checker counts its exact R9 value), whatever the cube and
 the match score.
 
-Marks (``mark_of``): ``best`` (nothing lost), ``ok`` (less than ``MISTAKE``), ``mistake``
-(at least ``MISTAKE``, 0.05 points), ``blunder`` (at least ``BLUNDER``, 0.12 points). A play
-with a single legal choice (including a pass) is ``forced`` and not analysed. The summary
-per side: plays analysed, best plays, mistakes, blunders, the equity lost in total and per
-analysed play (the error rate).
+Marks (``games.bots.judge.mark_of``): ``best`` (nothing lost), ``ok`` (less than
+``MISTAKE``), ``mistake`` (at least ``MISTAKE``, 0.05 points), ``blunder`` (at least
+``BLUNDER``, 0.12 points). A play with a single legal choice (including a pass) is
+``forced`` and not analysed. The summary per side: plays analysed, best plays, mistakes,
+blunders, the equity lost in total and per analysed play (the error rate).
 
 The pure part (``analyse_record``) needs no database; the service part stores one
 ``GameAnalysis`` per game: ``request_analysis`` (on request, any finished game, one queued at a
@@ -35,11 +35,9 @@ from django.dispatch import receiver
 from django.urls import reverse
 from django.utils import timezone
 
-from games.bots import neural
-from games.bots.search import rank
-from games.engine import get_ruleset, legal_plays, other
+from games.bots.judge import BLUNDER, MISTAKE, analyse_play
+from games.engine import get_ruleset
 from games.engine import record as rec
-from games.engine.scoring import game_value
 from games.models import AnalysisStatus, Game, GameAnalysis, Status
 from games.replays import game_record
 from games.signals import game_finished
@@ -54,88 +52,12 @@ METHOD = (
     "expert search: 0-ply for every legal play, 1-ply for the best 8 within 0.4 points, 2-ply "
     "for the best 2 within 0.1, the play made at every ply; cubeless"
 )
-#: equity lost (points per game) from which a play is a mistake / a blunder
-MISTAKE = 0.05
-BLUNDER = 0.12
-#: a play losing less than this is the best play (equal to it in three decimals)
-BEST_TOLERANCE = 0.0005
-#: seconds of search a play gets at most (past it, the deepest ply completed judges)
-PLAY_CAP_S = 1.0
 #: a pending or running analysis older than this (a lost task, a killed worker) may be queued again
 STALE_AFTER = timedelta(minutes=10)
 #: analyses go to the default queue's name + this (``analysis_queue``)
 QUEUE_SUFFIX = "-analysis"
 
 logger = logging.getLogger("games.analysis")
-
-MARKS = ("forced", "best", "ok", "mistake", "blunder")
-
-
-def mark_of(lost: float) -> str:
-    """The mark of a play that lost ``lost`` points of equity (>= 0)."""
-    if lost >= BLUNDER:
-        return "blunder"
-    if lost >= MISTAKE:
-        return "mistake"
-    if lost < BEST_TOLERANCE:
-        return "best"
-    return "ok"
-
-
-def _final_value(result, mover, ruleset) -> float:
-    """Points the mover wins when its play ``result`` has borne off its last checker."""
-    return float(game_value(result.board(other(mover)), ruleset)[1])
-
-
-def play_equities(position, plays, ruleset, played_index, cap_s=PLAY_CAP_S):
-    """Equities (cubeless points per game, for the side to move in ``position``) of ``plays``
-    (its legal plays of one roll), by the expert search (``games.bots.neural``): every play at
-    0-ply, the best at 1-ply and 2-ply through its move filters, and the play made
-    (``played_index``) at every ply the search reaches, within ``cap_s`` seconds. Returns
-    ``{index: equity}`` for the play made and the plays measured at the deepest ply reached; a
-    play that ends the game gets its exact value (RULES.md R9, with koks where the table has it)."""
-    ranked = rank(
-        neural.network(), position, plays, (neural.EXPERT, neural.EXPERT_DEEP), cap_s, played_index
-    )
-    mover = position.turn
-    deepest = ranked.plies[ranked.index]
-    measured = {}
-    for i, (value, ply) in enumerate(zip(ranked.scores, ranked.plies, strict=True)):
-        result = plays[i].result
-        if result.winner:
-            measured[i] = _final_value(result, mover, ruleset)
-        elif ply == deepest or i == played_index:
-            measured[i] = value
-    return measured
-
-
-def analyse_play(position, dice, played_result, ruleset, cap_s=PLAY_CAP_S) -> dict:
-    """The analysis of one play: ``position`` before it (its ``turn`` moves), the roll ``dice``
-    and the position ``played_result`` it led to, searched for at most ``cap_s`` seconds.
-    Returns a dict with ``plays`` (how many legal plays the roll had) and ``mark``; unless
-    ``forced``, also ``best`` (notation, the mover's numbering), ``best_position`` (RULES.md
-    JSON), ``best_equity``, ``played_equity`` and ``lost`` (points, 4 decimals). Raises
-    ValueError if no legal play leads to ``played_result``."""
-    plays = legal_plays(position, dice, ruleset)
-    if len(plays) <= 1:
-        return {"plays": len(plays), "mark": "forced"}
-    played = next((i for i, p in enumerate(plays) if p.result == played_result), None)
-    if played is None:
-        raise ValueError("the play made is not one of the legal plays of the roll")
-    equities = play_equities(position, plays, ruleset, played, cap_s)
-    best = max(equities, key=lambda i: (equities[i], i == played))
-    lost = max(0.0, equities[best] - equities[played])
-    if best == played:
-        lost = 0.0
-    return {
-        "plays": len(plays),
-        "best": plays[best].notation,
-        "best_position": plays[best].result.to_json(),
-        "best_equity": round(equities[best], 4),
-        "played_equity": round(equities[played], 4),
-        "lost": round(lost, 4),
-        "mark": mark_of(lost),
-    }
 
 
 def empty_summary() -> dict:

@@ -489,8 +489,17 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         (``hint_answer``)."""
         channel, language = self.channel_name, self.language
         visitor, ip = ratelimits.scope_identity(self.scope, self.actor.user_id)
+
+        def count_search():
+            try:
+                ratelimits.check_hint(visitor, ip)
+            except ratelimits.RateLimited as limited:
+                raise services.TooManyHints(limited.message) from None
+
         await self.send_answer(
-            lambda game, actor: services.ask_hint(game, actor, kind, channel, language, visitor, ip)
+            lambda game, actor: services.ask_hint(
+                game, actor, kind, channel, language, count_search
+            )
         )
 
     async def hint_answer(self, message):

@@ -13,7 +13,13 @@ levels). In a finished race every level but easy bears off by the exact table of
 
 from __future__ import annotations
 
-import random as _random
+import os
+
+# One BLAS thread (see nardy_site/__init__.py), also for the command-line tools (arena,
+# training), which do not load the site: set before numpy loads.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import random as _random  # noqa: E402
 
 from games.engine import legal_plays, other
 

@@ -1,7 +1,7 @@
 """Hints in casual games against the computer (docs/protocol.md "Hints", issue #17): the best
 play of the roll the player is to play, and, after the player's play, how much equity it lost
 against the best. Both come from the strongest search (the ``expert`` level's, the one the
-post-game analysis uses: ``games.analysis``) and are read only: they change nothing.
+post-game analysis uses: ``games.bots.judge``) and are read only: they change nothing.
 
 Offered to the human player of a game against the computer that is not rated
 (``Game.offers_hints``); never in games between people (rated or not) and never to onlookers.
@@ -19,8 +19,7 @@ from django.utils import translation
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
-from games import analysis, ratelimits
-from games.bots import neural
+from games.bots import judge, neural
 from games.bots.search import rank
 from games.engine import Position, check_play, legal_plays
 from games.models import EventKind, Game
@@ -93,15 +92,15 @@ def judge_last_play(game, viewer) -> dict:
     return _judged_frame(game, _side_with_hints(game, viewer))
 
 
-def ask(game, viewer, kind, channel_name, language, visitor=None, ip=None) -> dict | None:
+def ask(game, viewer, kind, channel_name, language, count_search=None) -> dict | None:
     """A socket's question ``kind`` (``HINT`` or ``JUDGE``) about ``game`` from ``viewer``:
     checked now (raises as ``hint`` and ``judge_last_play`` do). Returns the frame when the
     answer is in the cache; otherwise queues the task ``games.hint``, which sends the frame,
     worded in ``language``, to the socket's channel ``channel_name`` as a ``hint.answer``
     message, and returns None. The same question from the same socket while its search is
-    queued or running queues nothing more (the answer comes once); a search counts against the
-    hint limits of the visitor ``visitor`` (``ratelimits.session_identity``) and the address
-    ``ip``: over them, raises TooManyHints (the game's other frames are not held back)."""
+    queued or running queues nothing more (the answer comes once). ``count_search()`` is called
+    before a search is queued (the consumer counts it against the hint limits); it may raise
+    TooManyHints, and then nothing is queued."""
     side = _side_with_hints(game, viewer)
     if kind == HINT:
         check_to_play(game, side)
@@ -112,11 +111,12 @@ def ask(game, viewer, kind, channel_name, language, visitor=None, ip=None) -> di
         return _FRAMES[kind](game, side)
     if not cache.add(f"{key}:asked:{channel_name}", True, PENDING_SECONDS):
         return None  # asked already: its answer is on the way
-    try:
-        ratelimits.check_hint(visitor, ip)
-    except ratelimits.RateLimited as limited:
-        cache.delete(f"{key}:asked:{channel_name}")
-        raise TooManyHints(limited.message, game.version) from None
+    if count_search is not None:
+        try:
+            count_search()
+        except TooManyHints:
+            cache.delete(f"{key}:asked:{channel_name}")
+            raise
     dispatch.send_hint_question(kind, game.pk, side, channel_name, language)
     return None
 
@@ -225,7 +225,7 @@ def _judged_frame(game, side) -> dict:
     found = cache.get(key)
     if found is None:
         before, after = _around(game, events, seq)
-        found = analysis.analyse_play(
+        found = judge.analyse_play(
             before, tuple(dice), after, game.ruleset, cap_s=neural.EXPERT_CAP_S
         )
         cache.set(key, found, CACHE_SECONDS)

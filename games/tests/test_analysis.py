@@ -11,7 +11,7 @@ from django.test import Client
 from django.urls import reverse
 
 from games import analysis, services
-from games.bots import neural, search
+from games.bots import judge, neural, search
 from games.engine import Position, check_play, get_ruleset, legal_plays
 from games.engine import record as rec
 from games.models import AnalysisStatus, Game, GameAnalysis, Status
@@ -37,7 +37,7 @@ def scripted_record():
             pick = int(np.argmin(zero))
             bad = plays[pick].notation
         else:
-            equities = analysis.play_equities(position, plays, SPORT, 0)
+            equities = judge.play_equities(position, plays, SPORT, 0)
             pick = max(equities, key=equities.get)
         entries.append(rec.Entry(n, position.turn, rec.PLAY, dice=dice, play=plays[pick].notation))
         position = plays[pick].result
@@ -54,7 +54,7 @@ def test_a_deliberately_bad_play_is_a_blunder_and_the_best_play_is_best():
     worst = by_turn[BAD_TURN]
     assert (worst["side"], worst["dice"], worst["played"]) == ("white", [6, 4], bad)
     assert worst["mark"] == "blunder"
-    assert worst["lost"] >= analysis.BLUNDER
+    assert worst["lost"] >= judge.BLUNDER
     assert worst["best"] != bad
     assert worst["lost"] == pytest.approx(worst["best_equity"] - worst["played_equity"], abs=1e-3)
     # the best play drawn on the board: the position after it, with black to move
@@ -94,7 +94,7 @@ def test_plays_with_one_legal_choice_are_forced_and_not_analysed():
         {"turn": "white", "white": {"24": 15}, "black": {"6": 1, "24": 14}}
     )
     assert legal_plays(blocked, (6, 6), SPORT)[0].notation == ""
-    assert analysis.analyse_play(blocked, (6, 6), blocked, SPORT) == {"plays": 1, "mark": "forced"}
+    assert judge.analyse_play(blocked, (6, 6), blocked, SPORT) == {"plays": 1, "mark": "forced"}
 
 
 def test_throwing_away_the_last_bear_off_is_a_blunder_by_the_exact_values():
@@ -106,12 +106,12 @@ def test_throwing_away_the_last_bear_off_is_a_blunder_by_the_exact_values():
     plays = {p.notation: p for p in legal_plays(position, (2, 1), SPORT)}
     assert set(plays) == {"2/off 1/off", "2/1 1/off"}
 
-    bad = analysis.analyse_play(position, (2, 1), plays["2/1 1/off"].result, SPORT)
+    bad = judge.analyse_play(position, (2, 1), plays["2/1 1/off"].result, SPORT)
     assert bad["mark"] == "blunder"
     assert (bad["best"], bad["best_equity"], bad["played_equity"]) == ("2/off 1/off", 1.0, -1.0)
     assert bad["lost"] == 2.0
 
-    good = analysis.analyse_play(position, (2, 1), plays["2/off 1/off"].result, SPORT)
+    good = judge.analyse_play(position, (2, 1), plays["2/off 1/off"].result, SPORT)
     assert (good["mark"], good["lost"], good["best"]) == ("best", 0.0, "2/off 1/off")
 
 
@@ -129,7 +129,7 @@ def test_throwing_away_the_last_bear_off_is_a_blunder_by_the_exact_values():
     ],
 )
 def test_marks_follow_the_thresholds(lost, mark):
-    assert analysis.mark_of(lost) == mark
+    assert judge.mark_of(lost) == mark
 
 
 # --- the stored analysis ----------------------------------------------------------------------

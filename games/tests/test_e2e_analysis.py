@@ -8,6 +8,7 @@ import json
 import pytest
 
 from games import analysis
+from games.bots import judge
 from games.models import AnalysisStatus, GameAnalysis
 from games.tests.test_analysis import finished_bot_game
 from games.tests.test_e2e_browser import ARTIFACTS, browser, daphne_server, in_thread  # noqa: F401
@@ -40,7 +41,7 @@ def test_the_analysis_on_a_phone(daphne_server, browser, monkeypatch):
 
     frames = json.loads(page.locator("#replay-frames").text_content())
     judged = [f for f in frames if f["kind"] == "play" and "analysis" in f]
-    assert judged and all(f["analysis"]["mark"] in analysis.MARKS for f in judged)
+    assert judged and all(f["analysis"]["mark"] in judge.MARKS for f in judged)
     worse = [f for f in judged if f["analysis"]["mark"] not in ("best", "forced")]
     assert worse, "six random plays of the human were all the best"
     frame = max(worse, key=lambda f: f["analysis"]["lost"])

@@ -9,8 +9,8 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.utils import translation
 
-from games import analysis, services
-from games.bots import neural, search
+from games import ratelimits, services
+from games.bots import judge, neural, search
 from games.bots.search import rank
 from games.engine import legal_plays
 from games.services import dispatch, hints
@@ -77,7 +77,7 @@ def test_after_a_worse_play_the_judgement_says_what_it_lost_and_which_was_best(f
     plays = legal_plays(position, dice, game.ruleset)
     zero = search.values(neural.network(), position.turn, [p.result for p in plays])
     bad = plays[int(np.argmin(zero))]  # the play the network likes least
-    expected = analysis.analyse_play(position, dice, bad.result, game.ruleset)
+    expected = judge.analyse_play(position, dice, bad.result, game.ruleset)
     assert expected["lost"] > 0.05, expected
     services.play(game.id, ME, game.version, bad.notation)
     game.refresh_from_db()
@@ -85,7 +85,7 @@ def test_after_a_worse_play_the_judgement_says_what_it_lost_and_which_was_best(f
         frame = services.judge_last_play(game, ME)
     lost = expected["lost"]
     assert (frame["type"], frame["played"], frame["best"]) == ("judged", bad.notation, best)
-    assert frame["lost"] == lost and frame["mark"] == analysis.mark_of(lost) != "best"
+    assert frame["lost"] == lost and frame["mark"] == judge.mark_of(lost) != "best"
     shown = hints.two_decimals(lost)
     assert frame["message"] == f"That play lost {shown} points; the best was {best}."
 
@@ -191,19 +191,28 @@ def test_one_socket_asking_again_queues_one_search_and_the_limits_count_searches
     game = game_with_a_choice(fixed)
     queued = []
     monkeypatch.setattr(dispatch, "send_hint_question", lambda *args: queued.append(args))
-    visitor = ("session", "s1")
+
+    def count_search():  # as the consumer counts a search
+        try:
+            ratelimits.check_hint(("session", "s1"), "10.0.0.1")
+        except ratelimits.RateLimited as limited:
+            raise services.TooManyHints(limited.message) from None
+
+    def ask(kind, channel):
+        return services.ask_hint(game, ME, kind, channel, "en", count_search)
+
     for _ in range(5):  # a flood from one socket: one search on its way
-        assert services.ask_hint(game, ME, "hint", "chan-1", "en", visitor, "10.0.0.1") is None
+        assert ask("hint", "chan-1") is None
     assert len(queued) == 1
     settings.GAMES_HINT_SESSION_LIMITS = "1/minute"
-    services.ask_hint(game, ME, "hint", "chan-2", "en", visitor, "10.0.0.1")  # another tab
+    ask("hint", "chan-2")  # another tab
     with pytest.raises(services.TooManyHints) as refused:
-        services.ask_hint(game, ME, "judge", "chan-2", "en", visitor, "10.0.0.1")
+        ask("judge", "chan-2")
     assert refused.value.message.startswith("Too many hints in a short time. Please wait ")
     assert len(queued) == 2
     # an answer in the cache costs nothing and is not counted
     services.hint(game, ME)
-    frame = services.ask_hint(game, ME, "hint", "chan-3", "en", visitor, "10.0.0.1")
+    frame = ask("hint", "chan-3")
     assert frame["type"] == "hint" and len(queued) == 2
 
 

@@ -53,6 +53,7 @@ SNAPSHOT_KEYS = {
             "preset",
             "options",
             "rated",
+            "hints",  # false for an onlooker
             "status",
             "version",
             "you",
@@ -280,6 +281,7 @@ def check_frame(frame, secrets):
     unknown = key_paths(frame) - SNAPSHOT_KEYS
     assert not unknown, f"keys not on the allow-list: {sorted(unknown)}"
     game = frame["game"]
+    assert game["hints"] is False  # hints are for the player, never for an onlooker
     for key in ONLOOKER_NULLS:
         assert game[key] is None
     assert game["actions"] == []
@@ -348,7 +350,7 @@ def board_of(game):
     shared = {
         key: value
         for key, value in game.items()
-        if key not in ("you", "actions", "legal", "clock", "presence")
+        if key not in ("you", "actions", "hints", "legal", "clock", "presence")
     }
     clock = dict(game["clock"] or {})
     clock.pop("server_time", None)

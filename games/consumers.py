@@ -465,8 +465,8 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         ``recheck``: read the socket's session again first. Snapshots pushed to every socket
         after a change skip it (one query per socket and change); actions, asked-for snapshots
         and the presence touch (every ``PRESENCE_TOUCH_MS``) still recheck."""
-        frame = await self._snapshot(recheck)
-        if frame is None:
+        frame = await self._read(services.snapshot, recheck)
+        if frame is GAME_GONE:
             await self.close(code=CLOSE_NOT_FOUND)
             return
         game = frame["game"]
@@ -585,29 +585,20 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         return _actor_of(self.scope), Game.objects.filter(pk=self.game_id).exists()
 
     @database_sync_to_async
-    def _read(self, service):
+    def _read(self, service, recheck=True):
+        """``service(game, actor)`` on the game as it stands, in the socket's language
+        (``recheck``: the socket's session read again first); GAME_GONE if it is gone."""
         try:
             game = Game.objects.get(pk=self.game_id)
         except Game.DoesNotExist:
             return GAME_GONE
-        game = services.current(game)
-        self._recheck_identity()
-        with translation.override(self.language):
-            return service(game, self.actor)
-
-    @database_sync_to_async
-    def _snapshot(self, recheck=True):
-        try:
-            game = Game.objects.get(pk=self.game_id)
-        except Game.DoesNotExist:
-            return None
         # a deadline passed before the sweep applied it: apply it first, so every viewer sees the
         # same outcome whichever arrives first
         game = services.current(game)
         if recheck:
             self._recheck_identity()
         with translation.override(self.language):
-            return services.snapshot(game, self.actor)
+            return service(game, self.actor)
 
 
 def _change(field, held, value):

@@ -406,8 +406,9 @@ class Game(models.Model):
         """True while the game is on and the bot must act (roll, play, or answer a double)."""
         return bool(self.bot_side) and self.awaiting == self.bot_side
 
-    def replay(self):
-        """Replay the game from its record and return the engine ``Position`` it leads to.
+    def replay(self, before_seq=None):
+        """Replay the game from its record and return the engine ``Position`` it leads to
+        (with ``before_seq``: the position just before the event of that ``seq``).
 
         Starts from the R2 start position with the winner of the opening event (R3) to move,
         then applies every recorded play (checked again by the engine with its recorded dice).
@@ -416,7 +417,10 @@ class Game(models.Model):
         """
         ruleset = self.ruleset
         position = None
-        for event in self.events.order_by("seq"):
+        events = self.events.order_by("seq")
+        if before_seq is not None:
+            events = events.filter(seq__lt=before_seq)
+        for event in events:
             if event.kind == EventKind.OPENING:
                 position = Position.initial(event.side)
             elif event.kind == EventKind.PLAY:

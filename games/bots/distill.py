@@ -35,7 +35,8 @@ from games.engine import Position, legal_plays, other
 
 from .features import encode
 from .network import Network, equity, flip
-from .search import ROLLS, boards
+from .search import ROLLS, boards, replies
+from .search import values as search_values
 from .train import opening, sha256
 
 #: positions per shard file
@@ -59,12 +60,8 @@ def one_ply_targets(net, afters, mover):
     picks (best 0-ply equity for the opponent), turned to ``mover``, averaged over the 36
     outcomes."""
     them = other(mover)
-    results, spans = [], []
-    for after in afters:
-        for dice, _weight in ROLLS:
-            start = len(results)
-            results.extend(p.result for p in legal_plays(after, dice))
-            spans.append((start, len(results)))
+    results, rows = replies(afters)
+    spans = [span for row in rows for span in row]
     outputs = net.evaluate(encode(boards(results, them), boards(results, mover)))
     values = equity(outputs)
     picked = np.empty((len(spans), 3), np.float32)
@@ -93,8 +90,7 @@ def self_play_positions(net, rng, count):
                 choice = plays[0]
             else:
                 results = [p.result for p in plays]
-                mine = boards(results, mover)
-                values = equity(net.evaluate(encode(mine, position.board(other(mover)))))
+                values = search_values(net, mover, results, position.board(other(mover)))
                 order = np.argsort(-values, kind="stable")
                 explore = rng.random() < EXPLORE
                 choice = plays[

@@ -17,7 +17,6 @@ from games.engine import legal_plays, other
 from games.engine.scoring import game_value
 
 from . import neural
-from .search import rank
 
 #: equity lost (points per game) from which a play is a mistake / a blunder
 MISTAKE = 0.05
@@ -53,9 +52,7 @@ def play_equities(position, plays, ruleset, played_index, cap_s=PLAY_CAP_S):
     (``played_index``) at every ply the search reaches, within ``cap_s`` seconds. Returns
     ``{index: equity}`` for the play made and the plays measured at the deepest ply reached; a
     play that ends the game gets its exact value (RULES.md R9, with koks where the table has it)."""
-    ranked = rank(
-        neural.network(), position, plays, (neural.EXPERT, neural.EXPERT_DEEP), cap_s, played_index
-    )
+    ranked = neural.rank_expert(position, plays, cap_s, played_index)
     mover = position.turn
     deepest = ranked.plies[ranked.index]
     measured = {}

@@ -52,10 +52,17 @@ def choose_hard(position, dice, plays, cap_s=HARD_CAP_S):
     return plays[rank(network(), position, plays, (HARD,), cap_s).index]
 
 
+def rank_expert(position, plays, cap_s=EXPERT_CAP_S, also=None):
+    """``search.rank`` of ``plays`` (the legal plays of one roll in ``position``) by the expert
+    level's search: its network, filters and cap (the play of index ``also`` measured at every
+    ply beside them). The search of the expert level, the analysis and the hints."""
+    return rank(network(), position, plays, (EXPERT, EXPERT_DEEP), cap_s, also)
+
+
 def choose_expert(position, dice, plays, cap_s=EXPERT_CAP_S):
     """The expert level's choice among ``plays`` (the legal plays of ``dice`` in
     ``position``)."""
-    return plays[rank(network(), position, plays, (EXPERT, EXPERT_DEEP), cap_s).index]
+    return plays[rank_expert(position, plays, cap_s).index]
 
 
 def cubeless_chances(position, side):

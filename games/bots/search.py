@@ -42,14 +42,9 @@ class OutOfTime(Exception):
 EVAL_S = 10e-6
 
 
-def _check(deadline):
-    if deadline is not None and time.perf_counter() > deadline:
-        raise OutOfTime
-
-
-def _check_room(deadline, positions):
-    """OutOfTime unless evaluating ``positions`` positions should end before ``deadline``: a
-    2-ply's last batch holds tens of thousands."""
+def _check(deadline, positions=0):
+    """OutOfTime unless evaluating ``positions`` more positions should end before ``deadline``
+    (a 2-ply's last batch holds tens of thousands)."""
     if deadline is not None and time.perf_counter() + positions * EVAL_S > deadline:
         raise OutOfTime
 
@@ -80,10 +75,11 @@ def values(net, mover, results, opp_board=None):
     return out
 
 
-def _replies(afters, deadline):
+def replies(afters, deadline=None):
     """Every reply of the side to roll in each position of ``afters`` to each of the 21 rolls:
     ``(results, spans)``, where ``spans[i][j]`` is the slice of ``results`` holding the replies
-    of ``afters[i]`` to ``ROLLS[j]`` (a pass is one reply: the position itself)."""
+    of ``afters[i]`` to ``ROLLS[j]`` (a pass is one reply: the position itself). Raises
+    OutOfTime past ``deadline`` (checked after each position's replies)."""
     results, spans = [], []
     for after in afters:
         row = []
@@ -103,10 +99,10 @@ def one_ply(net, afters, mover, deadline=None):
     position's replies are generated)."""
     if not afters:
         return np.zeros(0)
-    results, spans = _replies(afters, deadline)
-    _check_room(deadline, len(results))
-    replies = values(net, other(mover), results)
-    best = np.array([[replies[a:b].max() for a, b in row] for row in spans])
+    results, spans = replies(afters, deadline)
+    _check(deadline, len(results))
+    scores = values(net, other(mover), results)
+    best = np.array([[scores[a:b].max() for a, b in row] for row in spans])
     return -(best @ _WEIGHTS)
 
 
@@ -118,14 +114,14 @@ def two_ply(net, afters, mover, deadline=None):
     if not afters:
         return np.zeros(0)
     them = other(mover)
-    results, spans = _replies(afters, deadline)
-    replies = values(net, them, results)
+    results, spans = replies(afters, deadline)
+    scores = values(net, them, results)
     picked, finished = [], []
     for row in spans:
         for a, b in row:
-            i = a + int(np.argmax(replies[a:b]))
+            i = a + int(np.argmax(scores[a:b]))
             picked.append(results[i])
-            finished.append(replies[i] if results[i].winner else None)
+            finished.append(scores[i] if results[i].winner else None)
     # The replies that end the game keep their exact value; the rest go one ply deeper.
     open_ = [r for r, done in zip(picked, finished, strict=True) if done is None]
     deeper = iter(one_ply(net, open_, them, deadline))

@@ -20,8 +20,7 @@ from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
 from games.bots import judge, neural
-from games.bots.search import rank
-from games.engine import Position, check_play, legal_plays
+from games.engine import check_play, legal_plays
 from games.models import EventKind, Game
 from games.services import dispatch
 from games.services.errors import GameError
@@ -104,11 +103,12 @@ def ask(game, viewer, kind, channel_name, language, count_search=None) -> dict |
     side = _side_with_hints(game, viewer)
     if kind == HINT:
         check_to_play(game, side)
-        key = _hint_key(game)
+        key, frame = _hint_key(game), lambda: _hint_frame(game, side)
     else:
-        key = _judge_key(game, _last_play(game, side)[0])
+        last = _last_play(game, side)
+        key, frame = _judge_key(game, last[0]), lambda: _judged_frame(game, side, last)
     if cache.get(key) is not None:
-        return _FRAMES[kind](game, side)
+        return frame()
     if not cache.add(f"{key}:asked:{channel_name}", True, PENDING_SECONDS):
         return None  # asked already: its answer is on the way
     if count_search is not None:
@@ -132,7 +132,7 @@ def answer(kind, game_id, side, channel_name, language) -> None:
         return
     with translation.override(language):
         try:
-            frame = _FRAMES[kind](game, side)
+            frame = (_hint_frame if kind == HINT else _judged_frame)(game, side)
         except GameError as error:
             frame = {
                 "type": "error",
@@ -189,13 +189,7 @@ def _best_plays(position, dice, ruleset) -> dict:
     plays = legal_plays(position, dice, ruleset)
     if len(plays) == 1:
         return {"forced": True, "plays": [{"play": plays[0].notation, "equity": None, "ply": 0}]}
-    ranked = rank(
-        neural.network(),
-        position,
-        plays,
-        (neural.EXPERT, neural.EXPERT_DEEP),
-        neural.EXPERT_CAP_S,
-    )
+    ranked = neural.rank_expert(position, plays)
     deepest = ranked.plies[ranked.index]
     order = sorted(
         (i for i, ply in enumerate(ranked.plies) if ply == deepest),
@@ -209,22 +203,26 @@ def _best_plays(position, dice, ruleset) -> dict:
 
 
 def _last_play(game, side):
-    """``(seq, dice, play, events)`` of ``side``'s latest play, with the game's events as
-    ``(seq, kind, side, dice, play)`` rows. Raises NothingToJudge before its first play."""
-    events = list(game.events.order_by("seq").values_list("seq", "kind", "side", "dice", "play"))
-    mine = [e for e in events if e[1] == EventKind.PLAY and e[2] == side]
-    if not mine:
+    """``(seq, dice, play)`` of ``side``'s latest play. Raises NothingToJudge before its
+    first play."""
+    last = (
+        game.events.filter(kind=EventKind.PLAY, side=side)
+        .order_by("-seq")
+        .values_list("seq", "dice", "play")
+        .first()
+    )
+    if last is None:
         raise NothingToJudge(_("You have not played yet."), game.version)
-    seq, _kind, _side, dice, played = mine[-1]
-    return seq, dice, played, events
+    return last
 
 
-def _judged_frame(game, side) -> dict:
-    seq, dice, played, events = _last_play(game, side)
+def _judged_frame(game, side, last=None) -> dict:
+    seq, dice, played = last or _last_play(game, side)
     key = _judge_key(game, seq)
     found = cache.get(key)
     if found is None:
-        before, after = _around(game, events, seq)
+        before = game.replay(before_seq=seq)
+        after = check_play(before, tuple(dice), played, game.ruleset).result
         found = judge.analyse_play(
             before, tuple(dice), after, game.ruleset, cap_s=neural.EXPERT_CAP_S
         )
@@ -239,23 +237,6 @@ def _judged_frame(game, side) -> dict:
         "mark": found["mark"],
         "message": _judgement(found),
     }
-
-
-_FRAMES = {HINT: _hint_frame, JUDGE: _judged_frame}
-
-
-def _around(game, events, seq):
-    """The positions just before and just after the play of event ``seq``."""
-    position = None
-    for at, kind, side, dice, play in events:
-        if kind == EventKind.OPENING:
-            position = Position.initial(side)
-        elif kind == EventKind.PLAY:
-            after = check_play(position, tuple(dice), play, game.ruleset).result
-            if at == seq:
-                return position, after
-            position = after
-    raise NothingToJudge(_("You have not played yet."), game.version)
 
 
 def _judgement(found) -> str:

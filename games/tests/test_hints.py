@@ -11,29 +11,22 @@ from django.utils import translation
 
 from games import ratelimits, services
 from games.bots import judge, neural, search
-from games.bots.search import rank
 from games.engine import legal_plays
 from games.services import dispatch, hints
 from games.tests.factories import (
     HUMAN,
     ONLOOKER,
-    FixedDice,
     new_bot_game,
     new_people_game,
     state,
     unchanged,
 )
-from games.tests.test_consumers import communicator, connect
+from games.tests.test_consumers import communicator, connect, fixed  # noqa: F401 - a fixture
 from nardy_site.celery import app as celery_app
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("unattended_queue")]
 
 ME = services.Actor(guest_id=HUMAN)
-
-
-@pytest.fixture
-def fixed(monkeypatch):
-    return FixedDice(monkeypatch)
 
 
 def game_with_a_choice(fixed):
@@ -52,10 +45,7 @@ def expert_best(game):
     """The expert search's best play (notation) of the game's position and roll."""
     position = game.get_position()
     plays = legal_plays(position, tuple(game.dice), game.ruleset)
-    ranked = rank(
-        neural.network(), position, plays, (neural.EXPERT, neural.EXPERT_DEEP), cap_s=None
-    )
-    return plays[ranked.index].notation
+    return plays[neural.rank_expert(position, plays, cap_s=None).index].notation
 
 
 def test_the_hint_is_the_expert_search_best_play_and_changes_nothing(fixed):

@@ -12,6 +12,12 @@ lock, roll, save), as wall-clock time (``move_ms``: what a player waits) and as 
 CPU time (``move_cpu_ms``: not inflated when other jobs share the cores). Each process loads
 the bear-off table and the network before its first game (as a worker does at start), so no
 move pays for loading them.
+
+A long match can be played in slices: with ``--record FILE`` every finished pair is appended
+to FILE (JSON lines) and a later run with the same FILE plays only the pairs not yet in it, so
+a match stopped at any time (Ctrl-C, a session's end) goes on where it stopped, and the summary
+covers every recorded pair. The same seed gives the same dice and the same pairs, whether the
+match ran at once or in slices.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import statistics
 import sys
 import time
 from multiprocessing import Pool
+from pathlib import Path
 
 from games.engine import Position, game_value, other
 
@@ -99,22 +106,85 @@ def percentile(values, q):
     return values[min(len(values) - 1, int(q * len(values)))]
 
 
-def run(a: str, b: str, pairs: int, seed: int, jobs: int, progress: int = 0, weights=None) -> dict:
+class RecordMismatch(ValueError):
+    """The record file belongs to another match (other levels, seed or weights)."""
+
+
+class Record:
+    """A match's finished pairs in a JSON-lines file: a header line (the match: ``a``, ``b``,
+    ``seed``, ``weights``), then one line per pair, ``{"pair": i, "games": [[a_won, kind,
+    points, {level: [[wall s, CPU s], ...]}], [...]]}``. A line cut short by a kill is dropped
+    on reading. Raises ``RecordMismatch`` when the file holds another match."""
+
+    def __init__(self, path, match: dict):
+        self.path = Path(path)
+        self.pairs: dict[int, list] = {}
+        if self.path.exists() and self.path.stat().st_size:
+            lines = self.path.read_text().splitlines()
+            kept = []
+            for line in lines:
+                try:
+                    kept.append(json.loads(line))
+                except json.JSONDecodeError:
+                    break  # the tail of a killed run
+            if kept[0] != match:
+                raise RecordMismatch(f"{self.path} records {kept[0]}, not {match}")
+            for entry in kept[1:]:
+                self.pairs[entry["pair"]] = [tuple(g) for g in entry["games"]]
+            # Rewrite without a cut tail, so that appends start on a fresh line.
+            self.path.write_text("".join(json.dumps(e) + "\n" for e in kept))
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.write_text(json.dumps(match) + "\n")
+
+    def add(self, index: int, pair: list) -> None:
+        """Append pair ``index`` (as ``play_pair`` returns it) and flush it to disk."""
+        self.pairs[index] = pair
+        with self.path.open("a") as f:
+            f.write(json.dumps({"pair": index, "games": pair}) + "\n")
+
+
+def _play_indexed(args):
+    index, task = args
+    return index, play_pair(task)
+
+
+def run(
+    a: str,
+    b: str,
+    pairs: int,
+    seed: int,
+    jobs: int,
+    progress: int = 0,
+    weights=None,
+    record=None,
+) -> dict:
     """Play ``pairs`` pairs of A against B; returns the summary dict (see module doc). With
     ``progress`` > 0 a line with A's score so far goes to standard error every that many
-    pairs; ``weights`` as for ``warm_up``."""
-    tasks = [(a, b, seed * 1_000_003 + i) for i in range(pairs)]
-    if jobs <= 1:
-        warm_up((a, b), weights)
-    with (
-        Pool(jobs, initializer=warm_up, initargs=((a, b), weights)) if jobs > 1 else _Serial()
-    ) as pool:
-        outcomes = []
-        for pair in pool.imap(play_pair, tasks):
-            outcomes.append(pair)
-            if progress and len(outcomes) % progress == 0:
-                done = sum(sum(r[0] for r in o) / 2 for o in outcomes) / len(outcomes)
-                print(f"pairs={len(outcomes)} a_score={done:.3f}", file=sys.stderr, flush=True)
+    pairs; ``weights`` as for ``warm_up``; ``record``: a file path (see ``Record``) whose pairs
+    are not played again. Raises ``RecordMismatch`` for another match's record."""
+    kept = Record(record, {"a": a, "b": b, "seed": seed, "weights": weights}) if record else None
+    done = kept.pairs if kept else {}
+    tasks = [(i, (a, b, seed * 1_000_003 + i)) for i in range(pairs) if i not in done]
+    outcomes = {i: done[i] for i in range(pairs) if i in done}
+    if tasks:
+        if jobs <= 1:
+            warm_up((a, b), weights)
+        with (
+            Pool(jobs, initializer=warm_up, initargs=((a, b), weights)) if jobs > 1 else _Serial()
+        ) as pool:
+            for index, pair in pool.imap(_play_indexed, tasks):
+                outcomes[index] = pair
+                if kept:
+                    kept.add(index, pair)
+                if progress and len(outcomes) % progress == 0:
+                    score = sum(sum(r[0] for r in o) / 2 for o in outcomes.values())
+                    print(
+                        f"pairs={len(outcomes)} a_score={score / len(outcomes):.3f}",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+    outcomes = [outcomes[i] for i in sorted(outcomes)]
     pair_scores, points, mars = [], [], 0
     times = {a: [], b: []}
     for pair in outcomes:
@@ -183,14 +253,30 @@ def main(argv=None) -> int:
         metavar="FILE",
         help="the hard level's network (default: games/bots/data/hard.npz)",
     )
+    ap.add_argument(
+        "--record",
+        default=None,
+        metavar="FILE",
+        help="append each finished pair to FILE and skip the pairs already in it: a match "
+        "stopped at any time goes on where it stopped",
+    )
     args = ap.parse_args(argv)
     if args.a == args.b:
         ap.error("--a and --b must differ")
-    print(
-        json.dumps(
-            run(args.a, args.b, args.pairs, args.seed, args.jobs, args.progress, args.weights)
+    try:
+        summary = run(
+            args.a,
+            args.b,
+            args.pairs,
+            args.seed,
+            args.jobs,
+            args.progress,
+            args.weights,
+            args.record,
         )
-    )
+    except RecordMismatch as exc:
+        ap.error(str(exc))
+    print(json.dumps(summary))
     return 0
 
 

@@ -35,6 +35,9 @@ def _back(points: np.ndarray) -> np.ndarray:
 
 
 _STEPS = np.arange(24)
+# (6, 24): for die d (row d - 1) and point index q, the index q - d, or 24 (a padding column)
+# where q - d < 0.
+_DIE_FROM = np.array([[q - d if q >= d else 24 for q in range(24)] for d in range(1, 7)])
 
 
 def _run_lengths(along: np.ndarray) -> np.ndarray:
@@ -74,11 +77,11 @@ def _blocking_terms(board: np.ndarray, blocked: np.ndarray) -> np.ndarray:
     squares = (2 * runs - 1).clip(0).sum(axis=1) / 36  # 1 + 3 + ... + (2n-1) = n*n
     front = (blocked[:, 23] >= 5) * held[:, 5:11].sum(axis=1) / 6
     occupied = blocked > 0
-    free = ~held[:, _MIRROR - 1]  # in the blocked numbering
+    # free[q - d] for each die d at each q (a False column where q - d < 0), in one gather.
+    free = np.concatenate([~held[:, _MIRROR - 1], np.zeros((k, 1), bool)], axis=1)
     home_only = blocked[:, 6:].sum(axis=1) == 0
-    stepping = sum(
-        ((occupied[:, d:] & free[:, : 24 - d]).any(axis=1) | home_only) for d in range(1, 7)
-    )
+    steps = (occupied[:, None, :] & free[:, _DIE_FROM]).any(axis=2) | home_only[:, None]
+    stepping = steps.sum(axis=1)
     return np.stack([hold, near, squares, front, (6 - stepping) / 6], axis=1)
 
 
@@ -105,9 +108,13 @@ def encode(mine, theirs) -> np.ndarray:
     my_points, their_points = mine[:, 1:], theirs[:, 1:]
     # Contact (bearoff.race_is_over): a checker on my p still to pass their back checker, whose
     # own number is above mirror(p), or the other way round.
-    contact = ((my_points > 0) & (_back(their_points)[:, None] > _MIRROR)).any(axis=1) | (
-        (their_points > 0) & (_back(my_points)[:, None] > _MIRROR)
+    k = mine.shape[0]
+    both = np.concatenate([my_points, their_points])
+    back = _back(both)[:, None]
+    contact = ((my_points > 0) & (back[k:] > _MIRROR)).any(axis=1) | (
+        (their_points > 0) & (back[:k] > _MIRROR)
     ).any(axis=1)
+    runs = _longest_run(both)
     extra = np.stack(
         [
             mine[:, 0] / 15,
@@ -119,15 +126,14 @@ def encode(mine, theirs) -> np.ndarray:
             ~contact,
             my_points[:, :6].sum(axis=1) / 15,
             their_points[:, :6].sum(axis=1) / 15,
-            _longest_run(my_points) / 6,
-            _longest_run(their_points) / 6,
+            runs[:k] / 6,
+            runs[k:] / 6,
         ],
         axis=1,
     ).astype(np.float32)
-    terms = np.concatenate(
-        [_blocking_terms(my_points, their_points), _blocking_terms(their_points, my_points)], axis=1
-    )
+    # Both sides in one call each (half the numpy calls: the batches are small in training).
+    terms = _blocking_terms(both, np.concatenate([their_points, my_points]))
+    terms = np.concatenate([terms[:k], terms[k:]], axis=1)
     terms[~contact] = 0.0  # a race: nothing to block
-    return np.concatenate(
-        [_units(mine[:, 1:]), _units(theirs_here), extra, terms.astype(np.float32)], axis=1
-    )
+    units = _units(np.concatenate([my_points, theirs_here]))
+    return np.concatenate([units[:k], units[k:], extra, terms.astype(np.float32)], axis=1)

@@ -1,6 +1,8 @@
 """The arena (games.bots.arena): dice-paired matches. Smoke sizes with loose thresholds; the
 measurements over 1,000 pairs are in docs/bots.md. Pure Python: no database."""
 
+import pytest
+
 from games.bots import arena
 
 
@@ -46,3 +48,32 @@ def test_hard_beats_medium():
     # is measured by the arena command in docs/bots.md.
     hard = arena.run("hard", "medium", pairs=12, seed=21, jobs=2)
     assert hard["ci95"][0] > 0.5 and hard["a_points_per_game"] > 0
+
+
+def _results(summary):
+    return {k: summary[k] for k in ("pairs", "a_score", "ci95", "a_points_per_game", "mars_rate")}
+
+
+def test_a_recorded_match_stopped_and_continued_equals_one_played_at_once(tmp_path):
+    record = tmp_path / "match.jsonl"
+    at_once = arena.run("easy", "random", pairs=6, seed=31, jobs=1)
+    arena.run("easy", "random", pairs=3, seed=31, jobs=1, record=record)
+    with record.open("a") as f:
+        f.write('{"pair": 3, "games": [[tru')  # a line cut short by a kill
+    sliced = arena.run("easy", "random", pairs=6, seed=31, jobs=2, record=record)
+    assert _results(sliced) == _results(at_once)
+    lines = record.read_text().splitlines()
+    assert len(lines) == 1 + 6  # the header and each pair once; the cut line is gone
+    # Asking again plays nothing and reports the same.
+    assert _results(arena.run("easy", "random", pairs=6, seed=31, jobs=1, record=record)) == (
+        _results(at_once)
+    )
+
+
+def test_a_record_of_another_match_is_refused_and_left_as_it_was(tmp_path):
+    record = tmp_path / "match.jsonl"
+    arena.run("easy", "random", pairs=1, seed=32, jobs=1, record=record)
+    before = record.read_text()
+    with pytest.raises(arena.RecordMismatch):
+        arena.run("easy", "random", pairs=2, seed=33, jobs=1, record=record)
+    assert record.read_text() == before

@@ -4,6 +4,7 @@ the multi-server and fault tests. Every process is a ``ServerProcess``
 (nardy_site/tests/servers.py)."""
 
 import json
+import os
 import re
 import statistics
 import sys
@@ -342,7 +343,8 @@ def clock_lags():
     """Lags (ms) between a clock deadline and the moment its timeout was applied (the
     TIMEOUT/ABANDON/ABORT event's ``created``), measured by the integration tests: ``timer``
     (a worker ran throughout) and ``sweep`` (the timer was lost: Celery beat alone). Written to
-    artifacts/clock/lag.json at the end of the run when there are any."""
+    artifacts/clock/lag.json (lag-gwN.json under xdist) at the end of the run when there are
+    any."""
     lags = {"timer": [], "sweep": []}
     yield lags
     if not lags["timer"] and not lags["sweep"]:
@@ -367,7 +369,9 @@ def clock_lags():
         "timers run TIMER_GRACE_MS after a deadline by design",
         sweep_only=dict(figures(lags["sweep"]), interval_ms=TEST_SWEEP_SECONDS * 1000),
     )
-    path = ROOT / "artifacts" / "clock" / "lag.json"
+    # one file per xdist worker: each measured only the tests it ran
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    path = ROOT / "artifacts" / "clock" / (f"lag-{worker}.json" if worker else "lag.json")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(report, indent=2) + "\n")
 

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from nardy_site.tests.parallel import worker_share
+
 ROOT = Path(__file__).resolve().parents[2]
 #: the rate-limit counters of every Daphne this test run starts (kept apart from other runs')
 RATELIMIT_KEY_PREFIX = f"nardy-limits-run-{uuid.uuid4().hex[:12]}"
@@ -33,13 +35,13 @@ CHROMIUM_ARGS = [
 
 def free_port(ports=None, taken=()):
     """A TCP port on 127.0.0.1 that nothing listens on right now: one the system picks, or
-    with ``ports`` (a range) the first of them not in ``taken``. Fails the test when every
-    port of ``ports`` is in use."""
+    with ``ports`` (a range) the first of them not in ``taken`` (of this xdist worker's share
+    of them). Fails the test when every port of ``ports`` is in use."""
     if ports is None:
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             return sock.getsockname()[1]
-    for port in ports:
+    for port in worker_share(ports):
         if port in taken:
             continue
         with socket.socket() as sock:

@@ -194,22 +194,29 @@ def run(
             mars += kind != "oin"
             for level, ts in t.items():
                 times[level].extend(ts)
-    mean = statistics.fmean(pair_scores)
-    half = 1.96 * statistics.pstdev(pair_scores) / math.sqrt(len(pair_scores))
+    mean, ci95 = score_interval(pair_scores)
     summary = {
         "a": a,
         "b": b,
         "pairs": pairs,
         "seed": seed,
         "weights": weights,
-        "a_score": round(mean, 4),
-        "ci95": [round(max(0.0, mean - half), 4), round(min(1.0, mean + half), 4)],
+        "a_score": mean,
+        "ci95": ci95,
         "a_points_per_game": round(statistics.fmean(points), 4),
         "mars_rate": round(mars / (2 * pairs), 4),
         "move_ms": {level: _spread([t[0] for t in ts]) for level, ts in times.items()},
         "move_cpu_ms": {level: _spread([t[1] for t in ts]) for level, ts in times.items()},
     }
     return summary
+
+
+def score_interval(pair_scores) -> tuple:
+    """``(mean, [low, high])`` of pair scores (each 1, 0.5 or 0): the mean and its 95 %
+    interval by the normal approximation, clipped to 0..1, rounded to 4 places."""
+    mean = statistics.fmean(pair_scores)
+    half = 1.96 * statistics.pstdev(pair_scores) / math.sqrt(len(pair_scores))
+    return round(mean, 4), [round(max(0.0, mean - half), 4), round(min(1.0, mean + half), 4)]
 
 
 def _spread(seconds) -> dict:

@@ -16,8 +16,6 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import math
-import statistics
 import sys
 from multiprocessing import Pool
 
@@ -25,7 +23,7 @@ import numpy as np
 
 from games.engine import Position, legal_plays, other
 
-from .arena import MAX_TURNS, DiceStream
+from .arena import MAX_TURNS, DiceStream, score_interval
 from .features import encode
 from .network import Network, equity
 
@@ -79,15 +77,14 @@ def run(a: str, b: str, pairs: int, seed: int, jobs: int) -> dict:
             scores = pool.map(play_pair, tasks, chunksize=16)
     else:
         scores = [play_pair(t) for t in tasks]
-    mean = statistics.fmean(scores)
-    half = 1.96 * statistics.pstdev(scores) / math.sqrt(len(scores))
+    mean, ci95 = score_interval(scores)
     return {
         "a": a,
         "b": b,
         "pairs": pairs,
         "seed": seed,
-        "a_score": round(mean, 4),
-        "ci95": [round(mean - half, 4), round(mean + half, 4)],
+        "a_score": mean,
+        "ci95": ci95,
     }
 
 

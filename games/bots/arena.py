@@ -57,25 +57,38 @@ class DiceStream:
         return self.rolls[i]
 
 
+def play_out(dice: DiceStream, choose) -> Position:
+    """One game with ``dice`` (the opening roll-off starts it, R3): ``choose(position, roll)``
+    returns the position after the play of the side to play (``position.turn``). Returns the
+    final position (``winner`` set). Raises RuntimeError if nobody has won after
+    ``MAX_TURNS`` rolls."""
+    first, second = dice.opening
+    pos = Position.initial("white" if first > second else "black")
+    roll = dice.opening
+    for i in range(MAX_TURNS):
+        pos = choose(pos, roll)
+        if pos.winner:
+            return pos
+        roll = dice.roll(i)
+    raise RuntimeError("game did not end")
+
+
 def play_game(white: str, black: str, dice: DiceStream, seed: int):
     """One game; returns (winner colour, kind, points, {level: [(wall s, CPU s) per move]})."""
     rngs = {"white": random.Random(seed), "black": random.Random(seed + 1)}
     levels = {"white": white, "black": black}
-    w, b = dice.opening
-    pos = Position.initial("white" if w > b else "black")
-    roll = (w, b)
     times = {white: [], black: []}
-    for i in range(MAX_TURNS):
+
+    def choose(pos, roll):
         side = pos.turn
         started, cpu = time.perf_counter(), time.thread_time()
         play = choose_play(pos, roll, "sport", level=levels[side], rng=rngs[side])
         times[levels[side]].append((time.perf_counter() - started, time.thread_time() - cpu))
-        pos = play.result
-        if pos.winner:
-            kind, points = game_value(pos.board(other(side)), "sport")
-            return side, kind, points, times
-        roll = dice.roll(i)
-    raise RuntimeError("game did not end")
+        return play.result
+
+    pos = play_out(dice, choose)
+    kind, points = game_value(pos.board(other(pos.winner)), "sport")
+    return pos.winner, kind, points, times
 
 
 def warm_up(levels=("medium", "hard"), weights=None) -> None:
@@ -131,15 +144,15 @@ class Record:
                 raise RecordMismatch(f"{self.path} records {kept[0]}, not {match}")
             for entry in kept[1:]:
                 self.pairs[entry["pair"]] = [tuple(g) for g in entry["games"]]
-            # Rewrite without a cut tail, so that appends start on a fresh line.
-            self.path.write_text("".join(json.dumps(e) + "\n" for e in kept))
+            if len(kept) < len(lines):
+                # Rewrite without the cut tail, so that appends start on a fresh line.
+                self.path.write_text("".join(json.dumps(e) + "\n" for e in kept))
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.path.write_text(json.dumps(match) + "\n")
 
     def add(self, index: int, pair: list) -> None:
-        """Append pair ``index`` (as ``play_pair`` returns it) and flush it to disk."""
-        self.pairs[index] = pair
+        """Append pair ``index`` (as ``play_pair`` returns it) to the file."""
         with self.path.open("a") as f:
             f.write(json.dumps({"pair": index, "games": pair}) + "\n")
 

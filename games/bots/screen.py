@@ -23,9 +23,9 @@ import numpy as np
 
 from games.engine import Position, legal_plays, other
 
-from .arena import MAX_TURNS, DiceStream, score_interval
-from .features import encode
-from .network import Network, equity
+from .arena import DiceStream, play_out, score_interval
+from .network import Network
+from .search import values
 
 
 @functools.lru_cache(maxsize=4)
@@ -34,17 +34,16 @@ def _network(path: str) -> Network:
 
 
 def greedy(net: Network, position: Position, dice) -> Position:
-    """The position after the play of ``dice`` that ``net`` values most (0-ply; a play that
-    ends the game first)."""
-    plays = legal_plays(position, dice)
-    if len(plays) == 1:
-        return plays[0].result
+    """The position after the play of ``dice`` that ``net`` values most (0-ply,
+    ``search.values``; a play that ends the game first)."""
+    results = [play.result for play in legal_plays(position, dice)]
+    if len(results) == 1:
+        return results[0]
+    for result in results:
+        if result.winner:
+            return result
     mover = position.turn
-    for play in plays:
-        if play.result.winner:
-            return play.result
-    x = encode([p.result.board(mover) for p in plays], position.board(other(mover)))
-    return plays[int(np.argmax(equity(net.evaluate(x))))].result
+    return results[int(np.argmax(values(net, mover, results, position.board(other(mover)))))]
 
 
 def play_pair(args) -> float:
@@ -52,20 +51,11 @@ def play_pair(args) -> float:
     a, b, seed = args
     score = 0.0
     for a_colour, b_colour in (("white", "black"), ("black", "white")):
-        dice = DiceStream(seed)
         nets = {a_colour: _network(a), b_colour: _network(b)}
-        first, second = dice.opening
-        pos = Position.initial("white" if first > second else "black")
-        roll = dice.opening
-        for i in range(MAX_TURNS):
-            side = pos.turn
-            pos = greedy(nets[side], pos, roll)
-            if pos.winner:
-                score += 0.5 * (side == a_colour)
-                break
-            roll = dice.roll(i)
-        else:
-            raise RuntimeError("game did not end")
+        end = play_out(
+            DiceStream(seed), lambda pos, roll, nets=nets: greedy(nets[pos.turn], pos, roll)
+        )
+        score += 0.5 * (end.winner == a_colour)
     return score
 
 

@@ -21,12 +21,17 @@ import pytest
 REDIS_DATABASES = 16
 
 
+def _number(worker: str) -> int:
+    """The number of an xdist worker id (``gw3`` -> 3)."""
+    return int(worker.removeprefix("gw"))
+
+
 def worker_redis_url(url: str, worker: str) -> str:
     """``url`` with its database number moved by the worker's number (``gw3`` -> +3).
     Raises ValueError when that passes the last of Redis' 16 databases."""
     parts = urlsplit(url)
     base = int(parts.path.strip("/") or 0)
-    database = base + int(worker.removeprefix("gw"))
+    database = base + _number(worker)
     if database >= REDIS_DATABASES:
         raise ValueError(
             f"worker {worker} would need Redis database {database} of {url}: run fewer workers "
@@ -43,7 +48,7 @@ def worker_share(items: range) -> range:
     count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
     if not worker.startswith("gw") or count <= 1:
         return items
-    return items[int(worker.removeprefix("gw")) :: count]
+    return items[_number(worker) :: count]
 
 
 #: set once REDIS_URL is moved, so that a pytest started by a test keeps it as it is

@@ -52,6 +52,28 @@ class Network:
         h = _sigmoid(x @ self.w1 + self.b1)
         return h, _sigmoid(h @ self.w2 + self.b2)
 
+    def widened(self, hidden: int, seed: int = 0) -> Network:
+        """The same network with ``hidden`` hidden units (net2net): each new unit copies a
+        randomly chosen old one, the copies share its outgoing weights equally, and their
+        incoming weights get noise of 1e-3 so that training can tell them apart. The outputs
+        stay within about 1e-3 of the original's. Raises ValueError if ``hidden`` is smaller
+        than the current width."""
+        old = self.b1.shape[0]
+        if hidden < old:
+            raise ValueError(f"cannot widen {old} hidden units to {hidden}")
+        rng = np.random.default_rng(seed)
+        source = np.concatenate([np.arange(old), rng.integers(0, old, hidden - old)])
+        copies = np.bincount(source, minlength=old).astype(np.float32)
+        net = Network.__new__(Network)
+        noise = rng.standard_normal((self.w1.shape[0], hidden)) * 1e-3
+        noise[:, :old] = 0.0
+        net.w1 = (self.w1[:, source] + noise).astype(np.float32)
+        net.b1 = self.b1[source].copy()
+        net.w2 = (self.w2[source] / copies[source][:, None]).astype(np.float32)
+        net.b2 = self.b2.copy()
+        net.meta = dict(self.meta)
+        return net
+
     def save(self, path, **meta) -> None:
         """Write the weights (and ``meta``, e.g. the training seed and games) to ``path``."""
         np.savez_compressed(

@@ -228,7 +228,8 @@ def parse(argv=None):
         "--init",
         default=None,
         help="start from the weights in this file (written by a run or shipped) instead of "
-        "random ones; --hidden is then taken from it",
+        "random ones; its hidden width is kept unless --hidden asks for more, which widens "
+        "it (net2net) without changing what it plays",
     )
     ap.add_argument(
         "--out",
@@ -286,6 +287,8 @@ def main(argv=None) -> int:
         if args.init:
             net = Network.load(args.init)
             net.meta = {}
+            if args.hidden > net.b1.shape[0]:
+                net = net.widened(args.hidden, seed=args.seed)
             options["init"] = f"{Path(args.init).name} sha256:{sha256(args.init)}"
             options["hidden"] = int(net.b1.shape[0])
         else:

@@ -406,12 +406,31 @@ def test_training_refuses_to_resume_nothing_or_to_overwrite_a_run(tmp_path, caps
 
 def test_training_can_start_from_saved_weights_and_says_which(tmp_path):
     start = tmp_path / "start.npz"
-    Network(hidden=5, seed=3).save(start, games=0)
+    Network(hidden=12, seed=3).save(start, games=0)  # wider than the run's --hidden 8: kept
     out = tmp_path / "saves" / "out.npz"  # its folder is made
     assert train.main(run_options("--games", "1", "--init", str(start), "--out", str(out))) == 0
     trained = Network.load(out)
-    assert trained.b1.shape == (5,) and trained.meta["hidden"] == 5
+    assert trained.b1.shape == (12,) and trained.meta["hidden"] == 12
     assert trained.meta["init"] == f"start.npz sha256:{train.sha256(start)}"
+
+
+def test_a_network_widened_for_training_keeps_its_outputs(tmp_path):
+    narrow = Network(hidden=5, seed=3)
+    wide = narrow.widened(9, seed=1)
+    assert wide.w1.shape == (N_INPUTS, 9) and wide.w2.shape == (9, 3)
+    x = np.random.default_rng(0).random((20, N_INPUTS)).astype(np.float32)
+    assert np.abs(wide.evaluate(x) - narrow.evaluate(x)).max() < 1e-3
+    assert np.array_equal(wide.w1[:, :5], narrow.w1)
+    copies = wide.w1[:, 5:].T  # each near an old unit, none exactly: training can part them
+    assert all(min(np.abs(c - narrow.w1.T).max(axis=1)) < 1e-2 for c in copies)
+    assert not any((c == narrow.w1.T).all(axis=1).any() for c in copies)
+    with pytest.raises(ValueError):
+        narrow.widened(4)
+    start = tmp_path / "start.npz"
+    narrow.save(start, games=0)
+    out = tmp_path / "out.npz"
+    assert train.main(run_options("--games", "1", "--init", str(start), "--out", str(out))) == 0
+    assert Network.load(out).meta["hidden"] == 8
 
 
 def midgame_positions(count, seed=3):

@@ -93,6 +93,9 @@ def test_process_env(test_database_url, redis_url) -> dict:
         REDIS_URL=redis_url,
         DJANGO_SETTINGS_MODULE=os.environ.get("DJANGO_SETTINGS_MODULE", "nardy_site.settings"),
         PYTHONUNBUFFERED="1",
+        # the beat's periodic events would appear in every test's database; the schedule's
+        # tests pass their own
+        TOURNAMENT_SCHEDULE_ON="0",
     )
     return env
 

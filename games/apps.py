@@ -8,6 +8,7 @@ class GamesConfig(AppConfig):
     verbose_name = _("Games")
 
     def ready(self):
-        # connects the signal receivers: accounts (profile on sign-up, guest games on sign-in)
-        # and analysis (games against the computer are analysed once over)
-        from games import accounts, analysis  # noqa: F401
+        # connects the signal receivers: accounts (profile on sign-up, guest games on sign-in),
+        # analysis (games against the computer are analysed once over) and tournaments (the
+        # results of their games)
+        from games import accounts, analysis, tournaments  # noqa: F401

@@ -7,7 +7,7 @@ from celery import shared_task
 from celery.signals import worker_init, worker_process_init, worker_ready
 from django.db import OperationalError
 
-from games import analysis, clocks, lobby, services
+from games import analysis, clocks, lobby, services, tournaments
 from games.bots import bearoff, neural
 from games.services import dispatch
 
@@ -115,6 +115,30 @@ def pair_lobby():
     """The beat task (every ``LOBBY_PAIR_SECONDS``): pair waiting players whose windows have
     widened enough (``games.lobby.pair``). Returns how many games it made."""
     return len(lobby.pair())
+
+
+@shared_task(
+    name=tournaments.ADVANCE,
+    ignore_result=True,
+    autoretry_for=(OperationalError,),
+    retry_backoff=1,
+    retry_backoff_max=8,
+    max_retries=5,
+)
+def tournament_advance(tournament_id):
+    """Queued after each change that may free players or decide a slot: pair the arena's
+    free players, or move the cup's bracket on (``tournaments.advance``). Safe twice or late.
+    Returns how many games it started."""
+    return len(tournaments.advance(tournament_id))
+
+
+@shared_task(name="games.tournament_tick", ignore_result=True)
+def tournament_tick():
+    """The beat task (every ``TOURNAMENT_TICK_SECONDS``): make the scheduled events
+    (``tournaments.ensure_schedule``), start those due, pair the arenas, advance the cups and
+    finish what is over (``tournaments.tick``). Returns how many games it started."""
+    tournaments.ensure_schedule()
+    return tournaments.tick()
 
 
 @shared_task(name="games.expire_imports", ignore_result=True)

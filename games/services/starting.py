@@ -67,11 +67,13 @@ def create_bot_game(
     return new_game(preset, table, length, colour, spec, players)
 
 
-def new_game(preset, table, length, colour, spec, players):
+def new_game(preset, table, length, colour, spec, players, clock_from=None):
     """Create a game at version 1 with its opening (and its Match for a ``match`` length) in one
     transaction: ``table`` and ``length`` as ``table_options`` returns them, ``colour`` what
     the players asked for, ``spec`` a ClockSpec or None, ``players`` the Game fields of the
-    seats (``white_guest``, ``black_user_id``, ``bot_side``, ``rated``…). Returns the Game."""
+    seats (``white_guest``, ``black_user_id``, ``bot_side``, ``rated``…). The first turn's
+    clock starts at ``clock_from`` (ms; default now: a tournament gives its players a few
+    seconds to open the game). Returns the Game."""
     with transaction.atomic():
         match = None
         if length is not None:
@@ -97,7 +99,7 @@ def new_game(preset, table, length, colour, spec, players):
             starter=None,
             clock=spec,
             reserves=reserves,
-            clock_from=clocks.now_ms(),
+            clock_from=clocks.now_ms() if clock_from is None else clock_from,
             **players,
         )
     return game

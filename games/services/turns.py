@@ -9,7 +9,7 @@ from games.engine.rules import PLAY_OPENING_DICE
 from games.models import EndReason, EventKind, Game, Match, Phase, Side, Status, other_side
 from games.services import clockwork, outages, playban, unit, wording
 from games.services.errors import IllegalPlayError
-from games.signals import game_finished
+from games.signals import game_aborted, game_finished, result_decided
 
 
 def apply_roll(change, side):
@@ -95,6 +95,7 @@ def finish(change, winner, reason, match_lost=False):
         _score_match(game, winner, points, match_lost)
     else:
         ratings.rate_result(game, winner)
+        result_decided.send(sender=Game, game=game, match=None, winner=winner)
 
 
 def _score_match(game, winner, points, match_lost=False):
@@ -112,6 +113,7 @@ def _score_match(game, winner, points, match_lost=False):
         match.save()
         if match.rated:  # a rated match changes the ratings once, when it is decided
             ratings.rate_result(game, winner, match=match)
+        result_decided.send(sender=Game, game=game, match=match, winner=winner)
     else:
         match.save()
         spec = clockwork.clock_spec(game)
@@ -165,6 +167,7 @@ def abort(change, side):
     clockwork.clock_over(game)
     if game.match_id:
         Match.objects.filter(pk=game.match_id).update(status=Status.ABORTED)
+    game_aborted.send(sender=Game, game=game, side=side)
 
 
 #: after a game of a match, the next game's clock starts this much later (ms), so the

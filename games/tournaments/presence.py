@@ -1,0 +1,54 @@
+"""Who is at a tournament: the open sockets of signed-in players on its pages
+(``TournamentSocket`` rows). An arena pairs only entrants who are here, so nobody is paired
+into a game they will not see; a Daphne that dies leaves rows that go stale and stop
+counting after ``STALE_MS``."""
+
+from games import clocks
+from games.models import TournamentSocket
+
+#: a socket not seen for this long (ms) no longer counts (its server went away)
+STALE_MS = 45_000
+#: how often an open socket says it is still there (ms), well under STALE_MS
+TOUCH_MS = 15_000
+
+
+def socket_opened(tournament_id, user_id, channel_name):
+    """Record the open socket ``channel_name`` of account ``user_id`` on the tournament."""
+    TournamentSocket.objects.update_or_create(
+        channel_name=channel_name,
+        defaults={
+            "tournament_id": tournament_id,
+            "user_id": user_id,
+            "seen": clocks.from_ms(clocks.now_ms()),
+        },
+    )
+
+
+def sockets_seen(channel_names):
+    """Mark the sockets ``channel_names`` seen now (one query for a server's sockets)."""
+    TournamentSocket.objects.filter(channel_name__in=channel_names).update(
+        seen=clocks.from_ms(clocks.now_ms())
+    )
+
+
+def socket_closed(channel_name):
+    """Forget the socket ``channel_name``."""
+    TournamentSocket.objects.filter(channel_name=channel_name).delete()
+
+
+def here(tournament_id, user_ids, now_ms):
+    """The accounts among ``user_ids`` with a live socket on the tournament at ``now_ms``."""
+    fresh = clocks.from_ms(now_ms - STALE_MS)
+    return set(
+        TournamentSocket.objects.filter(
+            tournament_id=tournament_id, user_id__in=list(user_ids), seen__gte=fresh
+        ).values_list("user_id", flat=True)
+    )
+
+
+def forget_stale(now_ms):
+    """Delete the rows of sockets not seen for ``STALE_MS`` (the beat tick). Returns how many."""
+    deleted, _ = TournamentSocket.objects.filter(
+        seen__lt=clocks.from_ms(now_ms - STALE_MS)
+    ).delete()
+    return deleted

@@ -1,0 +1,103 @@
+"""The rules of the events, pure (no Django, no I/O): arena points, arena pairing and the
+seeded knockout bracket. The tournaments service applies them to the database."""
+
+from dataclasses import dataclass
+
+#: arena points: a win, a win by mars or koks (RULES.md R9), and the streak that doubles
+WIN_POINTS = 2
+BIG_WIN_POINTS = 3
+#: wins in a row after which every further win counts double (until a game is lost)
+STREAK_FOR_DOUBLE = 2
+#: the sizes of a knockout cup and the lengths of its matches (RULES.md R11)
+CUP_SIZES = (4, 8, 16)
+CUP_MATCH_LENGTHS = (3, 5, 7)
+#: the arena lengths offered (minutes); staff may set any length from 1 to ARENA_MAX_MINUTES
+ARENA_MINUTES = (15, 30, 60)
+ARENA_MAX_MINUTES = 24 * 60
+
+
+def arena_points(result_kind, streak_before):
+    """The points of an arena win: ``WIN_POINTS`` for oin, ``BIG_WIN_POINTS`` for mars or
+    koks (``result_kind`` as ``Game.result_kind``), doubled when the winner had won
+    ``STREAK_FOR_DOUBLE`` or more games in a row before this one. A loss scores 0."""
+    points = WIN_POINTS if result_kind == "oin" else BIG_WIN_POINTS
+    return points * 2 if streak_before >= STREAK_FOR_DOUBLE else points
+
+
+def on_fire(streak):
+    """True when the next win counts double (``streak`` wins in a row so far)."""
+    return streak >= STREAK_FOR_DOUBLE
+
+
+@dataclass(frozen=True)
+class Free:
+    """An arena entrant free to play: ``key`` (any id), ``score`` (points), ``rating``,
+    ``last_opponent`` (the key of their previous opponent, or None) and ``free_since`` (ms:
+    who has waited longest is paired first among equals)."""
+
+    key: object
+    score: int
+    rating: float
+    last_opponent: object = None
+    free_since: int = 0
+
+
+def arena_pairs(free):
+    """Pair the free entrants ``free`` (``Free`` items): ranked by score, then rating, each in
+    turn is paired with the nearest one below it in that ranking who was not their last
+    opponent (nor they theirs), so players meet others of close score and rating and never
+    the same opponent twice in a row. A player left without a partner waits. Returns
+    ``[(a, b)]`` (``Free`` items, a ranked above b)."""
+    ranked = sorted(free, key=lambda p: (-p.score, -p.rating, p.free_since, str(p.key)))
+    taken, pairs = set(), []
+    for i, player in enumerate(ranked):
+        if player.key in taken:
+            continue
+        for other in ranked[i + 1 :]:
+            if other.key in taken:
+                continue
+            if other.key == player.last_opponent or player.key == other.last_opponent:
+                continue
+            taken.update((player.key, other.key))
+            pairs.append((player, other))
+            break
+    return pairs
+
+
+def rounds_of(size):
+    """The number of rounds of a cup of ``size`` (4 -> 2, 8 -> 3, 16 -> 4). Raises
+    ValueError for a size that is not a power of two from 2 on."""
+    if size < 2 or size & (size - 1):
+        raise ValueError(f"a bracket has a power of two of places, not {size}")
+    return size.bit_length() - 1
+
+
+def bracket_seeds(size):
+    """The seeds in bracket order for a cup of ``size`` places: the first round's pairs are
+    consecutive items, and the best seeds meet as late as possible (4 -> [1, 4, 2, 3],
+    8 -> [1, 8, 4, 5, 2, 7, 3, 6]). Raises ValueError as ``rounds_of``."""
+    rounds_of(size)
+    order = [1]
+    while len(order) < size:
+        total = 2 * len(order) + 1
+        order = [seed for top in order for seed in (top, total - top)]
+    return order
+
+
+def elimination_place(size, round_number):
+    """The place of a player knocked out in ``round_number`` (1 = the first) of a cup of
+    ``size`` before the semi-finals: they share it with the others out in that round (a cup
+    of 8: 5th, for the quarter-final losers)."""
+    return 2 ** (rounds_of(size) - round_number) + 1
+
+
+def feeders(round_number, slot, rounds):
+    """Where the players of bracket slot (``round_number``, ``slot``) come from, in a cup of
+    ``rounds`` rounds: ``[(round, slot, "winner"|"loser"), (…)]`` for white and black, or
+    None in the first round (drawn). In the last round slot 0 is the final (the winners of
+    the semi-finals) and slot 1 the match for third place (their losers)."""
+    if round_number == 1:
+        return None
+    if round_number == rounds and slot == 1:
+        return [(rounds - 1, 0, "loser"), (rounds - 1, 1, "loser")]
+    return [(round_number - 1, 2 * slot, "winner"), (round_number - 1, 2 * slot + 1, "winner")]

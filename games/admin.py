@@ -1,8 +1,13 @@
 """Read-only admin for games: games change only through ``games.services``."""
 
-from django.contrib import admin
+from django import forms
+from django.contrib import admin, messages
+from django.utils.translation import gettext_lazy as _
 
-from games.models import Game, GameEvent, ImportedRecord, Match
+from games import clocks, tournaments
+from games.models import Game, GameEvent, ImportedRecord, Match, Tournament
+from games.services import GameError
+from games.tournaments import rules as tournament_rules
 
 
 class GameEventInline(admin.TabularInline):
@@ -59,3 +64,101 @@ class MatchAdmin(ReadOnlyAdmin):
 @admin.register(ImportedRecord)
 class ImportedRecordAdmin(ReadOnlyAdmin):
     list_display = ("id", "title", "created")
+
+
+class TournamentForm(forms.ModelForm):
+    """A new event: staff choose its name, kind, rules, clock, start and length (an arena) or
+    size and match length (a cup); ``games.tournaments.create`` checks the combination."""
+
+    minutes = forms.IntegerField(
+        label=_("Length of an arena (minutes)"),
+        required=False,
+        min_value=1,
+        max_value=tournament_rules.ARENA_MAX_MINUTES,
+        initial=30,
+    )
+    clock_kind = forms.ChoiceField(
+        label=_("Clock"),
+        choices=[("", _("The rules' own"))] + [(kind, kind) for kind in clocks.CLOCKS],
+        required=False,
+    )
+
+    class Meta:
+        model = Tournament
+        fields = ("name", "kind", "preset", "clock_kind", "starts_at", "size", "match_length")
+        help_texts = {
+            "starts_at": _(
+                "An arena starts then; a cup starts then with whoever entered, or "
+                "as soon as it is full (leave empty for a sit-and-go cup)."
+            ),
+            "size": _("A cup: 4, 8 or 16 players."),
+            "match_length": _("A cup: matches to 3, 5 or 7 points (an arena plays single games)."),
+        }
+
+    def clean(self):
+        data = super().clean()
+        options = {
+            "name": data.get("name") or "",
+            "clock_kind": data.get("clock_kind") or None,
+            "starts_at": data.get("starts_at"),
+        }
+        if data.get("kind") == "arena":
+            options["minutes"] = data.get("minutes")
+        else:
+            options.update(size=data.get("size"), match_length=data.get("match_length"))
+        self.tournament_options = options
+        try:
+            tournaments.check_options(data.get("kind"), data.get("preset"), **options)
+        except GameError as error:
+            raise forms.ValidationError(error.message) from None
+        return data
+
+
+@admin.register(Tournament)
+class TournamentAdmin(admin.ModelAdmin):
+    """Events: staff create them here (``games.tournaments.create``) and may call off one that
+    has not started; everything else changes through the tournaments service."""
+
+    form = TournamentForm
+    list_display = ("__str__", "kind", "preset", "status", "starts_at", "ends_at", "size")
+    list_filter = ("kind", "status", "preset")
+    actions = ["call_off"]
+
+    def get_readonly_fields(self, request, obj=None):
+        if obj is None:
+            return ()
+        return [field.name for field in self.model._meta.fields]
+
+    def get_fields(self, request, obj=None):
+        if obj is None:
+            return (
+                "name",
+                "kind",
+                "preset",
+                "clock_kind",
+                "starts_at",
+                "minutes",
+                "size",
+                "match_length",
+            )
+        return [field.name for field in self.model._meta.fields]
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            return  # nothing is edited here
+        created = tournaments.create(
+            form.cleaned_data["kind"],
+            form.cleaned_data["preset"],
+            created_by=request.user,
+            **form.tournament_options,
+        )
+        obj.pk = created.pk
+        obj.refresh_from_db()
+
+    @admin.action(description=_("Call off the selected events (not yet started)"))
+    def call_off(self, request, queryset):
+        for tournament in queryset:
+            try:
+                tournaments.cancel(tournament.pk)
+            except GameError as error:
+                self.message_user(request, f"{tournament}: {error.message}", level=messages.ERROR)

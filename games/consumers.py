@@ -22,8 +22,8 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from redis.exceptions import RedisError
 
-from games import clocks, lobby, ratelimits, services, socket_watch
-from games.models import Game
+from games import clocks, lobby, ratelimits, services, socket_watch, tournaments
+from games.models import Game, Tournament
 from games.services import dispatch
 
 logger = logging.getLogger(__name__)
@@ -795,6 +795,121 @@ class LobbyConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         if retry_after is not None:
             frame["retry_after"] = math.ceil(retry_after * 10) / 10
         await self.send(text_data=_frame_text(frame))
+
+
+class TournamentConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
+    """The live page of a tournament: ``ws/tournament/<uuid>/`` (docs/protocol.md
+    "Tournaments"). Anyone may watch; an unknown event is closed with 4404.
+
+    Server frames: the event's ``tournament`` state (``games.tournaments.state``) on connect
+    and after every change (at most one every ``STATE_EVERY_S``: a burst of changes sends
+    the latest), and, to a signed-in entrant, ``{"type": "paired", "game": <uuid>, "url":
+    <game page>, "starts_at": ms, "server_time": ms}`` when a game of theirs starts (its
+    clock runs from ``starts_at``). Client frames: none (an entry is a form on the page). A
+    signed-in player's open socket counts as here for the arena's pairing
+    (``tournaments.arrived``), touched every ``tournaments.TOUCH_MS``."""
+
+    STATE_EVERY_S = 0.5
+
+    async def connect(self):
+        self.group = None
+        self.touch_task = None
+        self.pending = None  # the latest state not yet sent
+        self.flush_task = None
+        try:
+            self.tournament_id = str(uuid.UUID(self.scope["url_route"]["kwargs"]["tournament_id"]))
+        except ValueError:
+            self.tournament_id = None
+        exists = (
+            self.tournament_id is not None
+            and await database_sync_to_async(
+                Tournament.objects.filter(pk=self.tournament_id).exists
+            )()
+        )
+        if not exists:
+            await self.accept()
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        user = self.scope.get("user")
+        self.user_id = user.pk if user is not None and user.is_authenticated else None
+        self.language = _language_of(self.scope)
+        self.group = tournaments.group_name(self.tournament_id)
+        # in the group before the state is read, so no change in between goes unheard
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+        if self.user_id is not None:
+            await database_sync_to_async(tournaments.arrived)(
+                self.tournament_id, self.user_id, self.channel_name
+            )
+            self.touch_task = asyncio.ensure_future(self._touch())
+        state = await database_sync_to_async(tournaments.state)(self.tournament_id)
+        self.sent_version = state["version"]
+        await self.send(text_data=_frame_text(state))
+        self.last_sent = time.monotonic()
+
+    async def disconnect(self, code):
+        for task in (self.touch_task, self.flush_task):
+            if task is not None:
+                task.cancel()
+        if self.group:
+            await _leave_group(self.channel_layer, self.group, self.channel_name)
+            if self.user_id is not None:
+                await database_sync_to_async(tournaments.socket_closed)(self.channel_name)
+
+    async def receive(self, text_data=None, bytes_data=None):
+        with translation.override(getattr(self, "language", settings.LANGUAGE_CODE)):
+            await self.send(
+                text_data=_frame_text(
+                    {
+                        "type": "error",
+                        "code": "bad_frame",
+                        "message": _("This socket only sends; enter on the page."),
+                    }
+                )
+            )
+
+    async def tournament_changed(self, event):
+        """Group event ``{"type": "tournament.changed", "state": {...}, "paired": [...]}``
+        (``games.tournaments.notices``)."""
+        for paired in event.get("paired", ()):
+            if self.user_id is not None and self.user_id in paired["users"]:
+                with translation.override(self.language):
+                    url = reverse("games:game", kwargs={"game_id": paired["game"]})
+                frame = {
+                    "type": "paired",
+                    "game": paired["game"],
+                    "url": url,
+                    "starts_at": paired["starts_at"],
+                    "server_time": clocks.now_ms(),
+                }
+                await self.send(text_data=_frame_text(frame))
+        state = event["state"]
+        if state["version"] <= self.sent_version:
+            return
+        self.pending = state
+        wait = self.last_sent + self.STATE_EVERY_S - time.monotonic()
+        if wait <= 0:
+            await self._flush()
+        elif self.flush_task is None:
+            self.flush_task = asyncio.ensure_future(self._flush_after(wait))
+
+    async def _flush_after(self, wait):
+        await asyncio.sleep(wait)
+        self.flush_task = None
+        await self._flush()
+
+    async def _flush(self):
+        state, self.pending = self.pending, None
+        if state is None or state["version"] <= self.sent_version:
+            return
+        self.sent_version = state["version"]
+        self.last_sent = time.monotonic()
+        await self.send(text_data=_frame_text(state))
+
+    async def _touch(self):
+        while True:
+            await asyncio.sleep(tournaments.TOUCH_MS / 1000)
+            await database_sync_to_async(tournaments.sockets_seen)([self.channel_name])
 
 
 async def _leave_group(layer, group, channel_name):

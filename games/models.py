@@ -10,6 +10,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from games.engine import Position, check_play, get_ruleset
 
@@ -795,10 +796,10 @@ class TournamentStatus(models.TextChoices):
     """Where an event stands: open for entries before it starts, under way, over (standings
     frozen), or called off (a cup that never filled, an event nobody entered)."""
 
-    UPCOMING = "upcoming", _("Upcoming")
-    RUNNING = "running", _("Running")
-    FINISHED = "finished", _("Finished")
-    CANCELLED = "cancelled", _("Cancelled")
+    UPCOMING = "upcoming", pgettext_lazy("tournament", "Open for entries")
+    RUNNING = "running", pgettext_lazy("tournament", "Under way")
+    FINISHED = "finished", pgettext_lazy("tournament", "Finished")
+    CANCELLED = "cancelled", pgettext_lazy("tournament", "Called off")
 
 
 class Tournament(models.Model):

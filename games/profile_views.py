@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods
 
-from games import profiles
+from games import profiles, tournaments
 from games.models import PlayerRating, Preset
 from games.services import playban
 
@@ -41,6 +41,7 @@ class DisplayNameForm(forms.Form):
 def _player_context(user):
     return {
         "card": profiles.player_card(user),
+        "podiums": tournaments.podiums_of(user.pk),
         "provisional_deviation": round(PlayerRating.PROVISIONAL_DEVIATION),
     }
 
@@ -52,7 +53,8 @@ def player_page(request, user_id):
     (a chart and the latest results), and the latest games with links to watch or replay
     them. 404 for an unknown or deactivated account.
 
-    Context: ``card`` (``profiles.player_card``), ``provisional_deviation``, ``is_me``."""
+    Context: ``card`` (``profiles.player_card``), ``podiums`` (``tournaments.podiums_of``:
+    the events finished in the top three), ``provisional_deviation``, ``is_me``."""
     user = get_object_or_404(get_user_model(), pk=user_id, is_active=True)
     context = _player_context(user)
     context["is_me"] = request.user.is_authenticated and request.user.pk == user.pk

@@ -8,7 +8,7 @@ baseline, ``games.echo``) exists only when ``settings.LOAD_ECHO`` is true.
 from django.conf import settings
 from django.urls import re_path
 
-from games.consumers import GameConsumer, LobbyConsumer, NotFoundConsumer
+from games.consumers import GameConsumer, LobbyConsumer, NotFoundConsumer, TournamentConsumer
 from games.echo import EchoConsumer
 
 
@@ -17,6 +17,7 @@ def websocket_patterns(echo=False):
     patterns = [
         re_path(r"^ws/game/(?P<game_id>[^/]+)/$", GameConsumer.as_asgi()),
         re_path(r"^ws/lobby/$", LobbyConsumer.as_asgi()),
+        re_path(r"^ws/tournament/(?P<tournament_id>[^/]+)/$", TournamentConsumer.as_asgi()),
     ]
     if echo:
         patterns.append(re_path(r"^ws/echo/$", EchoConsumer.as_asgi()))

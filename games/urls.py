@@ -4,7 +4,7 @@ docs/protocol.md "HTTP pages"). The position images live outside the language pr
 
 from django.urls import path, re_path
 
-from games import analysis_views, profile_views, views
+from games import analysis_views, profile_views, tournament_views, views
 
 app_name = "games"
 
@@ -30,6 +30,22 @@ urlpatterns = [
     path("profile/", profile_views.own_profile, name="profile"),
     path("leaderboard/", profile_views.leaderboard_page, name="leaderboard"),
     path("lobby/", views.lobby_page, name="lobby"),
+    path("tournaments/", tournament_views.tournament_list, name="tournaments"),
+    path(
+        "tournaments/<uuid:tournament_id>/",
+        tournament_views.tournament_page,
+        name="tournament",
+    ),
+    path(
+        "tournaments/<uuid:tournament_id>/join/",
+        tournament_views.tournament_join,
+        name="tournament_join",
+    ),
+    path(
+        "tournaments/<uuid:tournament_id>/leave/",
+        tournament_views.tournament_leave,
+        name="tournament_leave",
+    ),
     path("records/import/", views.import_record, name="import"),
     path("records/<uuid:record_id>/", views.imported_replay, name="imported"),
     # Only the ID's alphabet, so that e.g. /position/x.svg (a bad image ID) is not redirected here.

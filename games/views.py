@@ -35,6 +35,7 @@ from games import (
     ratings,
     replays,
     services,
+    tournaments,
 )
 from games.board_svg import VIEW_H, VIEW_W, render_board
 from games.engine import PositionError
@@ -474,8 +475,10 @@ def game_page(request, game_id):
     computer, a ``ChallengeForm`` between people), ``again_url`` (where that form posts),
     ``between_people`` (bool), ``clock`` (None, or ``{"kind", "name", "summary"}``: the
     game's clock and what it means), ``lobby_url`` (the lobby, for a game the lobby paired:
-    "play again" there finds another opponent; else None) ``new_game_form`` (a blank
-    form: the computer levels that exist) and ``room_modules`` (``ROOM_MODULES``, preloaded).
+    "play again" there finds another opponent; else None), ``tournament`` (``{"url",
+    "title", "ws_path", "running"}`` of the event the game belongs to, else None),
+    ``new_game_form`` (a blank form: the computer levels that exist) and ``room_modules``
+    (``ROOM_MODULES``, preloaded).
     """
     game = get_object_or_404(Game.objects.select_related("match"), pk=game_id)
     game = services.current(game)  # a deadline that has passed is applied before showing it
@@ -499,6 +502,7 @@ def game_page(request, game_id):
             else None
         ),
         "lobby_url": reverse("games:lobby") if _paired_by_lobby(game) else None,
+        "tournament": tournaments.event_of_game(game),
         "new_game_form": NewGameForm(),
         "room_modules": ROOM_MODULES,
     }

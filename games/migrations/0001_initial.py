@@ -7,7 +7,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -16,55 +15,162 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Game',
+            name="Game",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('preset', models.CharField(choices=[('sport', 'Sport'), ('classic', 'Classic'), ('match', 'Match')], default='sport', max_length=16)),
-                ('status', models.CharField(choices=[('active', 'Active'), ('finished', 'Finished')], default='active', max_length=16)),
-                ('white_guest', models.CharField(blank=True, db_index=True, max_length=64)),
-                ('black_guest', models.CharField(blank=True, db_index=True, max_length=64)),
-                ('bot_side', models.CharField(blank=True, choices=[('white', 'White'), ('black', 'Black')], max_length=8)),
-                ('bot_level', models.CharField(blank=True, choices=[('easy', 'Easy'), ('medium', 'Medium')], max_length=16)),
-                ('position', models.JSONField()),
-                ('phase', models.CharField(choices=[('roll', 'Roll'), ('play', 'Play'), ('over', 'Over')], default='roll', max_length=8)),
-                ('dice', models.JSONField(blank=True, null=True)),
-                ('opening', models.JSONField(blank=True, default=dict)),
-                ('version', models.PositiveIntegerField(default=0)),
-                ('winner', models.CharField(blank=True, choices=[('white', 'White'), ('black', 'Black')], max_length=8)),
-                ('result_kind', models.CharField(blank=True, choices=[('oin', 'Oin'), ('mars', 'Mars'), ('koks', 'Koks')], max_length=8)),
-                ('result_points', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('end_reason', models.CharField(blank=True, choices=[('bore_off', 'Bore off all checkers'), ('resign', 'Resignation')], max_length=16)),
-                ('created', models.DateTimeField(auto_now_add=True)),
-                ('updated', models.DateTimeField(auto_now=True)),
-                ('black_user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('white_user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.UUIDField(
+                        default=uuid.uuid4, editable=False, primary_key=True, serialize=False
+                    ),
+                ),
+                (
+                    "preset",
+                    models.CharField(
+                        choices=[("sport", "Sport"), ("classic", "Classic"), ("match", "Match")],
+                        default="sport",
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("active", "Active"), ("finished", "Finished")],
+                        default="active",
+                        max_length=16,
+                    ),
+                ),
+                ("white_guest", models.CharField(blank=True, db_index=True, max_length=64)),
+                ("black_guest", models.CharField(blank=True, db_index=True, max_length=64)),
+                (
+                    "bot_side",
+                    models.CharField(
+                        blank=True, choices=[("white", "White"), ("black", "Black")], max_length=8
+                    ),
+                ),
+                (
+                    "bot_level",
+                    models.CharField(
+                        blank=True, choices=[("easy", "Easy"), ("medium", "Medium")], max_length=16
+                    ),
+                ),
+                ("position", models.JSONField()),
+                (
+                    "phase",
+                    models.CharField(
+                        choices=[("roll", "Roll"), ("play", "Play"), ("over", "Over")],
+                        default="roll",
+                        max_length=8,
+                    ),
+                ),
+                ("dice", models.JSONField(blank=True, null=True)),
+                ("opening", models.JSONField(blank=True, default=dict)),
+                ("version", models.PositiveIntegerField(default=0)),
+                (
+                    "winner",
+                    models.CharField(
+                        blank=True, choices=[("white", "White"), ("black", "Black")], max_length=8
+                    ),
+                ),
+                (
+                    "result_kind",
+                    models.CharField(
+                        blank=True,
+                        choices=[("oin", "Oin"), ("mars", "Mars"), ("koks", "Koks")],
+                        max_length=8,
+                    ),
+                ),
+                ("result_points", models.PositiveSmallIntegerField(blank=True, null=True)),
+                (
+                    "end_reason",
+                    models.CharField(
+                        blank=True,
+                        choices=[("bore_off", "Bore off all checkers"), ("resign", "Resignation")],
+                        max_length=16,
+                    ),
+                ),
+                ("created", models.DateTimeField(auto_now_add=True)),
+                ("updated", models.DateTimeField(auto_now=True)),
+                (
+                    "black_user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "white_user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created'],
+                "ordering": ["-created"],
             },
         ),
         migrations.CreateModel(
-            name='GameEvent',
+            name="GameEvent",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seq', models.PositiveIntegerField()),
-                ('kind', models.CharField(choices=[('opening', 'Opening roll'), ('roll', 'Roll'), ('play', 'Play'), ('resign', 'Resignation'), ('end', 'End')], max_length=16)),
-                ('side', models.CharField(blank=True, choices=[('white', 'White'), ('black', 'Black')], max_length=8)),
-                ('dice', models.JSONField(blank=True, null=True)),
-                ('play', models.CharField(blank=True, max_length=200)),
-                ('created', models.DateTimeField(auto_now_add=True)),
-                ('game', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='events', to='games.game')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("seq", models.PositiveIntegerField()),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("opening", "Opening roll"),
+                            ("roll", "Roll"),
+                            ("play", "Play"),
+                            ("resign", "Resignation"),
+                            ("end", "End"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "side",
+                    models.CharField(
+                        blank=True, choices=[("white", "White"), ("black", "Black")], max_length=8
+                    ),
+                ),
+                ("dice", models.JSONField(blank=True, null=True)),
+                ("play", models.CharField(blank=True, max_length=200)),
+                ("created", models.DateTimeField(auto_now_add=True)),
+                (
+                    "game",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="events",
+                        to="games.game",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['game', 'seq'],
+                "ordering": ["game", "seq"],
             },
         ),
         migrations.AddConstraint(
-            model_name='game',
-            constraint=models.CheckConstraint(condition=models.Q(('phase', 'over'), ('status', 'active'), _connector='OR'), name='games_game_finished_is_over'),
+            model_name="game",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("phase", "over"), ("status", "active"), _connector="OR"),
+                name="games_game_finished_is_over",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='gameevent',
-            constraint=models.UniqueConstraint(fields=('game', 'seq'), name='games_event_unique_seq'),
+            model_name="gameevent",
+            constraint=models.UniqueConstraint(
+                fields=("game", "seq"), name="games_event_unique_seq"
+            ),
         ),
     ]

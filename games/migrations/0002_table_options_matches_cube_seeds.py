@@ -7,124 +7,208 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0001_initial'),
+        ("games", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ImportedRecord',
+            name="ImportedRecord",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('text', models.TextField()),
-                ('title', models.CharField(blank=True, max_length=200)),
-                ('guest', models.CharField(blank=True, max_length=64)),
-                ('created', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.UUIDField(
+                        default=uuid.uuid4, editable=False, primary_key=True, serialize=False
+                    ),
+                ),
+                ("text", models.TextField()),
+                ("title", models.CharField(blank=True, max_length=200)),
+                ("guest", models.CharField(blank=True, max_length=64)),
+                ("created", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['-created'],
+                "ordering": ["-created"],
             },
         ),
         migrations.AddField(
-            model_name='game',
-            name='colour',
-            field=models.CharField(blank=True, choices=[('white', 'White'), ('black', 'Black'), ('random', 'Random')], max_length=8),
+            model_name="game",
+            name="colour",
+            field=models.CharField(
+                blank=True,
+                choices=[("white", "White"), ("black", "Black"), ("random", "Random")],
+                max_length=8,
+            ),
         ),
         migrations.AddField(
-            model_name='game',
-            name='cube_owner',
-            field=models.CharField(blank=True, choices=[('white', 'White'), ('black', 'Black')], max_length=8),
+            model_name="game",
+            name="cube_owner",
+            field=models.CharField(
+                blank=True, choices=[("white", "White"), ("black", "Black")], max_length=8
+            ),
         ),
         migrations.AddField(
-            model_name='game',
-            name='cube_value',
+            model_name="game",
+            name="cube_value",
             field=models.PositiveSmallIntegerField(default=1),
         ),
         migrations.AddField(
-            model_name='game',
-            name='match_number',
+            model_name="game",
+            name="match_number",
             field=models.PositiveSmallIntegerField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='game',
-            name='rolls',
+            model_name="game",
+            name="rolls",
             field=models.PositiveIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='game',
-            name='seed',
+            model_name="game",
+            name="seed",
             field=models.CharField(blank=True, max_length=64),
         ),
         migrations.AddField(
-            model_name='game',
-            name='seed_hash',
+            model_name="game",
+            name="seed_hash",
             field=models.CharField(blank=True, max_length=64),
         ),
         migrations.AddField(
-            model_name='game',
-            name='table',
+            model_name="game",
+            name="table",
             field=models.JSONField(blank=True, default=dict),
         ),
         migrations.AddField(
-            model_name='gameevent',
-            name='cube',
+            model_name="gameevent",
+            name="cube",
             field=models.PositiveSmallIntegerField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='gameevent',
-            name='roll_number',
+            model_name="gameevent",
+            name="roll_number",
             field=models.PositiveIntegerField(blank=True, null=True),
         ),
         migrations.AlterField(
-            model_name='game',
-            name='end_reason',
-            field=models.CharField(blank=True, choices=[('bore_off', 'Bore off all checkers'), ('resign', 'Resignation'), ('drop', 'Double declined')], max_length=16),
+            model_name="game",
+            name="end_reason",
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ("bore_off", "Bore off all checkers"),
+                    ("resign", "Resignation"),
+                    ("drop", "Double declined"),
+                ],
+                max_length=16,
+            ),
         ),
         migrations.AlterField(
-            model_name='game',
-            name='phase',
-            field=models.CharField(choices=[('roll', 'Roll'), ('cube', 'Answer the double'), ('play', 'Play'), ('over', 'Over')], default='roll', max_length=8),
+            model_name="game",
+            name="phase",
+            field=models.CharField(
+                choices=[
+                    ("roll", "Roll"),
+                    ("cube", "Answer the double"),
+                    ("play", "Play"),
+                    ("over", "Over"),
+                ],
+                default="roll",
+                max_length=8,
+            ),
         ),
         migrations.AlterField(
-            model_name='gameevent',
-            name='kind',
-            field=models.CharField(choices=[('opening', 'Opening roll'), ('roll', 'Roll'), ('play', 'Play'), ('double', 'Double'), ('take', 'Take'), ('drop', 'Drop'), ('resign', 'Resignation'), ('end', 'End')], max_length=16),
+            model_name="gameevent",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("opening", "Opening roll"),
+                    ("roll", "Roll"),
+                    ("play", "Play"),
+                    ("double", "Double"),
+                    ("take", "Take"),
+                    ("drop", "Drop"),
+                    ("resign", "Resignation"),
+                    ("end", "End"),
+                ],
+                max_length=16,
+            ),
         ),
         migrations.CreateModel(
-            name='Match',
+            name="Match",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('preset', models.CharField(choices=[('sport', 'Sport'), ('classic', 'Classic'), ('match', 'Match')], default='match', max_length=16)),
-                ('length', models.PositiveSmallIntegerField()),
-                ('white_score', models.PositiveSmallIntegerField(default=0)),
-                ('black_score', models.PositiveSmallIntegerField(default=0)),
-                ('status', models.CharField(choices=[('active', 'Active'), ('finished', 'Finished')], default='active', max_length=16)),
-                ('winner', models.CharField(blank=True, choices=[('white', 'White'), ('black', 'Black')], max_length=8)),
-                ('white_guest', models.CharField(blank=True, db_index=True, max_length=64)),
-                ('black_guest', models.CharField(blank=True, db_index=True, max_length=64)),
-                ('bot_side', models.CharField(blank=True, choices=[('white', 'White'), ('black', 'Black')], max_length=8)),
-                ('bot_level', models.CharField(blank=True, max_length=16)),
-                ('created', models.DateTimeField(auto_now_add=True)),
-                ('updated', models.DateTimeField(auto_now=True)),
+                (
+                    "id",
+                    models.UUIDField(
+                        default=uuid.uuid4, editable=False, primary_key=True, serialize=False
+                    ),
+                ),
+                (
+                    "preset",
+                    models.CharField(
+                        choices=[("sport", "Sport"), ("classic", "Classic"), ("match", "Match")],
+                        default="match",
+                        max_length=16,
+                    ),
+                ),
+                ("length", models.PositiveSmallIntegerField()),
+                ("white_score", models.PositiveSmallIntegerField(default=0)),
+                ("black_score", models.PositiveSmallIntegerField(default=0)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("active", "Active"), ("finished", "Finished")],
+                        default="active",
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "winner",
+                    models.CharField(
+                        blank=True, choices=[("white", "White"), ("black", "Black")], max_length=8
+                    ),
+                ),
+                ("white_guest", models.CharField(blank=True, db_index=True, max_length=64)),
+                ("black_guest", models.CharField(blank=True, db_index=True, max_length=64)),
+                (
+                    "bot_side",
+                    models.CharField(
+                        blank=True, choices=[("white", "White"), ("black", "Black")], max_length=8
+                    ),
+                ),
+                ("bot_level", models.CharField(blank=True, max_length=16)),
+                ("created", models.DateTimeField(auto_now_add=True)),
+                ("updated", models.DateTimeField(auto_now=True)),
             ],
             options={
-                'ordering': ['-created'],
-                'constraints': [models.CheckConstraint(condition=models.Q(('length__in', (1, 3, 5, 7))), name='games_match_length_1357')],
+                "ordering": ["-created"],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("length__in", (1, 3, 5, 7))),
+                        name="games_match_length_1357",
+                    )
+                ],
             },
         ),
         migrations.AddField(
-            model_name='game',
-            name='match',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='games', to='games.match'),
+            model_name="game",
+            name="match",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="games",
+                to="games.match",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='game',
-            constraint=models.CheckConstraint(condition=models.Q(('cube_value__in', (1, 2, 4, 8, 16, 32, 64))), name='games_game_cube_value'),
+            model_name="game",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("cube_value__in", (1, 2, 4, 8, 16, 32, 64))),
+                name="games_game_cube_value",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='game',
-            constraint=models.UniqueConstraint(fields=('match', 'match_number'), name='games_game_unique_match_number'),
+            model_name="game",
+            constraint=models.UniqueConstraint(
+                fields=("match", "match_number"), name="games_game_unique_match_number"
+            ),
         ),
     ]

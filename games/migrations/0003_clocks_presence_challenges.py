@@ -7,115 +7,202 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0002_table_options_matches_cube_seeds'),
+        ("games", "0002_table_options_matches_cube_seeds"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Challenge',
+            name="Challenge",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('preset', models.CharField(choices=[('sport', 'Sport'), ('classic', 'Classic'), ('match', 'Match')], default='sport', max_length=16)),
-                ('table', models.JSONField(blank=True, default=dict)),
-                ('match_length', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('colour', models.CharField(choices=[('white', 'White'), ('black', 'Black'), ('random', 'Random')], default='random', max_length=8)),
-                ('creator_guest', models.CharField(db_index=True, max_length=64)),
-                ('status', models.CharField(choices=[('open', 'Waiting'), ('accepted', 'Accepted'), ('cancelled', 'Cancelled')], default='open', max_length=16)),
-                ('created', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.UUIDField(
+                        default=uuid.uuid4, editable=False, primary_key=True, serialize=False
+                    ),
+                ),
+                (
+                    "preset",
+                    models.CharField(
+                        choices=[("sport", "Sport"), ("classic", "Classic"), ("match", "Match")],
+                        default="sport",
+                        max_length=16,
+                    ),
+                ),
+                ("table", models.JSONField(blank=True, default=dict)),
+                ("match_length", models.PositiveSmallIntegerField(blank=True, null=True)),
+                (
+                    "colour",
+                    models.CharField(
+                        choices=[("white", "White"), ("black", "Black"), ("random", "Random")],
+                        default="random",
+                        max_length=8,
+                    ),
+                ),
+                ("creator_guest", models.CharField(db_index=True, max_length=64)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("open", "Waiting"),
+                            ("accepted", "Accepted"),
+                            ("cancelled", "Cancelled"),
+                        ],
+                        default="open",
+                        max_length=16,
+                    ),
+                ),
+                ("created", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['-created'],
+                "ordering": ["-created"],
             },
         ),
         migrations.CreateModel(
-            name='Presence',
+            name="Presence",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('side', models.CharField(choices=[('white', 'White'), ('black', 'Black')], max_length=8)),
-                ('channel_name', models.CharField(max_length=200, unique=True)),
-                ('seen', models.DateTimeField(db_index=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "side",
+                    models.CharField(
+                        choices=[("white", "White"), ("black", "Black")], max_length=8
+                    ),
+                ),
+                ("channel_name", models.CharField(max_length=200, unique=True)),
+                ("seen", models.DateTimeField(db_index=True)),
             ],
         ),
         migrations.AddField(
-            model_name='game',
-            name='black_away_since',
+            model_name="game",
+            name="black_away_since",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='game',
-            name='black_reserve_ms',
+            model_name="game",
+            name="black_reserve_ms",
             field=models.PositiveIntegerField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='game',
-            name='clock',
+            model_name="game",
+            name="clock",
             field=models.JSONField(blank=True, default=dict),
         ),
         migrations.AddField(
-            model_name='game',
-            name='clock_period',
+            model_name="game",
+            name="clock_period",
             field=models.CharField(blank=True, max_length=8),
         ),
         migrations.AddField(
-            model_name='game',
-            name='deadline',
+            model_name="game",
+            name="deadline",
             field=models.DateTimeField(blank=True, db_index=True, null=True),
         ),
         migrations.AddField(
-            model_name='game',
-            name='period_started',
+            model_name="game",
+            name="period_started",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='game',
-            name='turn_started',
+            model_name="game",
+            name="turn_started",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='game',
-            name='white_away_since',
+            model_name="game",
+            name="white_away_since",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='game',
-            name='white_reserve_ms',
+            model_name="game",
+            name="white_reserve_ms",
             field=models.PositiveIntegerField(blank=True, null=True),
         ),
         migrations.AlterField(
-            model_name='game',
-            name='end_reason',
-            field=models.CharField(blank=True, choices=[('bore_off', 'Bore off all checkers'), ('resign', 'Resignation'), ('drop', 'Double declined'), ('timeout', 'Out of time'), ('abandon', 'Left the game')], max_length=16),
+            model_name="game",
+            name="end_reason",
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ("bore_off", "Bore off all checkers"),
+                    ("resign", "Resignation"),
+                    ("drop", "Double declined"),
+                    ("timeout", "Out of time"),
+                    ("abandon", "Left the game"),
+                ],
+                max_length=16,
+            ),
         ),
         migrations.AlterField(
-            model_name='game',
-            name='status',
-            field=models.CharField(choices=[('active', 'Active'), ('finished', 'Finished'), ('aborted', 'Aborted')], default='active', max_length=16),
+            model_name="game",
+            name="status",
+            field=models.CharField(
+                choices=[("active", "Active"), ("finished", "Finished"), ("aborted", "Aborted")],
+                default="active",
+                max_length=16,
+            ),
         ),
         migrations.AlterField(
-            model_name='gameevent',
-            name='kind',
-            field=models.CharField(choices=[('opening', 'Opening roll'), ('roll', 'Roll'), ('play', 'Play'), ('double', 'Double'), ('take', 'Take'), ('drop', 'Drop'), ('resign', 'Resignation'), ('timeout', 'Out of time'), ('abandon', 'Left the game'), ('abort', 'Aborted'), ('end', 'End')], max_length=16),
+            model_name="gameevent",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("opening", "Opening roll"),
+                    ("roll", "Roll"),
+                    ("play", "Play"),
+                    ("double", "Double"),
+                    ("take", "Take"),
+                    ("drop", "Drop"),
+                    ("resign", "Resignation"),
+                    ("timeout", "Out of time"),
+                    ("abandon", "Left the game"),
+                    ("abort", "Aborted"),
+                    ("end", "End"),
+                ],
+                max_length=16,
+            ),
         ),
         migrations.AlterField(
-            model_name='match',
-            name='status',
-            field=models.CharField(choices=[('active', 'Active'), ('finished', 'Finished'), ('aborted', 'Aborted')], default='active', max_length=16),
+            model_name="match",
+            name="status",
+            field=models.CharField(
+                choices=[("active", "Active"), ("finished", "Finished"), ("aborted", "Aborted")],
+                default="active",
+                max_length=16,
+            ),
         ),
         migrations.AddConstraint(
-            model_name='game',
-            constraint=models.CheckConstraint(condition=models.Q(('status', 'active'), ('deadline__isnull', True), _connector='OR'), name='games_game_over_has_no_deadline'),
+            model_name="game",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("status", "active"), ("deadline__isnull", True), _connector="OR"
+                ),
+                name="games_game_over_has_no_deadline",
+            ),
         ),
         migrations.AddField(
-            model_name='challenge',
-            name='game',
-            field=models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='challenge', to='games.game'),
+            model_name="challenge",
+            name="game",
+            field=models.OneToOneField(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="challenge",
+                to="games.game",
+            ),
         ),
         migrations.AddField(
-            model_name='presence',
-            name='game',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='presences', to='games.game'),
+            model_name="presence",
+            name="game",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="presences",
+                to="games.game",
+            ),
         ),
     ]

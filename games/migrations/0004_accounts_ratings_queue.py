@@ -6,101 +6,222 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0003_clocks_presence_challenges'),
+        ("games", "0003_clocks_presence_challenges"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='challenge',
-            name='clock_kind',
+            model_name="challenge",
+            name="clock_kind",
             field=models.CharField(blank=True, max_length=16),
         ),
         migrations.AddField(
-            model_name='challenge',
-            name='creator_user',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="challenge",
+            name="creator_user",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='challenge',
-            name='rated',
+            model_name="challenge",
+            name="rated",
             field=models.BooleanField(default=False),
         ),
         migrations.AddField(
-            model_name='game',
-            name='rated',
+            model_name="game",
+            name="rated",
             field=models.BooleanField(default=False),
         ),
         migrations.AddField(
-            model_name='match',
-            name='rated',
+            model_name="match",
+            name="rated",
             field=models.BooleanField(default=False),
         ),
         migrations.CreateModel(
-            name='Profile',
+            name="Profile",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('display_name', models.CharField(max_length=40)),
-                ('avatar_url', models.URLField(blank=True, max_length=500)),
-                ('created', models.DateTimeField(auto_now_add=True)),
-                ('user', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='profile', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("display_name", models.CharField(max_length=40)),
+                ("avatar_url", models.URLField(blank=True, max_length=500)),
+                ("created", models.DateTimeField(auto_now_add=True)),
+                (
+                    "user",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="profile",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='PlayerRating',
+            name="PlayerRating",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('preset', models.CharField(choices=[('sport', 'Sport'), ('classic', 'Classic'), ('match', 'Match')], max_length=16)),
-                ('rating', models.FloatField(default=1500.0)),
-                ('deviation', models.FloatField(default=350.0)),
-                ('volatility', models.FloatField(default=0.06)),
-                ('games', models.PositiveIntegerField(default=0)),
-                ('wins', models.PositiveIntegerField(default=0)),
-                ('updated', models.DateTimeField(auto_now=True)),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='ratings', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "preset",
+                    models.CharField(
+                        choices=[("sport", "Sport"), ("classic", "Classic"), ("match", "Match")],
+                        max_length=16,
+                    ),
+                ),
+                ("rating", models.FloatField(default=1500.0)),
+                ("deviation", models.FloatField(default=350.0)),
+                ("volatility", models.FloatField(default=0.06)),
+                ("games", models.PositiveIntegerField(default=0)),
+                ("wins", models.PositiveIntegerField(default=0)),
+                ("updated", models.DateTimeField(auto_now=True)),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="ratings",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('user', 'preset'), name='games_rating_user_preset')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("user", "preset"), name="games_rating_user_preset"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='QueueEntry',
+            name="QueueEntry",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('preset', models.CharField(choices=[('sport', 'Sport'), ('classic', 'Classic'), ('match', 'Match')], max_length=16)),
-                ('match_length', models.PositiveSmallIntegerField(default=1)),
-                ('clock_kind', models.CharField(max_length=16)),
-                ('rating', models.FloatField()),
-                ('status', models.CharField(choices=[('waiting', 'Waiting'), ('paired', 'Paired'), ('left', 'Left the queue')], default='waiting', max_length=16)),
-                ('joined', models.DateTimeField()),
-                ('game', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='games.game')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='queue_entries', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "preset",
+                    models.CharField(
+                        choices=[("sport", "Sport"), ("classic", "Classic"), ("match", "Match")],
+                        max_length=16,
+                    ),
+                ),
+                ("match_length", models.PositiveSmallIntegerField(default=1)),
+                ("clock_kind", models.CharField(max_length=16)),
+                ("rating", models.FloatField()),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("waiting", "Waiting"),
+                            ("paired", "Paired"),
+                            ("left", "Left the queue"),
+                        ],
+                        default="waiting",
+                        max_length=16,
+                    ),
+                ),
+                ("joined", models.DateTimeField()),
+                (
+                    "game",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="games.game",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="queue_entries",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['joined'],
-                'constraints': [models.UniqueConstraint(condition=models.Q(('status', 'waiting')), fields=('user',), name='games_queue_one_waiting_entry')],
+                "ordering": ["joined"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("status", "waiting")),
+                        fields=("user",),
+                        name="games_queue_one_waiting_entry",
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='RatingChange',
+            name="RatingChange",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('preset', models.CharField(choices=[('sport', 'Sport'), ('classic', 'Classic'), ('match', 'Match')], max_length=16)),
-                ('rating_before', models.FloatField()),
-                ('rating_after', models.FloatField()),
-                ('deviation_before', models.FloatField()),
-                ('deviation_after', models.FloatField()),
-                ('won', models.BooleanField()),
-                ('created', models.DateTimeField(auto_now_add=True)),
-                ('game', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='rating_changes', to='games.game')),
-                ('match', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='rating_changes', to='games.match')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='rating_changes', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "preset",
+                    models.CharField(
+                        choices=[("sport", "Sport"), ("classic", "Classic"), ("match", "Match")],
+                        max_length=16,
+                    ),
+                ),
+                ("rating_before", models.FloatField()),
+                ("rating_after", models.FloatField()),
+                ("deviation_before", models.FloatField()),
+                ("deviation_after", models.FloatField()),
+                ("won", models.BooleanField()),
+                ("created", models.DateTimeField(auto_now_add=True)),
+                (
+                    "game",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="rating_changes",
+                        to="games.game",
+                    ),
+                ),
+                (
+                    "match",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="rating_changes",
+                        to="games.match",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="rating_changes",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created'],
-                'constraints': [models.UniqueConstraint(fields=('user', 'game'), name='games_rating_change_once')],
+                "ordering": ["-created"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("user", "game"), name="games_rating_change_once"
+                    )
+                ],
             },
         ),
     ]

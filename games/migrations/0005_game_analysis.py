@@ -5,28 +5,51 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0004_accounts_ratings_queue'),
+        ("games", "0004_accounts_ratings_queue"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='GameAnalysis',
+            name="GameAnalysis",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('status', models.CharField(choices=[('pending', 'Pending'), ('running', 'Running'), ('done', 'Done'), ('failed', 'Failed')], default='pending', max_length=8)),
-                ('version', models.PositiveSmallIntegerField(default=0)),
-                ('method', models.CharField(blank=True, max_length=200)),
-                ('game_version', models.PositiveIntegerField(blank=True, null=True)),
-                ('plays', models.JSONField(blank=True, default=list)),
-                ('summary', models.JSONField(blank=True, default=dict)),
-                ('error', models.TextField(blank=True)),
-                ('requested', models.DateTimeField()),
-                ('started', models.DateTimeField(blank=True, null=True)),
-                ('finished', models.DateTimeField(blank=True, null=True)),
-                ('duration_ms', models.PositiveIntegerField(blank=True, null=True)),
-                ('game', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='analysis', to='games.game')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Pending"),
+                            ("running", "Running"),
+                            ("done", "Done"),
+                            ("failed", "Failed"),
+                        ],
+                        default="pending",
+                        max_length=8,
+                    ),
+                ),
+                ("version", models.PositiveSmallIntegerField(default=0)),
+                ("method", models.CharField(blank=True, max_length=200)),
+                ("game_version", models.PositiveIntegerField(blank=True, null=True)),
+                ("plays", models.JSONField(blank=True, default=list)),
+                ("summary", models.JSONField(blank=True, default=dict)),
+                ("error", models.TextField(blank=True)),
+                ("requested", models.DateTimeField()),
+                ("started", models.DateTimeField(blank=True, null=True)),
+                ("finished", models.DateTimeField(blank=True, null=True)),
+                ("duration_ms", models.PositiveIntegerField(blank=True, null=True)),
+                (
+                    "game",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="analysis",
+                        to="games.game",
+                    ),
+                ),
             ],
         ),
     ]

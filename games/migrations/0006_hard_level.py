@@ -4,15 +4,18 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0005_game_analysis'),
+        ("games", "0005_game_analysis"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='game',
-            name='bot_level',
-            field=models.CharField(blank=True, choices=[('easy', 'Easy'), ('medium', 'Medium'), ('hard', 'Hard')], max_length=16),
+            model_name="game",
+            name="bot_level",
+            field=models.CharField(
+                blank=True,
+                choices=[("easy", "Easy"), ("medium", "Medium"), ("hard", "Hard")],
+                max_length=16,
+            ),
         ),
     ]

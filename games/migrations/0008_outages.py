@@ -4,50 +4,75 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0007_game_plays'),
+        ("games", "0007_game_plays"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Heartbeat',
+            name="Heartbeat",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('beat_at', models.DateTimeField()),
-                ('last_outage', models.PositiveIntegerField(default=0)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("beat_at", models.DateTimeField()),
+                ("last_outage", models.PositiveIntegerField(default=0)),
             ],
         ),
         migrations.CreateModel(
-            name='Outage',
+            name="Outage",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('started', models.DateTimeField()),
-                ('ended', models.DateTimeField()),
-                ('games', models.PositiveIntegerField(default=0)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("started", models.DateTimeField()),
+                ("ended", models.DateTimeField()),
+                ("games", models.PositiveIntegerField(default=0)),
             ],
             options={
-                'ordering': ['-started'],
+                "ordering": ["-started"],
             },
         ),
         migrations.AddField(
-            model_name='game',
-            name='outages_seen',
+            model_name="game",
+            name="outages_seen",
             field=models.PositiveIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='game',
-            name='paused_at_play',
+            model_name="game",
+            name="paused_at_play",
             field=models.PositiveIntegerField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='game',
-            name='paused_ms',
+            model_name="game",
+            name="paused_ms",
             field=models.PositiveIntegerField(blank=True, null=True),
         ),
         migrations.AlterField(
-            model_name='gameevent',
-            name='kind',
-            field=models.CharField(choices=[('opening', 'Opening roll'), ('roll', 'Roll'), ('play', 'Play'), ('double', 'Double'), ('take', 'Take'), ('drop', 'Drop'), ('resign', 'Resignation'), ('timeout', 'Out of time'), ('abandon', 'Left the game'), ('abort', 'Aborted'), ('end', 'End'), ('pause', 'Clocks paused by an outage')], max_length=16),
+            model_name="gameevent",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("opening", "Opening roll"),
+                    ("roll", "Roll"),
+                    ("play", "Play"),
+                    ("double", "Double"),
+                    ("take", "Take"),
+                    ("drop", "Drop"),
+                    ("resign", "Resignation"),
+                    ("timeout", "Out of time"),
+                    ("abandon", "Left the game"),
+                    ("abort", "Aborted"),
+                    ("end", "End"),
+                    ("pause", "Clocks paused by an outage"),
+                ],
+                max_length=16,
+            ),
         ),
     ]

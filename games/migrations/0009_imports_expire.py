@@ -5,15 +5,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0008_outages'),
+        ("games", "0008_outages"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='importedrecord',
-            name='opened',
+            model_name="importedrecord",
+            name="opened",
             field=models.DateTimeField(db_index=True, default=django.utils.timezone.now),
         ),
     ]

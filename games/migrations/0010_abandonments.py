@@ -6,27 +6,61 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0009_imports_expire'),
+        ("games", "0009_imports_expire"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Abandonment',
+            name="Abandonment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('reason', models.CharField(choices=[('bore_off', 'Bore off all checkers'), ('resign', 'Resignation'), ('drop', 'Double declined'), ('timeout', 'Out of time'), ('abandon', 'Left the game')], max_length=16)),
-                ('chance', models.FloatField()),
-                ('created', models.DateTimeField()),
-                ('game', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='games.game')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "reason",
+                    models.CharField(
+                        choices=[
+                            ("bore_off", "Bore off all checkers"),
+                            ("resign", "Resignation"),
+                            ("drop", "Double declined"),
+                            ("timeout", "Out of time"),
+                            ("abandon", "Left the game"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("chance", models.FloatField()),
+                ("created", models.DateTimeField()),
+                (
+                    "game",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="games.game",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created'],
-                'indexes': [models.Index(fields=['user', 'created'], name='games_aband_user_id_b703ab_idx')],
-                'constraints': [models.UniqueConstraint(fields=('user', 'game'), name='games_abandonment_once')],
+                "ordering": ["-created"],
+                "indexes": [
+                    models.Index(fields=["user", "created"], name="games_aband_user_id_b703ab_idx")
+                ],
+                "constraints": [
+                    models.UniqueConstraint(fields=("user", "game"), name="games_abandonment_once")
+                ],
             },
         ),
     ]

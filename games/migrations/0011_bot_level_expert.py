@@ -4,15 +4,23 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0010_abandonments'),
+        ("games", "0010_abandonments"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='game',
-            name='bot_level',
-            field=models.CharField(blank=True, choices=[('easy', 'Easy'), ('medium', 'Medium'), ('hard', 'Hard'), ('expert', 'Expert')], max_length=16),
+            model_name="game",
+            name="bot_level",
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ("easy", "Easy"),
+                    ("medium", "Medium"),
+                    ("hard", "Hard"),
+                    ("expert", "Expert"),
+                ],
+                max_length=16,
+            ),
         ),
     ]

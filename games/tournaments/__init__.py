@@ -19,12 +19,12 @@ the commit (``notices``). Pairing and the bracket's advance run in Celery (the t
 The names below are the package's interface.
 """
 
-from games.tournaments.entries import arrived, cancel, create, join, leave
+from games.tournaments.entries import arrived, cancel, check_options, create, join, leave
 from games.tournaments.errors import TournamentError
 from games.tournaments.notices import ADVANCE, group_name
 from games.tournaments.play import ANNOUNCE_MS
 from games.tournaments.presence import TOUCH_MS, socket_closed, sockets_seen
-from games.tournaments.reading import standings, state, title
+from games.tournaments.reading import event_of_game, podiums_of, standings, state, title
 from games.tournaments.running import advance, tick
 from games.tournaments.schedule import ensure as ensure_schedule
 
@@ -36,11 +36,14 @@ __all__ = [
     "advance",
     "arrived",
     "cancel",
+    "check_options",
     "create",
     "ensure_schedule",
+    "event_of_game",
     "group_name",
     "join",
     "leave",
+    "podiums_of",
     "socket_closed",
     "sockets_seen",
     "standings",

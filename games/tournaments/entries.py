@@ -21,7 +21,7 @@ from games.tournaments.errors import TournamentError
 from games.tournaments.unit import changing
 
 
-def create(
+def check_options(
     kind,
     preset,
     *,
@@ -31,17 +31,9 @@ def create(
     size=None,
     starts_at=None,
     minutes=None,
-    created_by=None,
-    schedule_key="",
 ):
-    """Create an event, open for entries.
-
-    An arena (``kind`` "arena") of any R12 ``preset`` runs ``minutes`` (1 to
-    ``rules.ARENA_MAX_MINUTES``) from ``starts_at`` (an aware datetime) with the clock
-    ``clock_kind`` (default the preset's; a ``match`` arena plays 1-point matches). A cup
-    (``kind`` "cup") of ``size`` 4, 8 or 16 plays matches of ``match_length`` 3, 5 or 7 points
-    in the ``match`` preset with its clock; it starts when full, or at ``starts_at`` if one is
-    given with whoever entered. Raises BadFrame naming the wrong option. Returns the event."""
+    """Check the options of a new event (as ``create`` takes them) and return its model
+    fields. Raises BadFrame naming the wrong option."""
     if kind not in TournamentKind.values:
         raise BadFrame(_("Unknown kind of event."))
     if preset not in Preset.values:
@@ -71,6 +63,21 @@ def create(
             size=size,
             starts_at=starts_at,
         )
+    return fields
+
+
+def create(kind, preset, *, created_by=None, schedule_key="", **options):
+    """Create an event, open for entries.
+
+    An arena (``kind`` "arena") of any R12 ``preset`` runs ``minutes`` (1 to
+    ``rules.ARENA_MAX_MINUTES``) from ``starts_at`` (an aware datetime) with the clock
+    ``clock_kind`` (default the preset's; a ``match`` arena plays 1-point matches). A cup
+    (``kind`` "cup") of ``size`` 4, 8 or 16 plays matches of ``match_length`` 3, 5 or 7 points
+    in the ``match`` preset with its clock; it starts when full, or at ``starts_at`` if one is
+    given with whoever entered. ``name`` (optional; else one is made from the options),
+    ``created_by`` (the staff account) and ``schedule_key`` (the schedule's slot) are kept.
+    Raises BadFrame naming the wrong option. Returns the event."""
+    fields = check_options(kind, preset, **options)
     return Tournament.objects.create(
         schedule_key=schedule_key, created_by_id=getattr(created_by, "pk", created_by), **fields
     )

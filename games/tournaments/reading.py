@@ -1,6 +1,8 @@
 """A tournament as its pages and sockets show it (docs/protocol.md "Tournaments"): one
 ``state`` frame, built once per change for every socket, and the words for an event."""
 
+from django.urls import reverse
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
 from games import clocks, profiles
@@ -18,18 +20,22 @@ from games.tournaments import rules
 
 def title(tournament):
     """The event's name: its own, else made from its kind, rules and length or size
-    ("Sport arena, 30 min", "Match cup of 8, to 5 points"), in the active language."""
+    ("Sport arena, 30 min", "Cup of 8, matches to 5 points"), in the active language."""
     if tournament.name:
         return tournament.name
-    preset = Preset(tournament.preset).label
     if tournament.kind == TournamentKind.ARENA:
         minutes = round((tournament.ends_at - tournament.starts_at).total_seconds() / 60)
-        return _("%(rules)s arena, %(minutes)d min") % {"rules": preset, "minutes": minutes}
-    return _("%(rules)s cup of %(size)d, to %(points)d points") % {
-        "rules": preset,
-        "size": tournament.size,
-        "points": tournament.match_length,
-    }
+        arenas = {
+            Preset.SPORT: _("Sport arena, %(minutes)d min"),
+            Preset.CLASSIC: _("Classic arena, %(minutes)d min"),
+            Preset.MATCH: _("Match arena, %(minutes)d min"),
+        }
+        return arenas[tournament.preset] % {"minutes": minutes}
+    return ngettext(
+        "Cup of %(size)d, matches to %(points)d points",
+        "Cup of %(size)d, matches to %(points)d points",
+        tournament.size,
+    ) % {"size": tournament.size, "points": tournament.match_length}
 
 
 def standings(tournament):
@@ -46,14 +52,15 @@ def standings(tournament):
 def state(tournament_id, now_ms=None):
     """The ``tournament`` frame of event ``tournament_id``:
 
-    ``{"type": "tournament", "id", "version", "kind", "status", "title", "preset", "clock",
+    ``{"type": "tournament", "id", "version", "kind", "status", "preset", "clock",
     "match_length", "size", "rounds", "starts_at", "ends_at", "server_time" (ms since the
     epoch, or None), "entrants": n, "standings": [{"user", "name", "rating", "score",
     "games", "wins", "streak", "fire", "active", "away", "playing" (game id or None),
     "seed", "place"}], "games": [{"game", "white", "black"}] (games being played, users),
     "bracket": [{"round", "slot", "white", "black", "winner", "outcome", "status", "game",
     "score": [white, black] or None}] (cups), "podium": [{"user", "name", "place"}]}``.
-    Raises Tournament.DoesNotExist."""
+    Names are the players' own; nothing in it depends on a page's language (one frame is
+    built for every socket). Raises Tournament.DoesNotExist."""
     now_ms = clocks.now_ms() if now_ms is None else now_ms
     tournament = Tournament.objects.get(pk=tournament_id)
     ranked = standings(tournament)
@@ -104,7 +111,6 @@ def state(tournament_id, now_ms=None):
         "version": tournament.version,
         "kind": tournament.kind,
         "status": tournament.status,
-        "title": title(tournament),
         "preset": tournament.preset,
         "clock": tournament.clock_kind,
         "match_length": tournament.match_length,
@@ -140,3 +146,52 @@ def bracket_row(pairing):
         "match": str(pairing.match_id) if pairing.match_id else None,
         "score": [match.white_score, match.black_score] if match else None,
     }
+
+
+def event_of_game(game):
+    """For a game's page: ``{"url", "title", "ws_path", "running"}`` of the event the game
+    (or its match) belongs to, in the active language, or None."""
+    pairing = (
+        (
+            Pairing.objects.filter(match_id=game.match_id)
+            if game.match_id
+            else Pairing.objects.filter(game_id=game.pk)
+        )
+        .select_related("tournament")
+        .first()
+    )
+    if pairing is None:
+        return None
+    tournament = pairing.tournament
+    return {
+        "url": reverse("games:tournament", kwargs={"tournament_id": tournament.pk}),
+        "title": title(tournament),
+        "ws_path": f"/ws/tournament/{tournament.pk}/?lang={get_language()}",
+        "running": tournament.status == TournamentStatus.RUNNING,
+    }
+
+
+#: how many podium places a player's page lists
+PODIUMS_SHOWN = 20
+
+
+def podiums_of(user_id):
+    """The events account ``user_id`` finished in the top three, newest first (at most
+    ``PODIUMS_SHOWN``): ``[{"place", "title", "url", "finished" (datetime)}]``, in the active
+    language."""
+    found = (
+        Entrant.objects.filter(
+            user_id=user_id, place__lte=3, tournament__status=TournamentStatus.FINISHED
+        )
+        .select_related("tournament")
+        .order_by("-tournament__finished")[:PODIUMS_SHOWN]
+    )
+    return [
+        {
+            "place": entrant.place,
+            "title": title(entrant.tournament),
+            "url": reverse("games:tournament", kwargs={"tournament_id": entrant.tournament_id}),
+            "finished": entrant.tournament.finished,
+        }
+        for entrant in found
+    ]

@@ -1,0 +1,134 @@
+"""The tournament pages (games.tournament_views) through Django's test client: the list, an
+arena's standings and a cup's bracket, entering and leaving by form, the game page's link back
+to its event, and the podium on a player's page; in English, Russian and Bulgarian."""
+
+import json
+import re
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from games import tournaments
+from games.models import Entrant
+from games.tests.tournament_helpers import accounts, arena, lose_match, open_page, resign
+
+pytestmark = pytest.mark.django_db
+
+
+def signed_in(user_id):
+    client = Client()
+    client.force_login(get_user_model().objects.get(pk=user_id))
+    return client
+
+
+def embedded_state(html):
+    found = re.search(
+        r'<script id="tournament-state" type="application/json">(.*?)</script>', html, re.S
+    )
+    return json.loads(found.group(1))
+
+
+def test_the_list_shows_events_under_way_open_and_finished_to_anyone():
+    users = accounts("Ann")
+    running = arena(minutes=45)
+    tournaments.join(running.pk, users["Ann"])
+    tournaments.advance(running.pk)
+    cup = tournaments.create("cup", "match", size=8, match_length=5, name="Friday cup")
+    html = Client().get("/en/tournaments/").content.decode()
+    assert "Sport arena, 45 min" in html and "Friday cup" in html
+    assert "Players: 1" in html and "Players: 0 of 8" in html
+    assert "to play, sign in first" in html
+    assert f'href="/en/tournaments/{cup.pk}/"' in html
+    ru = Client().get("/ru/tournaments/").content.decode()
+    assert "Турниры" in ru and "Спортивная арена, 45 мин" in ru
+    bg = Client().get("/bg/tournaments/").content.decode()
+    assert "Турнири" in bg
+    # the menu leads there
+    assert 'href="/en/tournaments/"' in Client().get("/en/").content.decode()
+
+
+def test_a_guest_sees_an_arena_and_is_sent_to_sign_in_to_join():
+    users = accounts("Ann", "Bob")
+    event = arena()
+    for user_id in users.values():
+        tournaments.join(event.pk, user_id)
+        open_page(event, user_id)
+    (pairing,) = tournaments.advance(event.pk)
+    guest = Client()
+    html = guest.get(f"/en/tournaments/{event.pk}/").content.decode()
+    assert "Standings" in html and "Ann" in html and "Bob" in html
+    assert f'href="/en/game/{pairing.game_id}/"' in html  # watch the game being played
+    state = embedded_state(html)
+    assert state["status"] == "running" and len(state["games"]) == 1
+    assert 'id="t-sign-in-link"' in html
+    answer = guest.post(f"/en/tournaments/{event.pk}/join/")
+    assert answer.status_code == 302 and answer["Location"].startswith("/en/accounts/login/")
+
+
+def test_a_signed_in_player_joins_and_leaves_an_arena_by_form():
+    users = accounts("Ann")
+    event = arena()
+    client = signed_in(users["Ann"])
+    page = client.get(f"/en/tournaments/{event.pk}/").content.decode()
+    assert 'id="t-join"' in page
+    answer = client.post(f"/en/tournaments/{event.pk}/join/")
+    assert answer.status_code == 302 and answer["Location"] == f"/en/tournaments/{event.pk}/"
+    assert Entrant.objects.filter(tournament=event, user_id=users["Ann"]).exists()
+    page = client.get(f"/en/tournaments/{event.pk}/").content.decode()
+    assert "You are entered" in page and 'id="t-leave"' in page
+    client.post(f"/en/tournaments/{event.pk}/leave/")
+    assert not Entrant.objects.filter(tournament=event).exists()  # before its start
+
+
+def test_a_refused_entry_is_explained_on_the_event_page():
+    users = accounts("Ann", "Bob", "Cid", "Dan", "Eve")
+    cup = tournaments.create("cup", "match", size=4, match_length=3)
+    for name in ("Ann", "Bob", "Cid", "Dan"):
+        tournaments.join(cup.pk, users[name])
+    client = signed_in(users["Eve"])
+    page = client.post(f"/ru/tournaments/{cup.pk}/join/", follow=True).content.decode()
+    assert "Этот кубок уже начался" in page
+    assert 'id="t-join"' not in page
+
+
+def test_a_cup_page_shows_the_bracket_and_the_winners_and_the_player_page_the_podium():
+    ratings = {"Ann": 1900, "Bob": 1800, "Cid": 1700, "Dan": 1600}
+    users = accounts(*ratings, ratings=ratings)
+    cup = tournaments.create("cup", "match", size=4, match_length=3)
+    for user_id in users.values():
+        tournaments.join(cup.pk, user_id)
+    first, second = tournaments.advance(cup.pk)
+    html = Client().get(f"/bg/tournaments/{cup.pk}/").content.decode()
+    assert "Полуфинали" in html and "Финал" in html and "Мач за трето място" in html
+    lose_match(first, users["Dan"])
+    lose_match(second, users["Cid"])
+    final, third = tournaments.advance(cup.pk)
+    lose_match(final, users["Bob"])
+    lose_match(third, users["Dan"])
+    tournaments.advance(cup.pk)
+    html = Client().get(f"/en/tournaments/{cup.pk}/").content.decode()
+    podium = re.search(r'<ol id="t-podium-list">(.*?)</ol>', html, re.S).group(1)
+    assert re.findall(r">(\w+)</a>", podium) == ["Ann", "Bob", "Cid"]
+    player = Client().get(f"/en/players/{users['Ann']}/").content.decode()
+    assert "Tournament podiums" in player and "1st place" in player
+    assert "Cup of 4, matches to 3 points" in player
+
+
+def test_a_tournament_game_links_back_to_its_event_and_follows_it():
+    users = accounts("Ann", "Bob")
+    event = arena()
+    for user_id in users.values():
+        tournaments.join(event.pk, user_id)
+        open_page(event, user_id)
+    (pairing,) = tournaments.advance(event.pk)
+    player = signed_in(pairing.white.user_id)
+    html = player.get(f"/en/game/{pairing.game_id}/").content.decode()
+    assert 'id="tournament-follow"' in html
+    assert f'data-ws-path="/ws/tournament/{event.pk}/?lang=en"' in html
+    assert f'href="/en/tournaments/{event.pk}/"' in html
+    assert "Back to the tournament" in html and "tournament.js" in html
+    onlooker = Client().get(f"/en/game/{pairing.game_id}/").content.decode()
+    assert 'id="tournament-follow"' in onlooker
+    assert "/ws/tournament/" not in onlooker  # only players follow the event's socket
+    resign(pairing.game, pairing.black.user_id)

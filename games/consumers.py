@@ -846,6 +846,13 @@ class TournamentConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         self.sent_version = state["version"]
         await self.send(text_data=_frame_text(state))
         self.last_sent = time.monotonic()
+        if self.user_id is not None:
+            # a game paired while this page was loading: its message went out before
+            fresh = await database_sync_to_async(tournaments.announcement)(
+                self.tournament_id, self.user_id
+            )
+            if fresh is not None:
+                await self._send_paired(fresh["game"], fresh["starts_at"])
 
     async def disconnect(self, code):
         for task in (self.touch_task, self.flush_task):
@@ -873,16 +880,7 @@ class TournamentConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         (``games.tournaments.notices``)."""
         for paired in event.get("paired", ()):
             if self.user_id is not None and self.user_id in paired["users"]:
-                with translation.override(self.language):
-                    url = reverse("games:game", kwargs={"game_id": paired["game"]})
-                frame = {
-                    "type": "paired",
-                    "game": paired["game"],
-                    "url": url,
-                    "starts_at": paired["starts_at"],
-                    "server_time": clocks.now_ms(),
-                }
-                await self.send(text_data=_frame_text(frame))
+                await self._send_paired(paired["game"], paired["starts_at"])
         state = event["state"]
         if state["version"] <= self.sent_version:
             return
@@ -892,6 +890,18 @@ class TournamentConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
             await self._flush()
         elif self.flush_task is None:
             self.flush_task = asyncio.ensure_future(self._flush_after(wait))
+
+    async def _send_paired(self, game_id, starts_at):
+        with translation.override(self.language):
+            url = reverse("games:game", kwargs={"game_id": game_id})
+        frame = {
+            "type": "paired",
+            "game": game_id,
+            "url": url,
+            "starts_at": starts_at,
+            "server_time": clocks.now_ms(),
+        }
+        await self.send(text_data=_frame_text(frame))
 
     async def _flush_after(self, wait):
         await asyncio.sleep(wait)

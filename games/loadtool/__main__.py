@@ -3,6 +3,8 @@
     python -m games.loadtool stack [--ports 8900,8901]        # start the stack; Ctrl-C stops it
     python -m games.loadtool run --games 50,500 [--think 1.5] [--duration 60] [--procs 2]
                                  [--mode both|game|echo] [--until-broken] [--out FILE]
+    python -m games.loadtool arena --players 20,60 [--duration 180] [--game-seconds 30]
+                                   [--event UUID] [--out FILE]
 
 ``run`` reads the servers and their process ids from the stack file that ``stack`` writes
 (``.run/load/stack.json``), or takes ``--base`` origins (and ``--pids role=pid,pid``) of a
@@ -10,15 +12,21 @@ site started otherwise. For each game count it runs the echo baseline, then the 
 prints the figures; ``--out`` writes every report as JSON; ``--until-broken`` ends the sweep
 at the first game count with errors. Exit status 0 when every run met the goal (no errors;
 p95 of the play round trip at most ``--ratio`` times the echo's), else 1.
+
+``arena`` fills an arena with signed-in players and plays it (``games.loadtool.arena``); the
+arena is made with ``manage.py create_tournament`` on the stack's database unless ``--event``
+names one. Exit status 0 when a run had no errors.
 """
 
 import argparse
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
 
+from games.loadtool.arena import run_arena
 from games.loadtool.runner import RunConfig, run_load, summary_lines
 from games.loadtool.stack import DEFAULT_DATABASE_URL, DEFAULT_QUEUE, STACK_FILE, serve
 
@@ -138,6 +146,32 @@ def _parser():
         "--pids", action="append", help="role=pid[,pid] of server processes to sample (with --base)"
     )
     run.add_argument("--out", help="write the reports as JSON to this file")
+
+    arena = commands.add_parser(
+        "arena",
+        help="fill an arena with signed-in players and play it",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    arena.add_argument(
+        "--players", type=_ints, required=True, help="players, or several for a sweep"
+    )
+    arena.add_argument("--duration", type=float, default=180, help="seconds played per run")
+    arena.add_argument(
+        "--game-seconds",
+        type=float,
+        default=30,
+        help="mean seconds a game is played before the side to act resigns",
+    )
+    arena.add_argument("--think", type=float, default=1.5, help="mean seconds per action")
+    arena.add_argument("--stall", type=float, default=60)
+    arena.add_argument("--preset", default="sport", choices=("sport", "classic", "match"))
+    arena.add_argument("--seed", type=int, default=1)
+    arena.add_argument("--event", help="an arena to fill (else one is made per run)")
+    arena.add_argument("--rest", type=float, default=15, help="seconds between runs")
+    arena.add_argument("--stack-file", default=str(STACK_FILE))
+    arena.add_argument("--base", action="append", help="a server origin, as for run")
+    arena.add_argument("--pids", action="append", help="role=pid[,pid], as for run")
+    arena.add_argument("--out", help="write the reports as JSON to this file")
     return parser
 
 
@@ -151,6 +185,67 @@ def _servers(args):
         )
     described = json.loads(path.read_text())
     return described["bases"], described["pids"]
+
+
+def _make_arena(args, minutes):
+    """A new arena on the stack's database (``manage.py create_tournament``); its id."""
+    described = json.loads(Path(args.stack_file).read_text())
+    env = dict(
+        os.environ,
+        DATABASE_URL=described["database_url"],
+        REDIS_URL=described["redis_url"],
+        DJANGO_SETTINGS_MODULE="nardy_site.settings",
+    )
+    made = subprocess.run(
+        [sys.executable, "manage.py", "create_tournament", "arena", "--preset", args.preset]
+        + ["--minutes", str(minutes), "--json"],
+        cwd=Path(__file__).resolve().parents[2],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return json.loads(made.stdout)["id"]
+
+
+def arena_main(args):
+    """The ``arena`` command: one run per player count; 0 when no run had errors."""
+    bases, pids = _servers(args)
+    if args.base and not args.event:
+        sys.exit("--base needs --event (an arena made on that site)")
+    reports, clean = [], True
+    for n, players in enumerate(args.players):
+        minutes = int(args.duration // 60) + 2  # no end inside the measured window
+        event = args.event or _make_arena(args, minutes)
+        print(f"--- arena {event}: {players} players on {', '.join(bases)}", flush=True)
+        report = run_arena(
+            bases,
+            event,
+            players,
+            duration=args.duration,
+            game_seconds=args.game_seconds,
+            think=args.think,
+            stall=args.stall,
+            seed=args.seed,
+            server_pids=pids,
+            log=lambda line: print(line, flush=True),
+        )
+        reports.append(report)
+        gap = report["pairing_gap_ms"]
+        print(
+            f"{report['games_started']} games ({report['games_finished']} finished), at most "
+            f"{report['most_games_at_once']} at once; game end -> next pairing: p50 "
+            f"{gap['p50']} ms, p95 {gap['p95']} ms, worst {gap['max']} ms (n={gap['n']}); "
+            f"play p95 {report['round_trip_ms']['play']['p95']} ms; errors {report['errors']}",
+            flush=True,
+        )
+        clean = clean and report["errors"] == 0
+        if args.out:
+            Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+            Path(args.out).write_text(json.dumps(reports, indent=2) + "\n")
+        if n + 1 < len(args.players):
+            time.sleep(args.rest)
+    return 0 if clean else 1
 
 
 def _goal(echo, game, ratio):
@@ -168,6 +263,8 @@ def main(argv=None):
     args = _parser().parse_args(argv)
     if args.command == "stack":
         return serve(args.ports, args.database_url, args.redis_url, args.queue, args.stack_file)
+    if args.command == "arena":
+        return arena_main(args)
     bases, pids = _servers(args)
     reports, all_met = [], True
     for count in args.games:

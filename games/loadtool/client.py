@@ -136,7 +136,9 @@ def ws_base(base):
 # --- set-up over HTTP (sync, run in a thread pool) ------------------------------------------
 
 
-def _form_token(session, url):
+def form_token(session, url):
+    """GET ``url`` with ``session`` and return the CSRF token its cookie holds. Raises
+    SetupError for another answer than 200 or no token."""
     response = session.get(url, timeout=HTTP_TIMEOUT)
     if response.status_code != 200:
         raise SetupError(f"GET {url}: HTTP {response.status_code}")
@@ -176,7 +178,7 @@ def create_game(base_a, base_b, preset="sport", challenge=None):
         a, b = requests.Session(), requests.Session()
         try:
             form = f"{base_a}/{LANG}/friend/"
-            token = _form_token(a, form)
+            token = form_token(a, form)
             response = a.post(
                 form,
                 data={"csrfmiddlewaretoken": token, "preset": preset, "colour": "random"},
@@ -193,7 +195,7 @@ def create_game(base_a, base_b, preset="sport", challenge=None):
         b = challenge.b
         # a refused guest still has the link's page, its form and token: it presses again
         if not challenge.token:
-            challenge.token = _form_token(b, f"{challenge.base_b}{challenge.link}")
+            challenge.token = form_token(b, f"{challenge.base_b}{challenge.link}")
         response = b.post(
             f"{challenge.base_b}{challenge.link}accept/",
             data={"csrfmiddlewaretoken": challenge.token},

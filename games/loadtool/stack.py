@@ -273,7 +273,8 @@ def serve(ports, database_url, redis_url, queue=DEFAULT_QUEUE, stack_file=STACK_
         signal.signal(sig, lambda *_args: stopping.append(True))
     stack = start_stack(ports, database_url, redis_url, queue, Path(stack_file).parent, log=log)
     stack_file = Path(stack_file)
-    stack_file.write_text(json.dumps(stack.describe(), indent=2) + "\n")
+    described = dict(stack.describe(), database_url=database_url, redis_url=redis_url)
+    stack_file.write_text(json.dumps(described, indent=2) + "\n")
     status = 0
     try:
         while not stopping:

@@ -24,7 +24,14 @@ from games.tournaments.errors import TournamentError
 from games.tournaments.notices import ADVANCE, group_name
 from games.tournaments.play import ANNOUNCE_MS
 from games.tournaments.presence import TOUCH_MS, socket_closed, sockets_seen
-from games.tournaments.reading import event_of_game, podiums_of, standings, state, title
+from games.tournaments.reading import (
+    announcement,
+    event_of_game,
+    podiums_of,
+    standings,
+    state,
+    title,
+)
 from games.tournaments.running import advance, tick
 from games.tournaments.schedule import ensure as ensure_schedule
 
@@ -34,6 +41,7 @@ __all__ = [
     "TOUCH_MS",
     "TournamentError",
     "advance",
+    "announcement",
     "arrived",
     "cancel",
     "check_options",

@@ -1,6 +1,7 @@
 """A tournament as its pages and sockets show it (docs/protocol.md "Tournaments"): one
 ``state`` frame, built once per change for every socket, and the words for an event."""
 
+from django.db import models
 from django.urls import reverse
 from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
@@ -15,7 +16,7 @@ from games.models import (
     TournamentKind,
     TournamentStatus,
 )
-from games.tournaments import rules
+from games.tournaments import play, rules
 
 
 def title(tournament):
@@ -66,7 +67,7 @@ def state(tournament_id, now_ms=None):
     ranked = standings(tournament)
     pairings = list(
         Pairing.objects.filter(tournament=tournament)
-        .select_related("white", "black", "winner", "match")
+        .select_related("white", "black", "winner", "match", "game")
         .order_by("round", "slot", "created")
     )
     names = profiles.names_of([entrant.user_id for entrant in ranked])
@@ -132,8 +133,14 @@ def state(tournament_id, now_ms=None):
 
 
 def bracket_row(pairing):
-    """One slot of a cup's bracket as the ``state`` frame gives it."""
+    """One slot of a cup's bracket as the ``state`` frame gives it; ``score`` is the match's
+    score of its white and black entrants (the bracket's places, not the games' colours)."""
     match = pairing.match
+    score = None
+    if match is not None:
+        score = [match.white_score, match.black_score]
+        if pairing.game.white_user_id != pairing.white.user_id:
+            score.reverse()
     return {
         "round": pairing.round,
         "slot": pairing.slot,
@@ -144,7 +151,7 @@ def bracket_row(pairing):
         "status": pairing.status,
         "game": str(pairing.game_id) if pairing.game_id else None,
         "match": str(pairing.match_id) if pairing.match_id else None,
-        "score": [match.white_score, match.black_score] if match else None,
+        "score": score,
     }
 
 
@@ -195,3 +202,22 @@ def podiums_of(user_id):
         }
         for entrant in found
     ]
+
+
+def announcement(tournament_id, user_id):
+    """The game of account ``user_id`` in the event that has just started and is still to be
+    opened (no play made yet): ``{"game": <uuid>, "starts_at": ms}`` (its clock runs from
+    then), or None. A page that connects after the pairing's message went out (it was loading)
+    announces it from this."""
+    pairing = (
+        Pairing.objects.filter(tournament_id=tournament_id, status=PairingStatus.PLAYING)
+        .filter(models.Q(white__user_id=user_id) | models.Q(black__user_id=user_id))
+        .select_related("game")
+        .first()
+    )
+    if pairing is None or pairing.game is None:
+        return None
+    game = pairing.match.latest_game() if pairing.match_id else pairing.game
+    if game.is_over or game.plays or game.match_number not in (None, 1):
+        return None
+    return {"game": str(game.pk), "starts_at": clocks.to_ms(pairing.created) + play.ANNOUNCE_MS}

@@ -39,6 +39,7 @@ STATIC_PAGES = {
     "play a friend": "friend/",
     "lobby": "lobby/",
     "leaderboard": "leaderboard/",
+    "tournaments": "tournaments/",
     "sign-in": "accounts/login/",
     "record import": "records/import/",
 }

@@ -20,6 +20,9 @@ Everything that differs between machines comes from the environment (django-envi
   (default 600; 0 turns the cache off).
 - ``CLOCK_SWEEP_SECONDS``: how often Celery beat sweeps for game clocks whose deadline has
   passed, and applies them (default 0.5).
+- ``TOURNAMENT_TICK_SECONDS`` (default 2), ``TOURNAMENT_ANNOUNCE_MINUTES`` (180),
+  ``TOURNAMENT_SCHEDULE_ON`` (true): the tournaments' beat tick, how early a scheduled arena
+  is made, and whether the schedule (``TOURNAMENT_SCHEDULE``) makes events at all.
 - Sign-in providers (django-allauth; a provider whose values are missing is not offered):
   ``GOOGLE_CLIENT_ID`` and ``GOOGLE_CLIENT_SECRET`` (an OAuth client of Google Cloud);
   ``TELEGRAM_BOT_ID`` (the bot's numeric id, the part of its token before the colon) and

@@ -58,7 +58,7 @@ def made_pages():
     challenge link and a player's profile. Made in the test database."""
     from django.contrib.auth import get_user_model
 
-    from games import analysis, services
+    from games import analysis, clocks, services, tournaments
     from games.models import Game, Profile
     from games.tests.factories import play_human_turn
 
@@ -83,10 +83,24 @@ def made_pages():
     analysis.run_analysis(bot.pk)  # the replay with its analysis, as the worker would
     user = get_user_model().objects.create(username="a11y-player")
     Profile.objects.create(user=user, display_name="Ann")
+    # an arena under way with its standings, and a cup with its bracket drawn
+    arena = tournaments.create(
+        "arena", "sport", starts_at=clocks.from_ms(clocks.now_ms()), minutes=30
+    )
+    cup = tournaments.create("cup", "match", size=4, match_length=3)
+    for n, name in enumerate(("Ann", "Boris Vasilyevich Konstantinopolsky", "Cid", "Dan")):
+        player = user if n == 0 else get_user_model().objects.create(username=f"a11y-{n}")
+        if n:
+            Profile.objects.create(user=player, display_name=name)
+        tournaments.join(arena.pk, player.pk)
+        tournaments.join(cup.pk, player.pk)
+    tournaments.advance(arena.pk)
     return {
         "replay with analysis": f"game/{bot.pk}/replay/",
         "challenge": f"challenge/{challenge.pk}/",
         "player profile": f"players/{user.pk}/",
+        "arena": f"tournaments/{arena.pk}/",
+        "cup": f"tournaments/{cup.pk}/",
     }
 
 
@@ -164,7 +178,7 @@ def check_a_phone_sees_the_page_under_a_small_header(base, browser, pages):
     # the menu opens over the page and offers every page of the header
     page.click(".site-menu-button")
     assert page.locator("#site-menu .site-nav a").first.is_visible()
-    assert page.locator("#site-menu .site-nav a").count() == 8
+    assert page.locator("#site-menu .site-nav a").count() == 9
     context.close()
     # a running game: the whole board, and the dice on it, on the first screen
     game_page, _game_id, errors = open_game(browser, base, "ru")

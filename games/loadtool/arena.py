@@ -20,20 +20,17 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import requests
-from websockets.asyncio.client import connect
 from websockets.exceptions import WebSocketException
 
 from games.loadtool.client import (
     HTTP_TIMEOUT,
     LANG,
-    MAX_FRAME,
-    OPEN_TIMEOUT,
     SetupError,
     Stats,
     Table,
     cookie_header,
     form_token,
-    ws_base,
+    open_socket,
 )
 from games.loadtool.runner import CpuSampler, percentiles
 
@@ -141,18 +138,10 @@ class ArenaPlayer:
 
     async def run(self):
         arena = self.arena
-        url = f"{ws_base(self.base)}/ws/tournament/{arena.event_id}/?lang={LANG}"
+        path = f"/ws/tournament/{arena.event_id}/?lang={LANG}"
         while not arena.stop.is_set():
             try:
-                async with connect(
-                    url,
-                    origin=self.base,
-                    additional_headers={"Cookie": self.cookie},
-                    open_timeout=OPEN_TIMEOUT,
-                    ping_interval=None,
-                    max_size=MAX_FRAME,
-                    max_queue=None,
-                ) as ws:
+                async with open_socket(path, self.base, self.cookie) as ws:
                     stopper = asyncio.ensure_future(arena.stop.wait())
                     try:
                         async for message in _until(ws, stopper):

@@ -128,6 +128,20 @@ class Stats:
             self.games_over[reason] = self.games_over.get(reason, 0) + count
 
 
+def open_socket(path, base, cookie):
+    """``websockets.connect`` of the socket ``path`` (``/ws/…``) on the server ``base``, as a
+    page of that origin holding ``cookie`` (a Cookie header value) opens it."""
+    return connect(
+        f"{ws_base(base)}{path}",
+        origin=base,
+        additional_headers={"Cookie": cookie},
+        open_timeout=OPEN_TIMEOUT,
+        ping_interval=None,
+        max_size=MAX_FRAME,
+        max_queue=None,
+    )
+
+
 def ws_base(base):
     """``http://host:port`` -> ``ws://host:port`` (``https`` -> ``wss``)."""
     return "ws" + base[len("http") :] if base.startswith("http") else base
@@ -354,17 +368,9 @@ class Player:
 
     async def run(self):
         table, stats = self.table, self.table.stats
-        url = f"{ws_base(self.base)}/ws/game/{table.game_id}/?lang={LANG}"
+        path = f"/ws/game/{table.game_id}/?lang={LANG}"
         try:
-            async with connect(
-                url,
-                origin=self.base,
-                additional_headers={"Cookie": self.cookie},
-                open_timeout=OPEN_TIMEOUT,
-                ping_interval=None,
-                max_size=MAX_FRAME,
-                max_queue=None,
-            ) as ws:
+            async with open_socket(path, self.base, self.cookie) as ws:
                 self.ws = ws
                 actor = asyncio.ensure_future(self._act())
                 try:

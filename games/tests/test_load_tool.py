@@ -7,13 +7,16 @@ import asyncio
 import json
 import random
 import time
+from datetime import timedelta
 
 import pytest
 from asgiref.sync import async_to_sync
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 
+from games import clocks, tournaments
 from games.echo import EchoConsumer
+from games.loadtool.arena import run_arena
 from games.loadtool.client import Player, Stats, Table, echo_frame
 from games.loadtool.runner import RunConfig, percentiles, run_load
 from games.models import Game
@@ -194,6 +197,20 @@ def test_a_frame_refused_as_too_quick_is_sent_again_after_the_wait_not_counted_a
     assert stats.errors == [] and stats.rate_limited == 1
     assert player.acted == -1  # the refused frame is decided and sent again
     assert before + 0.4 <= player.retry_at <= time.monotonic() + 0.4
+
+
+def test_an_arena_run_signs_players_in_and_pairs_them_again_after_each_game(
+    load_server, celery_worker_process
+):
+    start = clocks.from_ms(clocks.now_ms()) - timedelta(seconds=1)
+    event = tournaments.create("arena", "sport", starts_at=start, minutes=5)
+    report = run_arena(
+        [load_server.base], str(event.pk), players=4, duration=14, game_seconds=3, think=0.2
+    )
+    assert report["errors"] == 0, report["first_errors"]
+    assert report["games_started"] >= 4 and report["most_games_at_once"] == 2
+    assert report["pairing_gap_ms"]["n"] >= 2  # players came back for more games
+    assert report["round_trip_ms"]["play"]["n"] > 0
 
 
 def test_percentiles_are_nearest_rank():

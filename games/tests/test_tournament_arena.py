@@ -5,13 +5,13 @@ from datetime import timedelta
 
 import pytest
 
-from games import clocks, tournaments
+from games import clocks, services, tournaments
 from games.models import Entrant, Pairing, PairingStatus, TournamentStatus
 from games.tests.tournament_helpers import (
     accounts,
     arena,
+    enter,
     no_show,
-    open_page,
     playing,
     resign,
 )
@@ -21,13 +21,6 @@ pytestmark = pytest.mark.django_db
 
 def entrant(event, user_id):
     return Entrant.objects.get(tournament=event, user_id=user_id)
-
-
-def enter(event, users, present=True):
-    for user_id in users:
-        tournaments.join(event.pk, user_id)
-        if present:
-            open_page(event, user_id)
 
 
 def test_an_arena_starts_on_time_and_pairs_only_players_with_its_page_open():
@@ -184,6 +177,13 @@ def test_a_match_arena_plays_one_point_matches_and_a_player_busy_elsewhere_waits
     (elsewhere,) = tournaments.advance(event2.pk)
     assert not elsewhere.game.is_over
     assert tournaments.advance(event.pk) == []  # only the black player is free
+    # a game against the computer left open does not keep a player out
+    services.create_bot_game(services.Actor(user_id=pairing.black.user_id, guest_id="g-b"))
+    third = accounts("Dan")["Dan"]
+    services.create_bot_game(services.Actor(user_id=third, guest_id="g-d"))
+    enter(event, [third])
+    (again,) = tournaments.advance(event.pk)
+    assert {again.white.user_id, again.black.user_id} == {third, pairing.black.user_id}
 
 
 def test_an_arena_nobody_can_join_after_its_end_and_a_finished_event_refuses_entries():

@@ -11,7 +11,7 @@ from django.test import Client
 
 from games import tournaments
 from games.models import Entrant
-from games.tests.tournament_helpers import accounts, arena, lose_match, open_page, resign
+from games.tests.tournament_helpers import accounts, arena, enter, lose_match, resign
 
 pytestmark = pytest.mark.django_db
 
@@ -51,9 +51,7 @@ def test_the_list_shows_events_under_way_open_and_finished_to_anyone():
 def test_a_guest_sees_an_arena_and_is_sent_to_sign_in_to_join():
     users = accounts("Ann", "Bob")
     event = arena()
-    for user_id in users.values():
-        tournaments.join(event.pk, user_id)
-        open_page(event, user_id)
+    enter(event, users.values())
     (pairing,) = tournaments.advance(event.pk)
     guest = Client()
     html = guest.get(f"/en/tournaments/{event.pk}/").content.decode()
@@ -118,9 +116,7 @@ def test_a_cup_page_shows_the_bracket_and_the_winners_and_the_player_page_the_po
 def test_a_tournament_game_links_back_to_its_event_and_follows_it():
     users = accounts("Ann", "Bob")
     event = arena()
-    for user_id in users.values():
-        tournaments.join(event.pk, user_id)
-        open_page(event, user_id)
+    enter(event, users.values())
     (pairing,) = tournaments.advance(event.pk)
     player = signed_in(pairing.white.user_id)
     html = player.get(f"/en/game/{pairing.game_id}/").content.decode()

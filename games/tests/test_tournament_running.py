@@ -13,15 +13,9 @@ from django.db import connections
 from games import clocks, tournaments
 from games.models import Entrant, Pairing, PairingStatus, TournamentStatus
 from games.tests.conftest import ROOT
-from games.tests.tournament_helpers import accounts, arena, open_page, playing, resign
+from games.tests.tournament_helpers import accounts, arena, enter, playing, resign
 
 ARTIFACTS = ROOT / "artifacts" / "tournaments"
-
-
-def enter_all(event, users):
-    for user_id in users:
-        tournaments.join(event.pk, user_id)
-        open_page(event, user_id)
 
 
 def wait_for(predicate, timeout=15.0, what="the worker"):
@@ -51,7 +45,7 @@ def test_a_worker_restart_in_the_middle_of_an_arena_loses_no_result_and_pairs_no
 ):
     users = accounts("Ann", "Bob", "Cid", "Dan", "Eve", "Fay")
     event = arena()
-    enter_all(event, users.values())
+    enter(event, users.values())
     # the beat's tick starts the arena and pairs everyone
     wait_for(lambda: len(playing(event)) == 3, what="the beat's tick")
     # one game ends while the worker runs: its players wait for others (never each other)
@@ -90,7 +84,7 @@ def test_a_worker_restart_in_the_middle_of_an_arena_loses_no_result_and_pairs_no
 def test_two_games_ending_at_the_same_instant_are_both_scored_and_pair_their_players_once():
     users = accounts("Ann", "Bob", "Cid", "Dan")
     event = arena()
-    enter_all(event, users.values())
+    enter(event, users.values())
     first, second = tournaments.advance(event.pk)
     barrier = threading.Barrier(2)
     errors = []

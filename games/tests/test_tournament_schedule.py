@@ -42,9 +42,7 @@ def test_the_schedule_makes_the_arenas_ahead_of_time_once(settings):
 
 
 def test_a_sit_and_go_cup_is_always_open_and_a_new_one_follows_a_full_one():
-    (cup,) = [
-        t for t in tournaments.ensure_schedule(at(9, 0), SCHEDULE[2:3]) if t.kind == "cup"
-    ]
+    (cup,) = [t for t in tournaments.ensure_schedule(at(9, 0), SCHEDULE[2:3]) if t.kind == "cup"]
     assert cup.size == 4 and cup.starts_at is None and cup.schedule_key == "sng:1"
     assert tournaments.ensure_schedule(at(9, 1), SCHEDULE[2:3]) == []
     for user_id in accounts("Ann", "Bob", "Cid", "Dan").values():

@@ -38,6 +38,14 @@ def open_page(tournament, user_id, channel=None):
     )
 
 
+def enter(event, user_ids, present=True):
+    """The accounts ``user_ids`` enter the event; with ``present`` each has its page open."""
+    for user_id in user_ids:
+        tournaments.join(event.pk, user_id)
+        if present:
+            open_page(event, user_id)
+
+
 def arena(minutes=30, preset="sport", started_ago_s=1):
     """A running-time arena (its start a second ago; the next ``advance`` starts it)."""
     start = clocks.from_ms(clocks.now_ms()) - timedelta(seconds=started_ago_s)

@@ -32,8 +32,9 @@ def start(change, now_ms):
 
 def pair(change, now_ms):
     """Pair every free entrant of the running arena who can be paired now (``now_ms``): in
-    it, not in a game of it or of any other table, not closed to rated games, and with a
-    page of the event open; an entrant whose pages are all gone is marked away and skipped.
+    it, not in a game of it or in another game between people, not closed to rated games,
+    and with a page of the event open; an entrant whose pages are all gone is marked away
+    and skipped.
     After the end time nobody is paired and the arena finishes once its last game is over.
     Returns the new pairings."""
     tournament = change.tournament
@@ -56,9 +57,12 @@ def pair(change, now_ms):
         return []
     users = [entrant.user_id for entrant in candidates]
     here = presence.here(tournament.pk, users, now_ms)
+    # games between people only: they all run a clock, so they end; a game against the
+    # computer left open for days must not keep its player out of the arena
     playing_elsewhere = set()
     for white, black in (
         Game.objects.active()
+        .filter(bot_side="")
         .filter(Q(white_user_id__in=users) | Q(black_user_id__in=users))
         .values_list("white_user_id", "black_user_id")
     ):

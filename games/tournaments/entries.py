@@ -121,8 +121,10 @@ def join(tournament_id, user_id):
         if tournament.kind == TournamentKind.CUP:
             if Entrant.objects.filter(tournament=tournament).count() == tournament.size:
                 cup.start(change, now)
-        elif tournament.status == TournamentStatus.RUNNING:
-            change.advance = True
+        elif tournament.status == TournamentStatus.RUNNING or clocks.to_ms(
+            tournament.starts_at
+        ) <= now:
+            change.advance = True  # paired at once (an arena past its start starts now)
     return entrant
 
 

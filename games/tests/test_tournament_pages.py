@@ -8,9 +8,10 @@ import re
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
+from django.urls import reverse
 
 from games import tournaments
-from games.models import Entrant
+from games.models import Entrant, Tournament
 from games.tests.tournament_helpers import accounts, arena, enter, lose_match, resign
 
 pytestmark = pytest.mark.django_db
@@ -128,3 +129,40 @@ def test_a_tournament_game_links_back_to_its_event_and_follows_it():
     assert 'id="tournament-follow"' in onlooker
     assert "/ws/tournament/" not in onlooker  # only players follow the event's socket
     resign(pairing.game, pairing.black.user_id)
+
+
+def test_staff_create_an_event_in_the_admin_and_call_off_one_not_started():
+    staff = get_user_model().objects.create_superuser("boss", password="not-used-here")
+    client = Client()
+    client.force_login(staff)
+    add = reverse("admin:games_tournament_add")
+    refused = client.post(
+        add, {"name": "", "kind": "cup", "preset": "match", "size": 6, "match_length": 3}
+    )
+    assert (
+        refused.status_code == 200 and "A cup has 4, 8 or 16 players." in refused.content.decode()
+    )
+    answer = client.post(
+        add,
+        {
+            "name": "Friday evening",
+            "kind": "arena",
+            "preset": "classic",
+            "clock_kind": "",
+            "starts_at_0": "2026-12-04",
+            "starts_at_1": "18:00:00",
+            "minutes": 45,
+            "match_length": 1,
+        },
+    )
+    assert answer.status_code == 302, answer.content.decode()[:2000]
+    event = Tournament.objects.get(name="Friday evening")
+    assert (event.kind, event.preset, event.clock_kind) == ("arena", "classic", "standard")
+    assert (event.ends_at - event.starts_at).total_seconds() == 45 * 60
+    assert event.created_by == staff
+    client.post(
+        reverse("admin:games_tournament_changelist"),
+        {"action": "call_off", "_selected_action": [str(event.pk)]},
+    )
+    event.refresh_from_db()
+    assert event.status == "cancelled"

@@ -78,6 +78,7 @@
   }
 
   function announce(frame) {
+    if (frame.url === window.location.pathname) return; // this very game's page
     offset = frame.server_time - Date.now();
     opening = { url: frame.url, startsAt: frame.starts_at };
     nextLink.href = frame.url;

@@ -124,6 +124,11 @@ class TournamentAdmin(admin.ModelAdmin):
     list_filter = ("kind", "status", "preset")
     actions = ["call_off"]
 
+    def has_change_permission(self, request, obj=None):
+        # an event is never edited here (its changes go through the service): it is shown
+        # read-only, and the list's action calls off those not started
+        return obj is None and super().has_change_permission(request)
+
     def get_readonly_fields(self, request, obj=None):
         if obj is None:
             return ()

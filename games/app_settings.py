@@ -91,6 +91,17 @@ class AppSettings:
         return self._setting("HINT_IP_LIMITS", "60/minute;1200/hour")
 
     @property
+    def ENTRY_SESSION_LIMITS(self):
+        """Tournament entries and departures (the join and leave forms) one account may make:
+        each changes the event and is sent to every page of it."""
+        return self._setting("ENTRY_SESSION_LIMITS", "10/minute;100/hour")
+
+    @property
+    def ENTRY_IP_LIMITS(self):
+        """Tournament entries and departures all visitors from one address may make together."""
+        return self._setting("ENTRY_IP_LIMITS", "60/minute;600/hour")
+
+    @property
     def IMPORT_KEEP_DAYS(self):
         """An imported record nobody has opened for this many days is deleted by the beat
         task ``games.expire_imports`` (int >= 0; 0: kept for ever). A record someone shared

@@ -34,8 +34,9 @@ MAX_FRAME = 4096
 CLOSE_NOT_FOUND = 4404
 CLOSE_NOT_SIGNED_IN = 4401
 CLOSE_TOO_MANY_SOCKETS = 4429
-#: the standard "try again later" close: too many sockets opened lately (the page backs off)
-CLOSE_TRY_AGAIN_LATER = 1013
+#: "try again later": too many sockets opened lately (the page backs off). Not the registry's
+#: 1013: Daphne's autobahn sends only 1000 and 3000-4999, and raised on 1013 instead
+CLOSE_TRY_AGAIN_LATER = 4013
 #: a player's socket whose session no longer confirms the player (signed out, or signed in
 #: and given a new session key): the page opens a new socket with the cookies it has now
 CLOSE_SESSION_CHANGED = 4001
@@ -833,6 +834,8 @@ class TournamentConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         user = self.scope.get("user")
         self.user_id = user.pk if user is not None and user.is_authenticated else None
         self.language = _language_of(self.scope)
+        identity, _ip = ratelimits.scope_identity(self.scope, self.user_id)
+        self.frame_limit = FrameLimit(self.channel_name, identity)
         self.group = tournaments.group_name(self.tournament_id)
         # in the group before the state is read, so no change in between goes unheard
         await self.channel_layer.group_add(self.group, self.channel_name)
@@ -864,7 +867,15 @@ class TournamentConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
                 await database_sync_to_async(tournaments.socket_closed)(self.channel_name)
 
     async def receive(self, text_data=None, bytes_data=None):
-        with translation.override(getattr(self, "language", settings.LANGUAGE_CODE)):
+        if self.group is None:
+            return  # closed at connect (unknown event)
+        wait = await self.frame_limit.wait()
+        if wait is not None:
+            if wait:
+                with translation.override(self.language):
+                    await self.send(text_data=_frame_text(rate_limited_frame(wait)))
+            return
+        with translation.override(self.language):
             await self.send(
                 text_data=_frame_text(
                     {
@@ -919,7 +930,12 @@ class TournamentConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
     async def _touch(self):
         while True:
             await asyncio.sleep(tournaments.TOUCH_MS / 1000)
-            await database_sync_to_async(tournaments.sockets_seen)([self.channel_name])
+            try:
+                await database_sync_to_async(tournaments.socket_opened)(
+                    self.tournament_id, self.user_id, self.channel_name
+                )
+            except (InterfaceError, OperationalError):  # a blip: the next touch tries again
+                logger.warning("tournament socket %s not touched", self.channel_name, exc_info=True)
 
 
 async def _leave_group(layer, group, channel_name):

@@ -282,3 +282,23 @@ class SocketPlaces:
 
 #: the open sockets of this process (games.consumers.SocketCap takes and frees the places)
 open_sockets = SocketPlaces()
+
+
+def check_entry(session_id, ip):
+    """Count one tournament entry or departure for ``session_id`` (``session_identity``) and
+    the client address ``ip``. Raises RateLimited (message in the active language) when
+    either limit is used up."""
+    _check_visitor(
+        "entry",
+        app_settings.ENTRY_SESSION_LIMITS,
+        app_settings.ENTRY_IP_LIMITS,
+        session_id,
+        ip,
+        _in_seconds(
+            ngettext_lazy(
+                "Too many entries in a short time. Please wait %(seconds)d second and try again.",
+                "Too many entries in a short time. Please wait %(seconds)d seconds and try again.",
+                "seconds",
+            )
+        ),
+    )

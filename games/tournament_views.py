@@ -10,7 +10,7 @@ from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from games import accounts, clocks, dev_sign_in, tournaments
+from games import accounts, clocks, dev_sign_in, ratelimits, tournaments
 from games.models import (
     Entrant,
     Preset,
@@ -190,15 +190,17 @@ def bracket_rounds(tournament, state, names):
 @require_POST
 def tournament_join(request, tournament_id):
     """POST: enter the event (or come back to an arena). A guest is sent to sign in and back;
-    a refusal (full, over, rated games closed) is shown on the event's page."""
+    a refusal (full, over, rated games closed, too many entries lately: ``GAMES_ENTRY_*``) is
+    shown on the event's page."""
     tournament = get_object_or_404(Tournament, pk=tournament_id)
     event_url = reverse("games:tournament", kwargs={"tournament_id": tournament.pk})
     viewer = viewer_of(request, create=False)
     if not viewer.user_id:
         return redirect(login_url(event_url))
     try:
+        ratelimits.check_entry(*ratelimits.request_identity(request))
         tournaments.join(tournament.pk, viewer.user_id)
-    except GameError as error:
+    except GameError as error:  # RateLimited is one
         messages.error(request, error.message)
     return redirect(event_url)
 
@@ -212,6 +214,7 @@ def tournament_leave(request, tournament_id):
     viewer = viewer_of(request, create=False)
     if viewer.user_id:
         try:
+            ratelimits.check_entry(*ratelimits.request_identity(request))
             tournaments.leave(tournament.pk, viewer.user_id)
         except GameError as error:
             messages.error(request, error.message)

@@ -517,6 +517,8 @@ for _name in (
     "GAMES_IMPORT_IP_LIMITS",
     "GAMES_HINT_SESSION_LIMITS",
     "GAMES_HINT_IP_LIMITS",
+    "GAMES_ENTRY_SESSION_LIMITS",
+    "GAMES_ENTRY_IP_LIMITS",
     "GAMES_RATELIMIT_KEY_PREFIX",
 ):
     if _name in os.environ:

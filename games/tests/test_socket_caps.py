@@ -272,7 +272,7 @@ def test_a_visitor_reconnecting_in_a_loop_is_refused_with_a_wait_and_others_are_
     error, close = async_to_sync(scenario)()
     assert error["code"] == "rate_limited" and 0 < error["retry_after"] <= 60
     assert "слишком часто" in error["message"]
-    assert close == {"type": "websocket.close", "code": 1013}  # "try again later"
+    assert close == {"type": "websocket.close", "code": 4013}  # "try again later"
 
 
 def test_a_player_whose_socket_closes_while_redis_refuses_is_still_marked_away(game, monkeypatch):

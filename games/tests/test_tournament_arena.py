@@ -195,3 +195,51 @@ def test_an_arena_nobody_can_join_after_its_end_and_a_finished_event_refuses_ent
     event.refresh_from_db()
     assert event.status == TournamentStatus.FINISHED
     assert event.finished - event.started < timedelta(seconds=5)
+
+
+def test_only_players_who_played_get_a_place_or_a_podium():
+    users = accounts("Ann", "Bob", "Cid", "Lone")
+    event = arena(minutes=1)
+    enter(event, [users["Ann"], users["Bob"], users["Cid"]])
+    (pairing,) = tournaments.advance(event.pk)
+    resign(pairing.game, pairing.black.user_id)
+    idle = (
+        {users["Ann"], users["Bob"], users["Cid"]}
+        - {
+            pairing.white.user_id,
+            pairing.black.user_id,
+        }
+    ).pop()
+    tournaments.leave(event.pk, idle)
+    tournaments.advance(event.pk, clocks.to_ms(event.ends_at) + 1)
+    assert entrant(event, pairing.white.user_id).place == 1
+    assert entrant(event, pairing.black.user_id).place == 2
+    assert entrant(event, idle).place is None  # entered and left without a game
+    podium = tournaments.state(event.pk)["podium"]
+    assert [row["user"] for row in podium] == [pairing.white.user_id, pairing.black.user_id]
+    # a lone entrant of an arena nobody else came to wins nothing
+    lonely = arena(minutes=1)
+    enter(lonely, [users["Lone"]])
+    tournaments.advance(lonely.pk, clocks.to_ms(lonely.ends_at) + 1)
+    assert entrant(lonely, users["Lone"]).place is None
+    assert tournaments.podiums_of(users["Lone"]) == []
+
+
+def test_a_cup_match_waits_for_a_player_busy_in_an_arena_who_is_then_not_paired_again():
+    users = accounts("Ann", "Bob", "Cid", "Dan", "Eve")
+    event = arena()
+    enter(event, [users["Ann"], users["Eve"]])
+    (arena_game,) = tournaments.advance(event.pk)
+    cup = tournaments.create("cup", "match", size=4, match_length=3)
+    for name in ("Ann", "Bob", "Cid", "Dan"):
+        tournaments.join(cup.pk, users[name])
+    started = tournaments.advance(cup.pk)
+    assert len(started) == 1  # Ann's semi-final waits: she is playing in the arena
+    waiting = Pairing.objects.get(tournament=cup, round=1, status=PairingStatus.WAITING)
+    assert users["Ann"] in (waiting.white.user_id, waiting.black.user_id)
+    resign(arena_game.game, users["Eve"])
+    enter(event, [users["Bob"]])  # someone new to play in the arena...
+    again = tournaments.advance(event.pk)
+    assert all(users["Ann"] not in (p.white.user_id, p.black.user_id) for p in again)
+    (semi,) = tournaments.advance(cup.pk)  # ...but Ann's cup match goes first
+    assert users["Ann"] in (semi.white.user_id, semi.black.user_id)

@@ -7,6 +7,7 @@ import re
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
 
@@ -166,3 +167,50 @@ def test_staff_create_an_event_in_the_admin_and_call_off_one_not_started():
     )
     event.refresh_from_db()
     assert event.status == "cancelled"
+
+
+def test_entering_and_leaving_in_a_loop_is_refused_after_a_while(settings):
+    settings.GAMES_ENTRY_SESSION_LIMITS = "4/minute"
+    users = accounts("Ann")
+    event = arena()
+    client = signed_in(users["Ann"])
+    for _ in range(2):
+        client.post(f"/en/tournaments/{event.pk}/join/")
+        client.post(f"/en/tournaments/{event.pk}/leave/")
+    event.refresh_from_db()
+    version = event.version
+    page = client.post(f"/en/tournaments/{event.pk}/join/", follow=True).content.decode()
+    assert "Too many entries in a short time" in page
+    event.refresh_from_db()
+    assert event.version == version  # refused: nothing changed, nothing sent
+
+
+def test_the_admin_shows_an_event_read_only_and_refuses_a_start_out_of_range():
+    staff = get_user_model().objects.create_superuser("boss", password="not-used-here")
+    client = Client()
+    client.force_login(staff)
+    event = arena()
+    change = reverse("admin:games_tournament_change", args=[event.pk])
+    page = client.get(change)
+    assert page.status_code == 200 and 'name="_save"' not in page.content.decode()
+    assert client.post(change, {"name": "renamed"}).status_code == 403
+    answer = client.post(
+        reverse("admin:games_tournament_add"),
+        {
+            "kind": "arena",
+            "preset": "sport",
+            "starts_at_0": "9999-12-31",
+            "starts_at_1": "23:00:00",
+            "minutes": 120,
+            "match_length": 1,
+        },
+    )
+    assert answer.status_code == 200
+    assert "That start time is out of range." in answer.content.decode()
+
+
+@pytest.mark.parametrize("starts_in", ["nan", "inf", "-5", "1e12"])
+def test_create_tournament_refuses_a_start_that_is_not_a_time(starts_in):
+    with pytest.raises(CommandError):
+        call_command("create_tournament", "arena", "--starts-in", starts_in)
+    assert not Tournament.objects.exists()

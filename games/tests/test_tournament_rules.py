@@ -38,6 +38,25 @@ def test_arena_never_pairs_the_same_opponents_twice_in_a_row():
     assert rules.arena_pairs(free) == []
 
 
+def test_two_left_over_who_just_met_swap_partners_so_that_nobody_waits():
+    free = [
+        Free("a", 4, 1500),
+        Free("b", 4, 1500),
+        Free("c", 0, 1500, last_opponent="d"),
+        Free("d", 0, 1500, last_opponent="c"),
+    ]
+    pairs = {frozenset((x.key, y.key)) for x, y in rules.arena_pairs(free)}
+    assert len(pairs) == 2 and frozenset("cd") not in pairs
+    # and the same when a and b are also each other's last opponents
+    free[0] = Free("a", 4, 1500, last_opponent="b")
+    free[1] = Free("b", 4, 1500, last_opponent="a")
+    pairs = {frozenset((x.key, y.key)) for x, y in rules.arena_pairs(free)}
+    assert pairs == {frozenset("ac"), frozenset("bd")} or pairs == {
+        frozenset("ad"),
+        frozenset("bc"),
+    }
+
+
 def test_among_equals_the_longest_waiting_is_paired_first():
     free = [Free("late", 0, 1500, free_since=200), Free("early", 0, 1500, free_since=100)]
     free.append(Free("third", 0, 1500, free_since=150))

@@ -51,3 +51,15 @@ def test_a_sit_and_go_cup_is_always_open_and_a_new_one_follows_a_full_one():
     assert cup.status == TournamentStatus.RUNNING
     (fresh,) = tournaments.ensure_schedule(at(9, 2), SCHEDULE[2:3])
     assert fresh.schedule_key == "sng:2" and fresh.status == TournamentStatus.UPCOMING
+
+
+def test_a_deleted_old_cup_does_not_stop_the_sit_and_go():
+    (first,) = tournaments.ensure_schedule(at(9, 0), SCHEDULE[2:3])
+    for user_id in accounts("Ann", "Bob", "Cid", "Dan").values():
+        tournaments.join(first.pk, user_id)
+    (second,) = tournaments.ensure_schedule(at(9, 1), SCHEDULE[2:3])
+    first.delete()  # staff tidy up
+    for user_id in accounts("Eve", "Fay", "Gus", "Hal").values():
+        tournaments.join(second.pk, user_id)
+    (third,) = tournaments.ensure_schedule(at(9, 2), SCHEDULE[2:3])
+    assert third.schedule_key == "sng:3"

@@ -10,11 +10,12 @@ from asgiref.sync import async_to_sync, sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 
-from games import tournaments
+from games import clocks, tournaments
 from games.models import Entrant, TournamentSocket
 from games.tests.test_consumers import TIMEOUT, origin, session_cookie
 from games.tests.test_lobby import signed_in_cookie
 from games.tests.tournament_helpers import accounts, arena
+from games.tournaments import presence
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -84,12 +85,16 @@ def test_players_hear_of_their_own_game_and_everyone_sees_the_standings_change()
             frames.append(await receive(cid))
         await cid.disconnect()
         await bob.disconnect()
-        left = await sync_to_async(TournamentSocket.objects.count)()
+        ids = list(users.values())
+        now = clocks.now_ms()
+        here_now = await sync_to_async(presence.here)(event.pk, ids, now)
+        later = now + presence.CLOSE_GRACE_MS + 100
+        left = await sync_to_async(presence.here)(event.pk, ids, later)
         for comm in (watcher, ann):
             await comm.disconnect()
-        return first, rows, pairing, heard, state, frames, left
+        return first, rows, pairing, heard, state, frames, here_now, left
 
-    first, rows, pairing, heard, state, frames, left = async_to_sync(scenario)()
+    first, rows, pairing, heard, state, frames, here_now, left = async_to_sync(scenario)()
     assert first["type"] == "tournament" and first["status"] == "upcoming"
     assert rows == 3  # the three signed-in sockets count as here; the guest's does not
     game = str(pairing.game_id)
@@ -99,7 +104,8 @@ def test_players_hear_of_their_own_game_and_everyone_sees_the_standings_change()
     assert state["status"] == "running" and state["games"][0]["game"] == game
     # the player who is not in the game sees the new state, never a "paired" frame
     assert frames and all(frame["type"] == "tournament" for frame in frames)
-    assert left == 1  # closed sockets no longer count
+    # a closed socket counts a few seconds more (a page reloading), then no longer
+    assert len(here_now) == 3 and left == {users["Ann"]}
 
 
 def test_a_player_marked_away_is_back_when_a_page_of_the_event_opens():

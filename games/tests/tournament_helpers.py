@@ -30,20 +30,23 @@ def accounts(*names, ratings=None):
 
 def open_page(tournament, user_id, channel=None):
     """Account ``user_id`` has a page of the event open (a live socket row)."""
-    TournamentSocket.objects.create(
-        tournament=tournament,
-        user_id=user_id,
+    TournamentSocket.objects.update_or_create(
         channel_name=channel or f"test-{tournament.pk}-{user_id}",
-        seen=clocks.from_ms(clocks.now_ms()),
+        defaults={
+            "tournament": tournament,
+            "user_id": user_id,
+            "seen": clocks.from_ms(clocks.now_ms()),
+        },
     )
 
 
 def enter(event, user_ids, present=True):
-    """The accounts ``user_ids`` enter the event; with ``present`` each has its page open."""
+    """The accounts ``user_ids`` enter the event; with ``present`` each has its page open
+    (as when they press its form's button)."""
     for user_id in user_ids:
-        tournaments.join(event.pk, user_id)
         if present:
             open_page(event, user_id)
+        tournaments.join(event.pk, user_id)
 
 
 def arena(minutes=30, preset="sport", started_ago_s=1):

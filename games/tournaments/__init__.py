@@ -23,7 +23,7 @@ from games.tournaments.entries import arrived, cancel, check_options, create, jo
 from games.tournaments.errors import TournamentError
 from games.tournaments.notices import ADVANCE, group_name
 from games.tournaments.play import ANNOUNCE_MS
-from games.tournaments.presence import TOUCH_MS, socket_closed, sockets_seen
+from games.tournaments.presence import TOUCH_MS, socket_closed, socket_opened
 from games.tournaments.reading import (
     announcement,
     event_of_game,
@@ -53,7 +53,7 @@ __all__ = [
     "leave",
     "podiums_of",
     "socket_closed",
-    "sockets_seen",
+    "socket_opened",
     "standings",
     "state",
     "tick",

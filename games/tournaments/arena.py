@@ -4,12 +4,9 @@ a mars or koks 3, doubled after two wins in a row. A player away at pairing time
 away and skipped. Games under way at the end still count; the standings freeze when the
 last of them ends."""
 
-from django.db.models import Q
-
 from games import clocks, ratings
 from games.models import (
     Entrant,
-    Game,
     Pairing,
     PairingOutcome,
     PairingStatus,
@@ -32,9 +29,9 @@ def start(change, now_ms):
 
 def pair(change, now_ms):
     """Pair every free entrant of the running arena who can be paired now (``now_ms``): in
-    it, not in a game of it or in another game between people, not closed to rated games,
-    and with a page of the event open; an entrant whose pages are all gone is marked away
-    and skipped.
+    it, not busy (``play.busy``: in a game between people, or awaited by a cup's match), not
+    closed to rated games, and with a page of the event open; an entrant whose pages are all
+    gone is marked away and skipped.
     After the end time nobody is paired and the arena finishes once its last game is over.
     Returns the new pairings."""
     tournament = change.tournament
@@ -57,16 +54,8 @@ def pair(change, now_ms):
         return []
     users = [entrant.user_id for entrant in candidates]
     here = presence.here(tournament.pk, users, now_ms)
-    # games between people only: they all run a clock, so they end; a game against the
-    # computer left open for days must not keep its player out of the arena
-    playing_elsewhere = set()
-    for white, black in (
-        Game.objects.active()
-        .filter(bot_side="")
-        .filter(Q(white_user_id__in=users) | Q(black_user_id__in=users))
-        .values_list("white_user_id", "black_user_id")
-    ):
-        playing_elsewhere.update((white, black))
+    play.lock_players(users)  # then nobody is paired here and elsewhere at once
+    playing_elsewhere = play.busy(users)
     closed = playban.closed_to(set(users))
     free = []
     for entrant in candidates:
@@ -169,15 +158,17 @@ def _done(pairing, now_ms):
 
 def finish_if_done(change, now_ms):
     """After the end time, once no game of the arena is under way: it is over, and every
-    entrant gets their place (points, then wins, then rating; equal entries share nothing:
-    the earlier entry ranks first). Returns True if it finished now."""
+    entrant who played gets their place (points, then wins, then rating; equal entries share
+    nothing: the earlier entry ranks first; an entrant without a game has no place). Returns
+    True if it finished now."""
     tournament = change.tournament
     if tournament.status != TournamentStatus.RUNNING:
         return False
     if Pairing.objects.filter(tournament=tournament, status=PairingStatus.PLAYING).exists():
         return False
+    # only those who played a game are ranked: an entry without one has no place
     ranked = sorted(
-        Entrant.objects.filter(tournament=tournament),
+        Entrant.objects.filter(tournament=tournament, games__gt=0),
         key=lambda e: (-e.score, -e.wins, -e.rating, e.joined, e.pk),
     )
     for place, entrant in enumerate(ranked, start=1):

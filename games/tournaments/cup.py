@@ -60,9 +60,10 @@ def start(change, now_ms):
 
 def advance(change, now_ms):
     """Move the bracket on as far as it goes now: every waiting slot whose feeders are decided
-    gets its players and starts its match (or is decided at once: one player is a bye, none is
-    an empty slot); once the final and the match for third place are decided, the cup is over
-    with its places. Returns the matches started."""
+    gets its players and starts its match, unless one of them is still in another game (it
+    waits for them), or is decided at once (one player is a bye, none is an empty slot).
+    Once the final and the match for third place are decided, the cup is over with its
+    places. Returns the matches started."""
     tournament = change.tournament
     if tournament.status != TournamentStatus.RUNNING:
         return []
@@ -78,6 +79,7 @@ def advance(change, now_ms):
         if pairing.status != PairingStatus.WAITING:
             continue
         sources = rules.feeders(pairing.round, pairing.slot, tournament.rounds)
+        known = (pairing.white_id, pairing.black_id)
         if sources is not None:
             feeding = [slots[(r, s)] for r, s, _ in sources]
             if any(feeder.status != PairingStatus.DONE for feeder in feeding):
@@ -88,6 +90,15 @@ def advance(change, now_ms):
             )
         present = pairing.entrants()
         if len(present) == 2:
+            users = [entrant.user_id for entrant in present]
+            play.lock_players(users)
+            if play.busy(users, cup_matches=False):
+                # a player still in another game: the match starts once they are free (the
+                # next advance or tick); meanwhile no arena pairs them (``play.busy``)
+                if (pairing.white_id, pairing.black_id) != known:
+                    pairing.save(update_fields=["white", "black"])
+                    change.mark()
+                continue
             play.start_game(change, pairing, now_ms)
             started.append(pairing)
             continue

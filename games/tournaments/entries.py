@@ -44,11 +44,15 @@ def check_options(
             raise BadFrame(_("An arena needs a start time."))
         if type(minutes) is not int or not 1 <= minutes <= rules.ARENA_MAX_MINUTES:
             raise BadFrame(_("An arena lasts from 1 minute to 24 hours."))
+        try:
+            ends_at = starts_at + timedelta(minutes=minutes)
+        except (OverflowError, TypeError):
+            raise BadFrame(_("That start time is out of range.")) from None
         fields.update(
             clock_kind=clock_kind_for(preset, clock_kind),
             match_length=1,
             starts_at=starts_at,
-            ends_at=starts_at + timedelta(minutes=minutes),
+            ends_at=ends_at,
         )
     else:
         if preset != Preset.MATCH:
@@ -121,9 +125,10 @@ def join(tournament_id, user_id):
         if tournament.kind == TournamentKind.CUP:
             if Entrant.objects.filter(tournament=tournament).count() == tournament.size:
                 cup.start(change, now)
-        elif tournament.status == TournamentStatus.RUNNING or clocks.to_ms(
-            tournament.starts_at
-        ) <= now:
+        elif (
+            tournament.status == TournamentStatus.RUNNING
+            or clocks.to_ms(tournament.starts_at) <= now
+        ):
             change.advance = True  # paired at once (an arena past its start starts now)
     return entrant
 

@@ -3,8 +3,19 @@ arena and the cup."""
 
 import secrets
 
+from django.contrib.auth import get_user_model
+from django.db.models import Q
+
 from games import clocks
-from games.models import Entrant, PairingStatus, Preset
+from games.models import (
+    Entrant,
+    Game,
+    Pairing,
+    PairingStatus,
+    Preset,
+    TournamentKind,
+    TournamentStatus,
+)
 from games.services.options import table_options
 from games.services.starting import new_game
 
@@ -37,6 +48,49 @@ def start_game(change, pairing, now_ms):
     pairing.save()
     change.started(game, first.user_id, second.user_id, starts)
     return game
+
+
+def lock_players(user_ids):
+    """Lock the accounts' rows, in id order, for the rest of the transaction: two events about
+    to pair the same player (two arenas, a cup and an arena) take turns, and the second sees
+    the first's game in ``busy``."""
+    list(
+        get_user_model()
+        .objects.select_for_update()
+        .filter(pk__in=sorted(set(user_ids)))
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+
+
+def busy(user_ids, cup_matches=True):
+    """The accounts among ``user_ids`` that are in a game between people in progress (any:
+    tournament, lobby or challenge; they all run a clock, so they end; a game against the
+    computer left open does not count) and, with ``cup_matches``, those a cup's match is
+    waiting for (both its players known, not yet started: it starts once they are free)."""
+    ids = set(user_ids)
+    found = set()
+    for white, black in (
+        Game.objects.active()
+        .filter(bot_side="")
+        .filter(Q(white_user_id__in=ids) | Q(black_user_id__in=ids))
+        .values_list("white_user_id", "black_user_id")
+    ):
+        found.update((white, black))
+    if cup_matches:
+        for white, black in (
+            Pairing.objects.filter(
+                status=PairingStatus.WAITING,
+                tournament__kind=TournamentKind.CUP,
+                tournament__status=TournamentStatus.RUNNING,
+                white__isnull=False,
+                black__isnull=False,
+            )
+            .filter(Q(white__user_id__in=ids) | Q(black__user_id__in=ids))
+            .values_list("white__user_id", "black__user_id")
+        ):
+            found.update((white, black))
+    return found & ids
 
 
 def entrant_of(pairing, game, side):

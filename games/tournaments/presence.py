@@ -10,10 +10,15 @@ from games.models import TournamentSocket
 STALE_MS = 45_000
 #: how often an open socket says it is still there (ms), well under STALE_MS
 TOUCH_MS = 15_000
+#: a closed socket still counts this long (ms): a page that reloads (after the join form, or
+#: from the event's page to the game's) is not marked away in between
+CLOSE_GRACE_MS = 5_000
 
 
 def socket_opened(tournament_id, user_id, channel_name):
-    """Record the open socket ``channel_name`` of account ``user_id`` on the tournament."""
+    """Record the open socket ``channel_name`` of account ``user_id`` on the tournament as seen
+    now (also every ``TOUCH_MS`` while it is open: a row the tick forgot after a stall comes
+    back)."""
     TournamentSocket.objects.update_or_create(
         channel_name=channel_name,
         defaults={
@@ -24,16 +29,12 @@ def socket_opened(tournament_id, user_id, channel_name):
     )
 
 
-def sockets_seen(channel_names):
-    """Mark the sockets ``channel_names`` seen now (one query for a server's sockets)."""
-    TournamentSocket.objects.filter(channel_name__in=channel_names).update(
-        seen=clocks.from_ms(clocks.now_ms())
-    )
-
-
 def socket_closed(channel_name):
-    """Forget the socket ``channel_name``."""
-    TournamentSocket.objects.filter(channel_name=channel_name).delete()
+    """The socket ``channel_name`` closed: it counts for ``CLOSE_GRACE_MS`` more, then the
+    tick forgets it."""
+    TournamentSocket.objects.filter(channel_name=channel_name).update(
+        seen=clocks.from_ms(clocks.now_ms() - STALE_MS + CLOSE_GRACE_MS)
+    )
 
 
 def here(tournament_id, user_ids, now_ms):

@@ -46,22 +46,43 @@ def arena_pairs(free):
     """Pair the free entrants ``free`` (``Free`` items): ranked by score, then rating, each in
     turn is paired with the nearest one below it in that ranking who was not their last
     opponent (nor they theirs), so players meet others of close score and rating and never
-    the same opponent twice in a row. A player left without a partner waits. Returns
-    ``[(a, b)]`` (``Free`` items, a ranked above b)."""
+    the same opponent twice in a row. Two left over who have just met swap partners with a
+    pair already made when that seats everyone; a player left without a partner waits.
+    Returns ``[(a, b)]`` (``Free`` items, a ranked above b)."""
     ranked = sorted(free, key=lambda p: (-p.score, -p.rating, p.free_since, str(p.key)))
+    order = {player.key: n for n, player in enumerate(ranked)}
     taken, pairs = set(), []
     for i, player in enumerate(ranked):
         if player.key in taken:
             continue
         for other in ranked[i + 1 :]:
-            if other.key in taken:
-                continue
-            if other.key == player.last_opponent or player.key == other.last_opponent:
-                continue
-            taken.update((player.key, other.key))
-            pairs.append((player, other))
+            if other.key not in taken and _may_meet(player, other):
+                taken.update((player.key, other.key))
+                pairs.append((player, other))
+                break
+    # Two left over who just met each other: swap partners with a pair made, if that seats
+    # all four (A-B and C-D, C and D just played: A-C and B-D), rather than keep two waiting.
+    left = [player for player in ranked if player.key not in taken]
+    while len(left) >= 2:
+        c, d = left[0], left[1]
+        for n, (a, b) in enumerate(pairs):
+            swapped = [(a, c), (b, d)] if _may_meet(a, c) and _may_meet(b, d) else None
+            if swapped is None and _may_meet(a, d) and _may_meet(b, c):
+                swapped = [(a, d), (b, c)]
+            if swapped is not None:
+                pairs[n : n + 1] = [
+                    (x, y) if order[x.key] < order[y.key] else (y, x) for x, y in swapped
+                ]
+                break
+        else:
             break
+        left = left[2:]
     return pairs
+
+
+def _may_meet(a, b):
+    """Whether ``a`` and ``b`` (``Free``) may be paired: neither was the other's last opponent."""
+    return a.key != b.last_opponent and b.key != a.last_opponent
 
 
 def rounds_of(size):

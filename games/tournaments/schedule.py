@@ -73,8 +73,18 @@ def _keep_open(entry):
         schedule_key__startswith=f"{key}:", status=TournamentStatus.UPCOMING
     ).exists():
         return []
-    number = Tournament.objects.filter(schedule_key__startswith=f"{key}:").count() + 1
-    return _make(entry, f"{key}:{number}", None)
+    # the next number after the highest made (not the count: staff may delete old ones)
+    numbers = [
+        int(suffix)
+        for suffix in (
+            made.rpartition(":")[2]
+            for made in Tournament.objects.filter(schedule_key__startswith=f"{key}:").values_list(
+                "schedule_key", flat=True
+            )
+        )
+        if suffix.isdigit()
+    ]
+    return _make(entry, f"{key}:{max(numbers, default=0) + 1}", None)
 
 
 def _make(entry, schedule_key, starts_at):

@@ -8,6 +8,7 @@ Prints the event's id and its page's path; with ``--json`` one JSON object inste
 """
 
 import json
+import math
 from datetime import timedelta
 
 from django.core.management.base import BaseCommand, CommandError
@@ -16,6 +17,9 @@ from django.utils import translation
 
 from games import clocks, tournaments
 from games.services import GameError
+
+#: the latest start accepted (minutes from now)
+YEAR = 366 * 24 * 60
 
 
 class Command(BaseCommand):
@@ -41,6 +45,8 @@ class Command(BaseCommand):
         kind = options["kind"]
         now = clocks.from_ms(clocks.now_ms())
         starts_in = options["starts_in"]
+        if starts_in is not None and not (math.isfinite(starts_in) and 0 <= starts_in <= YEAR):
+            raise CommandError(f"--starts-in is minutes from now, from 0 to {YEAR} (a year)")
         starts_at = None if starts_in is None else now + timedelta(minutes=starts_in)
         if kind == "arena":
             extra = {"minutes": options["minutes"], "starts_at": starts_at or now}

@@ -40,7 +40,8 @@ def table_text(tournament):
 
 def event_row(tournament, entered=()):
     """One event as the list shows it: ``{"id", "url", "title", "kind", "kind_label",
-    "table", "status", "starts_ms", "ends_ms", "entrants", "size", "entered"}``."""
+    "table", "status", "starts_at", "ends_at", "starts_ms", "ends_ms", "finished",
+    "entrants", "size", "entered"}``."""
     return {
         "id": tournament.pk,
         "url": reverse("games:tournament", kwargs={"tournament_id": tournament.pk}),
@@ -53,6 +54,7 @@ def event_row(tournament, entered=()):
         "ends_at": tournament.ends_at,
         "starts_ms": clocks.to_ms(tournament.starts_at),
         "ends_ms": clocks.to_ms(tournament.ends_at),
+        "finished": tournament.finished,
         "entrants": getattr(tournament, "entrant_count", None),
         "size": tournament.size,
         "entered": tournament.pk in entered,
@@ -202,7 +204,7 @@ def tournament_join(request, tournament_id):
         tournaments.join(tournament.pk, viewer.user_id)
     except GameError as error:  # RateLimited is one
         messages.error(request, error.message)
-    return redirect(event_url)
+    return redirect(f"{event_url}#t-actions")  # the keyboard's place stays at the forms
 
 
 @require_POST
@@ -218,4 +220,4 @@ def tournament_leave(request, tournament_id):
             tournaments.leave(tournament.pk, viewer.user_id)
         except GameError as error:
             messages.error(request, error.message)
-    return redirect(event_url)
+    return redirect(f"{event_url}#t-actions")

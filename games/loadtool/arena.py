@@ -58,8 +58,8 @@ def sign_in_and_join(base, name, event_id):
             allow_redirects=False,
             timeout=HTTP_TIMEOUT,
         )
-        if answer.status_code != 302 or not answer.headers.get("Location", "").endswith(
-            f"/tournaments/{event_id}/"
+        if answer.status_code != 302 or f"/tournaments/{event_id}/" not in answer.headers.get(
+            "Location", ""
         ):
             raise SetupError(f"join of {name}: HTTP {answer.status_code}")
         return cookie_header(session)

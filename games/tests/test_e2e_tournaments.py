@@ -158,7 +158,7 @@ def test_an_arena_and_a_cup_are_played_to_their_end_in_the_browser(
     for page in pages.values():
         page.goto(url)
         page.locator("#t-join").click()
-        page.wait_for_url(url)
+        page.wait_for_url(url + "#t-actions")  # back at the forms
         # in, or already paired with someone who joined before
         assert re.match(r"You are (in|playing)", page.locator("#t-you-text").inner_text())
     first = pages[users["Ann"]]
@@ -202,7 +202,8 @@ def test_an_arena_and_a_cup_are_played_to_their_end_in_the_browser(
     for page in pages.values():
         page.goto(url)
         page.locator("#t-join").click()
-        page.wait_for_url(url)
+        page.wait_for_url(url + "#t-actions")
+        assert not page.locator("#t-join").is_visible()  # in: the form is gone
     guest.wait_for_function(
         "() => document.querySelectorAll('#t-bracket .t-slot').length === 4", timeout=10_000
     )
@@ -216,7 +217,7 @@ def test_an_arena_and_a_cup_are_played_to_their_end_in_the_browser(
     play_out(cup.pk, pages, deadline)
     guest.locator("#t-podium").wait_for(state="visible", timeout=10_000)
     assert len(guest.locator("#t-podium-list li").all_inner_texts()) == 3
-    assert guest.locator("#t-status").inner_text() == "Завершён"
+    assert guest.locator("#t-status").inner_text() == "Турнир завершён"
     guest.screenshot(path=str(ARTIFACTS / "tournament-cup-finished-ru-360.png"), full_page=True)
     places = in_thread(
         lambda: sorted(Entrant.objects.filter(tournament=cup).values_list("place", flat=True))

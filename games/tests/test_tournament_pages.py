@@ -73,10 +73,12 @@ def test_a_signed_in_player_joins_and_leaves_an_arena_by_form():
     page = client.get(f"/en/tournaments/{event.pk}/").content.decode()
     assert 'id="t-join"' in page
     answer = client.post(f"/en/tournaments/{event.pk}/join/")
-    assert answer.status_code == 302 and answer["Location"] == f"/en/tournaments/{event.pk}/"
+    assert answer.status_code == 302
+    assert answer["Location"] == f"/en/tournaments/{event.pk}/#t-actions"  # back at the forms
     assert Entrant.objects.filter(tournament=event, user_id=users["Ann"]).exists()
     page = client.get(f"/en/tournaments/{event.pk}/").content.decode()
-    assert "You are entered" in page and 'id="t-leave"' in page
+    assert "You are entered" in page and 'id="t-join-form" hidden' in page
+    assert 'id="t-leave-form">' in page
     client.post(f"/en/tournaments/{event.pk}/leave/")
     assert not Entrant.objects.filter(tournament=event).exists()  # before its start
 
@@ -89,7 +91,7 @@ def test_a_refused_entry_is_explained_on_the_event_page():
     client = signed_in(users["Eve"])
     page = client.post(f"/ru/tournaments/{cup.pk}/join/", follow=True).content.decode()
     assert "Этот кубок уже начался" in page
-    assert 'id="t-join"' not in page
+    assert 'id="t-join-form" hidden' in page
 
 
 def test_a_cup_page_shows_the_bracket_and_the_winners_and_the_player_page_the_podium():

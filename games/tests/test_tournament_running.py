@@ -81,6 +81,7 @@ def test_a_worker_restart_in_the_middle_of_an_arena_loses_no_result_and_pairs_no
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("unattended_queue")  # each thread runs what its game's task would
 def test_two_games_ending_at_the_same_instant_are_both_scored_and_pair_their_players_once():
     users = accounts("Ann", "Bob", "Cid", "Dan")
     event = arena()

@@ -17,7 +17,9 @@ from games.tests.test_lobby import signed_in_cookie
 from games.tests.tournament_helpers import accounts, arena
 from games.tournaments import presence
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# the advance tasks queued after each commit go where no worker takes them: the test runs the
+# pairing itself (a worker left running by another test would pair first)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("unattended_queue")]
 
 
 async def socket(event_id, user_id=None, lang="en"):

@@ -30,7 +30,7 @@
     for (const node of document.querySelectorAll("time[data-local-time]")) {
       const when = new Date(node.getAttribute("datetime"));
       if (Number.isNaN(when.getTime())) continue;
-      const options = { hour: "2-digit", minute: "2-digit" };
+      const options = { hour: "numeric", minute: "2-digit" };
       if (when.toDateString() !== today) Object.assign(options, { day: "numeric", month: "long" });
       node.textContent = new Intl.DateTimeFormat(lang, options).format(when);
     }
@@ -253,6 +253,8 @@
     if (mine.playing) link.href = gameUrl(mine.playing);
     if (state.status === "finished") {
       text.textContent = mine.place ? fmt(gettext("Your place: %(place)s."), { place: mine.place }) : "";
+    } else if (!mine.active && mine.playing) {
+      text.textContent = gettext("You have left this event: the game under way still counts, and you will not be paired again.");
     } else if (!mine.active) {
       text.textContent = gettext("You have left this event; your points stay in the standings.");
     } else if (mine.away) {
@@ -266,6 +268,24 @@
     }
   }
 
+  // The forms that apply now (the server's rules, tournament_views.tournament_page).
+  function drawActions(mine) {
+    const joinForm = document.getElementById("t-join-form");
+    const leaveForm = document.getElementById("t-leave-form");
+    const signIn = document.getElementById("t-sign-in");
+    const full = state.kind === "cup" && state.entrants >= state.size;
+    const open = (state.status === "upcoming" && !full)
+      || (state.status === "running" && state.kind === "arena" && now() < state.ends_at);
+    if (signIn) signIn.hidden = !open;
+    if (!joinForm) return;
+    joinForm.hidden = !(open && (!mine || !mine.active || mine.away));
+    document.getElementById("t-join").textContent = mine ? gettext("Play again") : gettext("Join");
+    leaveForm.hidden = !(mine && (state.status === "upcoming"
+      || (state.status === "running" && state.kind === "arena" && mine.active)));
+    document.getElementById("t-leave").textContent = state.status === "upcoming"
+      ? gettext("Withdraw") : gettext("Leave (keep my points)");
+  }
+
   function draw() {
     const me = Number(page.dataset.user) || null;
     const names = {};
@@ -274,11 +294,10 @@
     if (status.dataset.status !== state.status) {
       status.dataset.status = state.status;
       status.textContent = (STATUS[state.status] || STATUS.running)();
-      // what may be done changes with the status: the page's forms come from the server
-      if (state.status !== "running" || state.kind === "cup") {
-        for (const node of document.querySelectorAll(".t-actions")) node.hidden = true;
-      }
     }
+    drawActions(state.standings.find((entry) => entry.user === me));
+    const undrawn = document.getElementById("t-undrawn");
+    if (undrawn && state.bracket.length) undrawn.hidden = true;
     document.getElementById("t-count").textContent = state.size
       ? fmt(gettext("%(count)s of %(size)s"), { count: state.entrants, size: state.size })
       : String(state.entrants);
@@ -297,6 +316,26 @@
     countdown();
   }
 
+  // On a tournament game's page: what the event made of this game, and whether its player is
+  // still being paired (a no-show marks them away).
+  function drawFollow(frame) {
+    const note = document.getElementById("t-follow-note");
+    const me = Number(follow.dataset.user) || null;
+    const names = {};
+    for (const entry of frame.standings) names[entry.user] = entry.name;
+    const mine = frame.standings.find((entry) => entry.user === me);
+    const slot = frame.bracket.find((row) => row.game === follow.dataset.game
+      || (follow.dataset.match && row.match === follow.dataset.match));
+    let text = "";
+    if (slot && slot.outcome === "no_show" && slot.winner) {
+      text = fmt(gettext("In the cup this counts as a no-show: %(name)s goes on."), { name: names[slot.winner] || "" });
+    } else if (mine && mine.away && frame.status === "running") {
+      text = gettext("You are marked away and are not being paired: open the tournament's page to come back.");
+    }
+    note.textContent = text;
+    note.hidden = !text;
+  }
+
   function onFrame(frame) {
     if (frame.type === "paired") {
       announce(frame);
@@ -305,6 +344,8 @@
       offset = frame.server_time - Date.now();
       state = frame;
       draw();
+    } else if (frame.type === "tournament") {
+      drawFollow(frame);
     }
   }
 

@@ -175,6 +175,7 @@ def test_an_arena_and_a_cup_are_played_to_their_end_in_the_browser(
     for page in pages.values():
         page.wait_for_url(GAME_URL, timeout=15_000)
     assert first.locator("#tournament-link").inner_text() == "Sport arena, 1 min"
+    first.screenshot(path=str(ARTIFACTS / "tournament-arena-game-1280.png"))
 
     def standings_have_points():
         guest.wait_for_function(

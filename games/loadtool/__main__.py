@@ -167,6 +167,7 @@ def _parser():
     arena.add_argument("--preset", default="sport", choices=("sport", "classic", "match"))
     arena.add_argument("--seed", type=int, default=1)
     arena.add_argument("--event", help="an arena to fill (else one is made per run)")
+    arena.add_argument("--ramp-rate", type=float, default=20, help="pages opened per second")
     arena.add_argument("--rest", type=float, default=15, help="seconds between runs")
     arena.add_argument("--stack-file", default=str(STACK_FILE))
     arena.add_argument("--base", action="append", help="a server origin, as for run")
@@ -227,6 +228,7 @@ def arena_main(args):
             think=args.think,
             stall=args.stall,
             seed=args.seed,
+            ramp_rate=args.ramp_rate,
             server_pids=pids,
             log=lambda line: print(line, flush=True),
         )

@@ -2,10 +2,12 @@
 
 Each player signs in with the development sign-in (``/en/accounts/dev/``, a name per player;
 the stack runs with ``DJANGO_ENV=development``), enters the arena with its page's form and
-keeps the event's socket open (``ws/tournament/<uuid>/``). On each ``paired`` frame it opens
+keeps the event's socket open (``ws/tournament/<uuid>/``; ``ramp_rate`` pages open a second). On
+each ``paired`` frame it opens
 the game with its opponent and both play random legal moves (``client.Table``, with the think
 time of the game runs) until, after about ``game_seconds``, the side to act resigns; then they
-wait for their next pairing. After ``duration`` seconds every game still going is resigned.
+wait for their next pairing. After ``duration`` seconds every player leaves the arena and
+every game still going is resigned.
 
 Measured: the time from a game's end (the final snapshot as the player saw it) to that
 player's next ``paired`` frame (ms), the most games under way at once, games started and
@@ -62,9 +64,34 @@ def sign_in_and_join(base, name, event_id):
             "Location", ""
         ):
             raise SetupError(f"join of {name}: HTTP {answer.status_code}")
+        # a refused entry comes back to the page too, with the reason
+        shown = session.get(page, timeout=HTTP_TIMEOUT)
+        if shown.status_code != 200 or 'class="t-messages"' in shown.text:
+            raise SetupError(f"join of {name} refused (HTTP {shown.status_code})")
         return cookie_header(session)
     finally:
         session.close()
+
+
+def leave(base, cookie, event_id):
+    """The player holding ``cookie`` leaves the arena with its page's form (at the end of a
+    run, before the games still going are resigned: nobody is paired into a game that no
+    one will play). Raises SetupError or ``requests.RequestException``."""
+    with requests.Session() as session:
+        for part in cookie.split("; "):
+            key, _sep, value = part.partition("=")
+            if key != "csrftoken":  # the page's GET sets it again, for its own host
+                session.cookies.set(key, value)
+        page = f"{base}/{LANG}/tournaments/{event_id}/"
+        token = form_token(session, page)
+        answer = session.post(
+            f"{page}leave/",
+            data={"csrfmiddlewaretoken": token},
+            allow_redirects=False,
+            timeout=HTTP_TIMEOUT,
+        )
+        if answer.status_code != 302:
+            raise SetupError(f"leave: HTTP {answer.status_code}")
 
 
 class Arena:
@@ -166,7 +193,9 @@ async def _until(ws, stopper):
         yield receive.result()
 
 
-async def _run(bases, event_id, players, duration, game_seconds, think, stall, seed, log):
+async def _run(
+    bases, event_id, players, duration, game_seconds, think, stall, seed, ramp_rate, log
+):
     arena = Arena(bases, event_id, game_seconds, think, stall, seed)
     loop = asyncio.get_running_loop()
     run_id = f"{seed}-{int(time.time()) % 100000}"
@@ -185,7 +214,10 @@ async def _run(bases, event_id, players, duration, game_seconds, think, stall, s
         )
     log(f"{players} players signed in and entered the arena")
     members = [ArenaPlayer(arena, bases[n % len(bases)], c) for n, c in enumerate(cookies)]
-    sockets = [asyncio.ensure_future(player.run()) for player in members]
+    sockets = []
+    for player in members:  # as pages open: a few at a time, not all in one instant
+        sockets.append(asyncio.ensure_future(player.run()))
+        await asyncio.sleep(1 / ramp_rate)
     started = time.monotonic()
     while time.monotonic() - started < duration:
         await asyncio.sleep(min(5.0, duration - (time.monotonic() - started)))
@@ -193,6 +225,16 @@ async def _run(bases, event_id, players, duration, game_seconds, think, stall, s
             f"  {time.monotonic() - started:5.0f} s: {len(arena.tables)} games under way, "
             f"{arena.stats.games_started} started, {len(arena.stats.errors)} errors"
         )
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        left = await asyncio.gather(
+            *(
+                loop.run_in_executor(pool, leave, player.base, player.cookie, event_id)
+                for player in members
+            ),
+            return_exceptions=True,
+        )
+    for failure in (x for x in left if isinstance(x, Exception)):
+        arena.stats.error(f"leave failed: {failure!r}")
     arena.stop.set()
     if arena.tables:
         await asyncio.wait(set(arena.tables), timeout=60)
@@ -209,6 +251,7 @@ def run_arena(
     think=1.5,
     stall=60.0,
     seed=1,
+    ramp_rate=20.0,
     server_pids=None,
     log=print,
 ):
@@ -219,7 +262,9 @@ def run_arena(
     sampler.start()
     try:
         arena, started = asyncio.run(
-            _run(bases, event_id, players, duration, game_seconds, think, stall, seed, log)
+            _run(
+                bases, event_id, players, duration, game_seconds, think, stall, seed, ramp_rate, log
+            )
         )
     finally:
         sampler.stop()

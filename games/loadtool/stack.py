@@ -180,6 +180,7 @@ def start_stack(
     env.setdefault("GAMES_CREATE_IP_LIMITS", "")
     env.setdefault("GAMES_SOCKETS_PER_IP", "0")
     env.setdefault("GAMES_CONNECT_IP_LIMITS", "")
+    env.setdefault("GAMES_ENTRY_IP_LIMITS", "")
     ensure_database(database_url)
     log(f"migrating {database_url}")
     subprocess.run(

@@ -798,24 +798,67 @@ class LobbyConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         await self.send(text_data=_frame_text(frame))
 
 
+class SharedStates:
+    """The ``tournament`` frames of this process's events, one per event: every socket of an
+    event in this Daphne process sends the same text, read from the database and encoded
+    once per version (not once per socket, and not carried through Redis to each socket)."""
+
+    def __init__(self):
+        self.held = {}  # tournament id -> (version asked for, task of (version, text))
+
+    async def text(self, tournament_id, at_least=0, fresh=False):
+        """``(version, frame text)`` of the event's state, of at least version ``at_least``;
+        ``fresh``: read now whatever is held (a socket that has just joined the event's group
+        may have missed the message of a newer version). Raises Tournament.DoesNotExist."""
+        held = self.held.get(tournament_id)
+        if fresh or held is None or not self._fits(held, at_least):
+            held = self.held[tournament_id] = (
+                at_least,
+                asyncio.ensure_future(self._read(tournament_id)),
+            )
+        return await asyncio.shield(held[1])
+
+    @staticmethod
+    def _fits(held, at_least):
+        asked, task = held
+        if not task.done():
+            return asked >= at_least
+        return not task.cancelled() and task.exception() is None and task.result()[0] >= at_least
+
+    @staticmethod
+    async def _read(tournament_id):
+        state = await database_sync_to_async(tournaments.state)(tournament_id)
+        return state["version"], _frame_text(state)
+
+    def forget(self, tournament_id):
+        """Drop an event's frame (its last socket in this process closed)."""
+        self.held.pop(tournament_id, None)
+
+
+_states = SharedStates()
+#: how many sockets of each event this process holds (their frame is forgotten with the last)
+_event_sockets = {}
+
+
 class TournamentConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
     """The live page of a tournament: ``ws/tournament/<uuid>/`` (docs/protocol.md
     "Tournaments"). Anyone may watch; an unknown event is closed with 4404.
 
     Server frames: the event's ``tournament`` state (``games.tournaments.state``) on connect
     and after every change (at most one every ``STATE_EVERY_S``: a burst of changes sends
-    the latest), and, to a signed-in entrant, ``{"type": "paired", "game": <uuid>, "url":
-    <game page>, "starts_at": ms, "server_time": ms}`` when a game of theirs starts (its
-    clock runs from ``starts_at``). Client frames: none (an entry is a form on the page). A
-    signed-in player's open socket counts as here for the arena's pairing
-    (``tournaments.arrived``), touched every ``tournaments.TOUCH_MS``."""
+    the latest; read once per version in each process, ``SharedStates``), and, to a
+    signed-in entrant, ``{"type": "paired", "game": <uuid>, "url": <game page>, "starts_at":
+    ms, "server_time": ms}`` when a game of theirs starts (its clock runs from
+    ``starts_at``). Client frames: none (an entry is a form on the page). A signed-in
+    player's open socket counts as here for the arena's pairing (``tournaments.arrived``),
+    touched every ``tournaments.TOUCH_MS``."""
 
     STATE_EVERY_S = 0.5
 
     async def connect(self):
         self.group = None
         self.touch_task = None
-        self.pending = None  # the latest state not yet sent
+        self.wanted = 0  # the newest version announced and not yet sent
         self.flush_task = None
         try:
             self.tournament_id = str(uuid.UUID(self.scope["url_route"]["kwargs"]["tournament_id"]))
@@ -837,6 +880,7 @@ class TournamentConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         identity, _ip = ratelimits.scope_identity(self.scope, self.user_id)
         self.frame_limit = FrameLimit(self.channel_name, identity)
         self.group = tournaments.group_name(self.tournament_id)
+        _event_sockets[self.tournament_id] = _event_sockets.get(self.tournament_id, 0) + 1
         # in the group before the state is read, so no change in between goes unheard
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
@@ -845,9 +889,9 @@ class TournamentConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
                 self.tournament_id, self.user_id, self.channel_name
             )
             self.touch_task = asyncio.ensure_future(self._touch())
-        state = await database_sync_to_async(tournaments.state)(self.tournament_id)
-        self.sent_version = state["version"]
-        await self.send(text_data=_frame_text(state))
+        version, text = await _states.text(self.tournament_id, fresh=True)
+        self.sent_version = version
+        await self.send(text_data=text)
         self.last_sent = time.monotonic()
         if self.user_id is not None:
             # a game paired while this page was loading: its message went out before
@@ -862,6 +906,12 @@ class TournamentConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
             if task is not None:
                 task.cancel()
         if self.group:
+            left = _event_sockets.get(self.tournament_id, 1) - 1
+            if left:
+                _event_sockets[self.tournament_id] = left
+            else:
+                _event_sockets.pop(self.tournament_id, None)
+                _states.forget(self.tournament_id)
             await _leave_group(self.channel_layer, self.group, self.channel_name)
             if self.user_id is not None:
                 await database_sync_to_async(tournaments.socket_closed)(self.channel_name)
@@ -887,15 +937,14 @@ class TournamentConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
             )
 
     async def tournament_changed(self, event):
-        """Group event ``{"type": "tournament.changed", "state": {...}, "paired": [...]}``
+        """Group event ``{"type": "tournament.changed", "version": v, "paired": [...]}``
         (``games.tournaments.notices``)."""
         for paired in event.get("paired", ()):
             if self.user_id is not None and self.user_id in paired["users"]:
                 await self._send_paired(paired["game"], paired["starts_at"])
-        state = event["state"]
-        if state["version"] <= self.sent_version:
+        if event["version"] <= max(self.sent_version, self.wanted):
             return
-        self.pending = state
+        self.wanted = event["version"]
         wait = self.last_sent + self.STATE_EVERY_S - time.monotonic()
         if wait <= 0:
             await self._flush()
@@ -920,12 +969,18 @@ class TournamentConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         await self._flush()
 
     async def _flush(self):
-        state, self.pending = self.pending, None
-        if state is None or state["version"] <= self.sent_version:
+        if self.wanted <= self.sent_version:
             return
-        self.sent_version = state["version"]
+        try:
+            version, text = await _states.text(self.tournament_id, self.wanted)
+        except (InterfaceError, OperationalError, Tournament.DoesNotExist):
+            logger.warning("tournament %s: state not read", self.tournament_id, exc_info=True)
+            return  # the next change sends it
+        if version <= self.sent_version:
+            return
+        self.sent_version = version
         self.last_sent = time.monotonic()
-        await self.send(text_data=_frame_text(state))
+        await self.send(text_data=text)
 
     async def _touch(self):
         while True:

@@ -1,7 +1,8 @@
-"""What the tournaments service sends once a change has committed: the new ``state`` of the
-event to its Channels group (every open page of it), with the games just paired so that each
-player's page announces their own; and the Celery task that pairs or advances the event
-(sent by name: pairing runs in a worker, never in a web process)."""
+"""What the tournaments service sends once a change has committed: the event's new version
+to its Channels group (every open page of it; each Daphne process then reads the state once),
+with the games just paired so that each player's page announces their own; and the Celery
+task that pairs or advances the event (sent by name: pairing runs in a worker, never in a web
+process)."""
 
 import logging
 
@@ -9,8 +10,6 @@ from asgiref.sync import async_to_sync
 from celery import current_app
 from channels.layers import get_channel_layer
 from django.db import transaction
-
-from games.tournaments import reading
 
 logger = logging.getLogger(__name__)
 
@@ -23,22 +22,20 @@ def group_name(tournament_id):
     return f"tournament_{tournament_id}"
 
 
-def changed(tournament_id, paired=()):
-    """After the commit, send the event's sockets ``{"type": "tournament.changed", "state":
-    <reading.state>, "paired": [{"game", "users": [white, black], "starts_at" (ms)}]}``."""
+def changed(tournament_id, version, paired=()):
+    """After the commit, tell the event's sockets ``{"type": "tournament.changed", "version":
+    v, "paired": [{"game", "users": [white, black], "starts_at" (ms)}]}``: each reads the new
+    state (once per process, ``games.consumers.SharedStates``) and announces its player's
+    game."""
     paired = list(paired)
-    transaction.on_commit(lambda: send_state(tournament_id, paired), robust=True)
+    transaction.on_commit(lambda: send_change(tournament_id, version, paired), robust=True)
 
 
-def send_state(tournament_id, paired=()):
-    """Send the event's state (and ``paired``) to its group now; a failure is logged (every
-    page reads the state again when its socket reconnects, and at each later change)."""
+def send_change(tournament_id, version, paired=()):
+    """Send the event's change message to its group now; a failure is logged (every page
+    reads the state again when its socket reconnects, and at each later change)."""
     try:
-        message = {
-            "type": "tournament.changed",
-            "state": reading.state(tournament_id),
-            "paired": list(paired),
-        }
+        message = {"type": "tournament.changed", "version": version, "paired": list(paired)}
         async_to_sync(get_channel_layer().group_send)(group_name(tournament_id), message)
     except Exception:  # noqa: BLE001 - the change has committed; the next one catches up
         logger.exception("tournament %s: the change was not sent", tournament_id)

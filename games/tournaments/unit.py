@@ -50,6 +50,6 @@ def changing(tournament_id):
         if change.changed:
             tournament.version += 1
             tournament.save()
-            notices.changed(tournament.pk, change.paired)
+            notices.changed(tournament.pk, tournament.version, change.paired)
         if change.advance:
             notices.advance_later(tournament.pk)

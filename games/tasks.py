@@ -17,16 +17,17 @@ bot_logger = logging.getLogger("games.bot")
 clock_logger = logging.getLogger("games.clock")
 #: a timer delivered more than this early (ms) is queued again for its deadline
 TIMER_EARLY_MS = 2_000
+#: a task that meets a database briefly locked or unreachable is retried (every task given
+#: it is idempotent: it does nothing once its work is done)
+DATABASE_RETRY = dict(
+    autoretry_for=(OperationalError,), retry_backoff=1, retry_backoff_max=8, max_retries=5
+)
 
 
-# A database that is briefly locked or unreachable is retried: the move is idempotent.
 @shared_task(
     name=dispatch.BOT_MOVE,
     ignore_result=True,
-    autoretry_for=(OperationalError,),
-    retry_backoff=1,
-    retry_backoff_max=8,
-    max_retries=5,
+    **DATABASE_RETRY,
 )
 def bot_move(game_id, version):
     """Play the bot's turn of game ``game_id`` (a UUID string) if it is still due at ``version``.
@@ -120,10 +121,7 @@ def pair_lobby():
 @shared_task(
     name=tournaments.ADVANCE,
     ignore_result=True,
-    autoretry_for=(OperationalError,),
-    retry_backoff=1,
-    retry_backoff_max=8,
-    max_retries=5,
+    **DATABASE_RETRY,
 )
 def tournament_advance(tournament_id):
     """Queued after each change that may free players or decide a slot: pair the arena's
@@ -154,10 +152,7 @@ def expire_imports():
 @shared_task(
     name=analysis.ANALYSE_GAME,
     ignore_result=True,
-    autoretry_for=(OperationalError,),
-    retry_backoff=1,
-    retry_backoff_max=8,
-    max_retries=5,
+    **DATABASE_RETRY,
 )
 def analyse_game(game_id):
     """The post-game analysis of finished game ``game_id`` (a UUID string), queued by

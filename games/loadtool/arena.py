@@ -39,8 +39,9 @@ from games.loadtool.runner import CpuSampler, percentiles
 
 def sign_in_and_join(base, name, event_id):
     """Sign in as the development account ``name`` on ``base`` and enter the arena
-    ``event_id`` through its page's form. Returns the Cookie header of the session. Raises
-    SetupError (an unexpected answer) or ``requests.RequestException``."""
+    ``event_id`` through its page's form. Returns the HTTP session (its cookies are the
+    player's; the caller closes it). Raises SetupError (an unexpected answer) or
+    ``requests.RequestException``."""
     session = requests.Session()
     try:
         token = form_token(session, f"{base}/{LANG}/accounts/login/")
@@ -68,30 +69,26 @@ def sign_in_and_join(base, name, event_id):
         shown = session.get(page, timeout=HTTP_TIMEOUT)
         if shown.status_code != 200 or 'class="t-messages"' in shown.text:
             raise SetupError(f"join of {name} refused (HTTP {shown.status_code})")
-        return cookie_header(session)
-    finally:
+        return session
+    except BaseException:
         session.close()
+        raise
 
 
-def leave(base, cookie, event_id):
-    """The player holding ``cookie`` leaves the arena with its page's form (at the end of a
-    run, before the games still going are resigned: nobody is paired into a game that no
-    one will play). Raises SetupError or ``requests.RequestException``."""
-    with requests.Session() as session:
-        for part in cookie.split("; "):
-            key, _sep, value = part.partition("=")
-            if key != "csrftoken":  # the page's GET sets it again, for its own host
-                session.cookies.set(key, value)
-        page = f"{base}/{LANG}/tournaments/{event_id}/"
-        token = form_token(session, page)
-        answer = session.post(
-            f"{page}leave/",
-            data={"csrfmiddlewaretoken": token},
-            allow_redirects=False,
-            timeout=HTTP_TIMEOUT,
-        )
-        if answer.status_code != 302:
-            raise SetupError(f"leave: HTTP {answer.status_code}")
+def leave(base, session, event_id):
+    """The player of ``session`` leaves the arena with its page's form (at the end of a run,
+    before the games still going are resigned: nobody is paired into a game that no one will
+    play). Raises SetupError or ``requests.RequestException``."""
+    page = f"{base}/{LANG}/tournaments/{event_id}/"
+    token = form_token(session, page)
+    answer = session.post(
+        f"{page}leave/",
+        data={"csrfmiddlewaretoken": token},
+        allow_redirects=False,
+        timeout=HTTP_TIMEOUT,
+    )
+    if answer.status_code != 302:
+        raise SetupError(f"leave: HTTP {answer.status_code}")
 
 
 class Arena:
@@ -156,10 +153,11 @@ class Arena:
 class ArenaPlayer:
     """One signed-in player's socket on the event."""
 
-    def __init__(self, arena, base, cookie):
+    def __init__(self, arena, base, session):
         self.arena = arena
         self.base = base
-        self.cookie = cookie
+        self.session = session
+        self.cookie = cookie_header(session)
         self.games = set()
         self.free_since = None
 
@@ -200,7 +198,7 @@ async def _run(
     loop = asyncio.get_running_loop()
     run_id = f"{seed}-{int(time.time()) % 100000}"
     with ThreadPoolExecutor(max_workers=8) as pool:
-        cookies = await asyncio.gather(
+        sessions = await asyncio.gather(
             *(
                 loop.run_in_executor(
                     pool,
@@ -213,7 +211,7 @@ async def _run(
             )
         )
     log(f"{players} players signed in and entered the arena")
-    members = [ArenaPlayer(arena, bases[n % len(bases)], c) for n, c in enumerate(cookies)]
+    members = [ArenaPlayer(arena, bases[n % len(bases)], s) for n, s in enumerate(sessions)]
     sockets = []
     for player in members:  # as pages open: a few at a time, not all in one instant
         sockets.append(asyncio.ensure_future(player.run()))
@@ -228,7 +226,7 @@ async def _run(
     with ThreadPoolExecutor(max_workers=8) as pool:
         left = await asyncio.gather(
             *(
-                loop.run_in_executor(pool, leave, player.base, player.cookie, event_id)
+                loop.run_in_executor(pool, leave, player.base, player.session, event_id)
                 for player in members
             ),
             return_exceptions=True,
@@ -239,6 +237,8 @@ async def _run(
     if arena.tables:
         await asyncio.wait(set(arena.tables), timeout=60)
     await asyncio.gather(*sockets, return_exceptions=True)
+    for player in members:
+        player.session.close()
     return arena, started
 
 

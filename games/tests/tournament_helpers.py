@@ -6,15 +6,21 @@ from datetime import timedelta
 from django.contrib.auth import get_user_model
 
 from games import clocks, services, tournaments
-from games.models import Game, Pairing, PairingStatus, Profile, TournamentSocket
+from games.models import (
+    Game,
+    Pairing,
+    PairingStatus,
+    PlayerRating,
+    Preset,
+    Profile,
+    TournamentSocket,
+)
 from games.services import turns, unit
 
 
 def accounts(*names, ratings=None):
     """New accounts with these display names; ``ratings`` ({name: points}) sets their rating
     in every preset. Returns ``{name: user id}``."""
-    from games.models import PlayerRating, Preset
-
     made = {}
     for name in names:
         user = get_user_model().objects.create_user(username=f"t-{name.lower()}")

@@ -85,14 +85,10 @@ def pair(change, now_ms):
             black=second,
             created=clocks.from_ms(now_ms),
         )
-        game = play.start_game(change, pairing, now_ms)
+        play.start_game(change, pairing, now_ms, seat_by_colour=True)
         for entrant, opponent in ((first, second), (second, first)):
             entrant.last_opponent_id = opponent.user_id
             entrant.save(update_fields=["last_opponent"])
-        # the pairing's sides are the game's
-        if game.white_user_id != first.user_id:
-            pairing.white, pairing.black = second, first
-            pairing.save(update_fields=["white", "black"])
         made.append(pairing)
     return made
 

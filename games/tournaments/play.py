@@ -24,10 +24,12 @@ from games.services.starting import new_game
 ANNOUNCE_MS = 5_000
 
 
-def start_game(change, pairing, now_ms):
+def start_game(change, pairing, now_ms, seat_by_colour=False):
     """Start the game of ``pairing`` (its two entrants set; sides drawn by the server), rated,
     with the event's table and clock, its clock running from ``ANNOUNCE_MS`` after
-    ``now_ms``; the pairing is then being played and both players' pages hear of it."""
+    ``now_ms``; the pairing is then being played and both players' pages hear of it.
+    ``seat_by_colour``: the pairing's white and black become the game's (an arena's; a cup's
+    keep their places in the bracket)."""
     tournament = change.tournament
     length = tournament.match_length if tournament.preset == Preset.MATCH else None
     table, length = table_options(tournament.preset, length)
@@ -44,6 +46,8 @@ def start_game(change, pairing, now_ms):
         {"white_user_id": first.user_id, "black_user_id": second.user_id, "rated": True},
         clock_from=starts,
     )
+    if seat_by_colour:
+        pairing.white, pairing.black = first, second
     pairing.game, pairing.match, pairing.status = game, game.match, PairingStatus.PLAYING
     pairing.save()
     change.started(game, first.user_id, second.user_id, starts)

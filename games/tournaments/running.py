@@ -5,6 +5,7 @@ twice, a tick beside a task, or a process restarted in between pairs nobody twic
 
 import logging
 
+from django.db.models import Q
 from django.dispatch import receiver
 
 from games import clocks
@@ -20,8 +21,8 @@ logger = logging.getLogger(__name__)
 def record_result(sender, game, match, winner, **kwargs):
     """``result_decided`` receiver: if the game (or the match) belongs to a tournament, its
     result counts there, in the same transaction (so the standings never miss a result)."""
-    found = Pairing.objects.filter(match=match) if match is not None else None
-    pairing = (found if found is not None else Pairing.objects.filter(game=game)).first()
+    own = {"match": match} if match is not None else {"game": game}
+    pairing = Pairing.objects.filter(**own).first()
     if pairing is None:
         return
     now = clocks.now_ms()
@@ -83,10 +84,9 @@ def tick(now_ms=None):
     now_ms = clocks.now_ms() if now_ms is None else now_ms
     presence.forget_stale(now_ms)
     ids = list(
-        Tournament.objects.filter(status=TournamentStatus.RUNNING).values_list("pk", flat=True)
-    ) + list(
         Tournament.objects.filter(
-            status=TournamentStatus.UPCOMING, starts_at__lte=clocks.from_ms(now_ms)
+            Q(status=TournamentStatus.RUNNING)
+            | Q(status=TournamentStatus.UPCOMING, starts_at__lte=clocks.from_ms(now_ms))
         ).values_list("pk", flat=True)
     )
     started = 0

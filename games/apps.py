@@ -9,6 +9,7 @@ class GamesConfig(AppConfig):
 
     def ready(self):
         # connects the signal receivers: accounts (profile on sign-up, guest games on sign-in),
-        # analysis (games against the computer are analysed once over) and tournaments (the
-        # results of their games)
+        # analysis (games against the computer are analysed once over), tournaments (the
+        # results of their games) and the Telegram notices
         from games import accounts, analysis, tournaments  # noqa: F401
+        from games.telegram import notices  # noqa: F401

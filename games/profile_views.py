@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from games import profiles, tournaments
 from games.models import PlayerRating, Preset
 from games.services import playban
+from games.telegram import pages as telegram_pages
 
 
 class DisplayNameForm(forms.Form):
@@ -70,8 +71,9 @@ def own_profile(request):
     changes nothing. Visitors who are not signed in are sent to the sign-in page, and back here
     after it.
 
-    Context: as ``player_page`` plus ``form`` (a ``DisplayNameForm``) and ``playban``
-    (``services.playban.notice``: the wait before rated games, or None)."""
+    Context: as ``player_page`` plus ``form`` (a ``DisplayNameForm``), ``playban``
+    (``services.playban.notice``: the wait before rated games, or None) and ``telegram``
+    (``games.telegram.pages.notices_section``: the choice of Telegram notices, or None)."""
     user = request.user
     if request.method == "POST":
         form = DisplayNameForm(request.POST)
@@ -86,7 +88,14 @@ def own_profile(request):
     else:
         form = DisplayNameForm(initial={"display_name": profiles.names_of([user.pk])[user.pk]})
     context = _player_context(user)
-    context.update({"is_me": True, "form": form, "playban": playban.notice(user.pk)})
+    context.update(
+        {
+            "is_me": True,
+            "form": form,
+            "playban": playban.notice(user.pk),
+            "telegram": telegram_pages.notices_section(user.pk),
+        }
+    )
     return render(request, "games/profile.html", context, status=400 if form.errors else 200)
 
 

@@ -17,3 +17,19 @@ result_decided = Signal()
 #: move in time (a no-show; the game has no result), with ``sender`` the Game class and
 #: ``game``: a cup counts the no-show as a lost match (``games.tournaments``)
 game_aborted = Signal()
+
+#: sent once a change of a game has committed, when its messages and tasks have been handed
+#: on (``games.services.dispatch.deliver``), with ``sender`` the Game class and ``notice`` the
+#: ``dispatch.Notice`` (the game as saved, the events recorded): the Telegram turn notices
+#: listen (``games.telegram.notices``). A receiver must not raise.
+change_delivered = Signal()
+
+#: sent inside the transaction in which a challenge is accepted
+#: (``games.services.starting.accept_challenge``), with ``sender`` the Game class,
+#: ``challenge`` and ``game`` (the game it started): the Telegram notices listen
+challenge_accepted = Signal()
+
+#: sent inside the transaction that starts a tournament's game
+#: (``games.tournaments.play.start_game``), with ``sender`` the Game class, ``tournament``,
+#: ``game`` and ``user_ids`` (its two players): the Telegram notices listen
+tournament_game_started = Signal()

@@ -10,6 +10,8 @@ from django.db import OperationalError
 from games import analysis, clocks, lobby, services, tournaments
 from games.bots import bearoff, neural
 from games.services import dispatch
+from games.telegram import bot_api
+from games.telegram import notices as telegram_notices
 
 #: one INFO line per bot move: "bot move game=<uuid> version=<v> ms=<float> played=<bool>"
 bot_logger = logging.getLogger("games.bot")
@@ -17,6 +19,9 @@ bot_logger = logging.getLogger("games.bot")
 clock_logger = logging.getLogger("games.clock")
 #: a timer delivered more than this early (ms) is queued again for its deadline
 TIMER_EARLY_MS = 2_000
+telegram_logger = logging.getLogger("games.telegram")
+#: how many times one Telegram notice is tried again before it is given up
+TELEGRAM_RETRIES = 20
 #: a task that meets a database briefly locked or unreachable is retried (every task given
 #: it is idempotent: it does nothing once its work is done)
 DATABASE_RETRY = dict(
@@ -109,6 +114,31 @@ def presence_notice(game_id):
     """Queued for the end of a grace period (``services.player_left``): the sockets of game
     ``game_id`` get a snapshot, whose ``actions`` now offer the claim of the win."""
     services.notify_presence(game_id)
+
+
+@shared_task(
+    name=telegram_notices.TASK,
+    bind=True,
+    ignore_result=True,
+    max_retries=TELEGRAM_RETRIES,
+)
+def telegram_notice(self, kind, user_id, game_id, version=0):
+    """Send one Telegram notice (``games.telegram.notices.send``: ``kind`` "turn",
+    "accepted" or "tournament", to account ``user_id``, about game ``game_id`` at
+    ``version``). Tried again later when our own count of messages is full, when Telegram
+    says to wait (429: after its ``retry_after`` seconds), when it cannot be reached or the
+    database is briefly unavailable (1, 2, 4 ... 60 s): at most TELEGRAM_RETRIES times.
+    Returns what happened ("sent", "stale", "blocked", ...)."""
+    try:
+        return telegram_notices.send(kind, user_id, game_id, version)
+    except telegram_notices.SendLater as later:
+        raise self.retry(countdown=later.wait) from None
+    except bot_api.RateLimited as limited:
+        telegram_logger.info("telegram asks to wait %s s", limited.retry_after)
+        raise self.retry(countdown=limited.retry_after) from None
+    except (bot_api.Unavailable, OperationalError) as error:
+        telegram_logger.warning("telegram notice not sent yet: %s", error)
+        raise self.retry(countdown=min(60, 2**self.request.retries)) from None
 
 
 @shared_task(name="games.pair_lobby", ignore_result=True)

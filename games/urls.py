@@ -4,7 +4,7 @@ docs/protocol.md "HTTP pages"). The position images live outside the language pr
 
 from django.urls import path, re_path
 
-from games import analysis_views, profile_views, tournament_views, views
+from games import analysis_views, profile_views, telegram_views, tournament_views, views
 
 app_name = "games"
 
@@ -28,6 +28,7 @@ urlpatterns = [
     path("challenge/<uuid:challenge_id>/status/", views.challenge_status, name="challenge_status"),
     path("players/<int:user_id>/", profile_views.player_page, name="player"),
     path("profile/", profile_views.own_profile, name="profile"),
+    path("profile/telegram/", telegram_views.notices_choice, name="telegram_notices"),
     path("leaderboard/", profile_views.leaderboard_page, name="leaderboard"),
     path("lobby/", views.lobby_page, name="lobby"),
     path("tournaments/", tournament_views.tournament_list, name="tournaments"),

@@ -55,6 +55,7 @@ from games.models import (
     other_side,
 )
 from games.services import playban
+from games.telegram import pages as telegram_pages
 
 #: session key holding the visitor's guest id (a random, URL-safe token)
 GUEST_SESSION_KEY = "guest_id"
@@ -636,7 +637,8 @@ def _challenge_context(request, challenge):
     the page in their own), ``status_url``, ``clock`` (``{"kind",
     "name", "summary"}`` of the game's clock), ``rated`` (bool), ``creator`` (None for a
     guest, else ``{"name", "rating", "provisional", "profile"}`` of the creator's account in
-    the preset), ``game_url`` once accepted (else None) and ``created``."""
+    the preset), ``game_url`` once accepted (else None), ``created`` and ``telegram_share``
+    (inside the Mini App: the link that sends the challenge to a Telegram chat, else "")."""
     table = challenge.table or {}
     kind = services.clock_kind_for(challenge.preset, challenge.clock_kind)
     creator = None
@@ -663,6 +665,9 @@ def _challenge_context(request, challenge):
         # no language in the link: it opens in the friend's own (LocaleMiddleware redirects
         # by their language cookie or Accept-Language)
         "share_url": request.build_absolute_uri(_without_language(url)),
+        # inside the Mini App: Telegram's share page, with a link that opens the challenge
+        # inside Telegram for the friend
+        "telegram_share": telegram_pages.challenge_share_link(request, challenge.id),
         "status_url": reverse("games:challenge_status", kwargs={"challenge_id": challenge.id}),
         "clock": {
             "kind": kind,

@@ -25,8 +25,14 @@ Everything that differs between machines comes from the environment (django-envi
   is made, and whether the schedule (``TOURNAMENT_SCHEDULE``) makes events at all.
 - Sign-in providers (django-allauth; a provider whose values are missing is not offered):
   ``GOOGLE_CLIENT_ID`` and ``GOOGLE_CLIENT_SECRET`` (an OAuth client of Google Cloud);
-  ``TELEGRAM_BOT_ID`` (the bot's numeric id, the part of its token before the colon) and
-  ``TELEGRAM_BOT_TOKEN`` (the whole token from @BotFather).
+  ``TELEGRAM_BOT_TOKEN`` (the whole token from @BotFather; ``TELEGRAM_BOT_ID``, the bot's
+  numeric id, defaults to the part of the token before the colon).
+- Telegram, the Mini App and the bot (games/telegram; all off without ``TELEGRAM_BOT_TOKEN``;
+  README "Telegram"): ``TELEGRAM_BOT_USERNAME`` (the bot's @name without the @, for the
+  invitation links), ``TELEGRAM_MINI_APP_NAME`` (the Mini App's short name from BotFather's
+  /newapp; empty: the bot's main Mini App), ``TELEGRAM_WEBHOOK_SECRET`` (the secret in the
+  webhook's path and header; default derived from the token and SECRET_KEY),
+  ``TELEGRAM_API_URL`` (default ``https://api.telegram.org``).
 - ``DJANGO_ENV``: ``development`` (default) or ``production``. Production requires
   ``SECRET_KEY``, ``ALLOWED_HOSTS``, ``DATABASE_URL`` (PostgreSQL), ``REDIS_URL`` and
   ``ADMIN_URL`` (ImproperlyConfigured naming the variable otherwise), turns DEBUG off and sends
@@ -233,6 +239,9 @@ MIDDLEWARE = [
     "games.accounts.AccountMenuMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # After XFrameOptionsMiddleware (its answer passes here first): a page opened inside
+    # Telegram may load Telegram's script and be framed by Telegram's web clients.
+    "games.telegram.pages.TelegramPagesMiddleware",
     "allauth.account.middleware.AccountMiddleware",
     # Last, as django-axes asks: answers a locked-out sign-in with the lockout page.
     "axes.middleware.AxesMiddleware",
@@ -253,6 +262,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "games.telegram.pages.context",
             ],
         },
     },
@@ -600,6 +610,20 @@ ACCOUNT_LOGOUT_REDIRECT_URL = "rules:home"
 # useless; each answer also signs in only once. games.accounts.telegram_callback refuses
 # older or used ones with a clear page; allauth's own check gets the same bound.
 TELEGRAM_AUTH_MAX_AGE = 600
+# The bot (games/telegram): its token turns on the Telegram sign-in, the Mini App, the webhook
+# and the notices; without it none of them exists (their URLs answer 404).
+TELEGRAM_BOT_TOKEN = env.str("TELEGRAM_BOT_TOKEN", default="").strip()
+TELEGRAM_BOT_USERNAME = env.str("TELEGRAM_BOT_USERNAME", default="").strip().lstrip("@")
+TELEGRAM_MINI_APP_NAME = env.str("TELEGRAM_MINI_APP_NAME", default="").strip()
+TELEGRAM_API_URL = env.str("TELEGRAM_API_URL", default="https://api.telegram.org").rstrip("/")
+TELEGRAM_WEBHOOK_SECRET = env.str("TELEGRAM_WEBHOOK_SECRET", default="").strip()
+# Telegram's own limits for one bot: about 30 messages a second in all and one a second per
+# chat (https://core.telegram.org/bots/faq); the notices keep under both.
+TELEGRAM_SEND_LIMITS = env.str("TELEGRAM_SEND_LIMITS", default="25/second")
+TELEGRAM_CHAT_LIMITS = env.str("TELEGRAM_CHAT_LIMITS", default="1/second;20/minute")
+# A player whose game page closed less than this long ago (seconds) is not yet told it is
+# their turn: a reload must not send a message.
+TELEGRAM_TURN_GRACE_SECONDS = env.float("TELEGRAM_TURN_GRACE_SECONDS", default=10.0)
 
 
 def _social_providers():
@@ -616,14 +640,19 @@ def _social_providers():
     google_secret = env.str("GOOGLE_CLIENT_SECRET", default="")
     if google_id and google_secret:
         providers["google"]["APPS"] = [{"client_id": google_id, "secret": google_secret}]
-    bot_id = env.str("TELEGRAM_BOT_ID", default="")
-    bot_token = env.str("TELEGRAM_BOT_TOKEN", default="")
+    bot_token = env.str("TELEGRAM_BOT_TOKEN", default="").strip()
+    bot_id = env.str("TELEGRAM_BOT_ID", default="") or bot_token.partition(":")[0]
     if bot_id and bot_token:
         providers["telegram"]["APPS"] = [{"client_id": bot_id, "secret": bot_token}]
     return providers
 
 
 SOCIALACCOUNT_PROVIDERS = _social_providers()
+if TELEGRAM_BOT_TOKEN and PRODUCTION:
+    # Telegram's web clients frame the Mini App (web.telegram.org), where a browser sends
+    # only cookies marked SameSite=None (and Secure, which production's are) to the frame.
+    # CSRF stays checked by its token and the Origin header.
+    SESSION_COOKIE_SAMESITE = CSRF_COOKIE_SAMESITE = LANGUAGE_COOKIE_SAMESITE = "None"
 
 # --- Languages ------------------------------------------------------------------------------
 LANGUAGE_CODE = "en"

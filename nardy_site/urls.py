@@ -17,7 +17,7 @@ from django.views.decorators.cache import cache_page
 from django.views.generic import RedirectView
 from django.views.i18n import JavaScriptCatalog, set_language
 
-from games import accounts, dev_sign_in
+from games import accounts, dev_sign_in, telegram_views
 from rules_pages.sitemaps import SITEMAPS
 from rules_pages.views import robots_txt
 
@@ -61,6 +61,11 @@ urlpatterns += [
         name="django.contrib.sitemaps.views.sitemap",
     ),
     path("robots.txt", robots_txt, name="robots_txt"),
+    # Telegram (404 without a bot): the Mini App's URL, in no language (it signs in and goes
+    # on in the Telegram user's), its sign-in, and the bot's webhook.
+    path("tg/", telegram_views.app_entry, name="telegram_app"),
+    path("tg/session/", telegram_views.app_sign_in, name="telegram_sign_in"),
+    path("telegram/webhook/<str:secret>/", telegram_views.webhook_view, name="telegram_webhook"),
     # Browsers and crawlers ask for /favicon.ico whatever the page links to.
     # The URL is looked up per request: in production it is the hashed name from the manifest,
     # which collectstatic writes after this module may first be imported (check --deploy).

@@ -58,12 +58,17 @@ def cached_page(view):
     cache_page on the default cache, RedisCache) and rendered with the CSRF marker.
 
     The key is the page's absolute URL plus the active language, both of which carry the
-    language, and :func:`content_version`; nothing per visitor enters the key.
+    language, and :func:`content_version`; nothing per visitor enters the key. A request
+    marked ``uncached_page`` (a page that differs per visitor) is rendered afresh and not
+    stored.
     """
     cached = cache_page(settings.PAGE_CACHE_SECONDS, key_prefix=f"page-{content_version()}")(view)
 
     @wraps(view)
     def wrapper(request, *args, **kwargs):
+        if getattr(request, "uncached_page", False):
+            # a page made for this visitor alone (e.g. inside Telegram): never shared
+            return view(request, *args, **kwargs)
         request.csrf_marker = True
         try:
             return cached(request, *args, **kwargs)

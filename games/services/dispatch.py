@@ -23,9 +23,10 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 
 from games import clocks
-from games.models import EventKind, Side
+from games.models import EventKind, Game, Side
 from games.services import reading
 from games.services.clockwork import TIMER_GRACE_MS
+from games.signals import change_delivered
 
 logger = logging.getLogger(__name__)
 
@@ -119,6 +120,9 @@ def deliver(notice):
     except Exception:  # noqa: BLE001 - the sweep queues lost moves and applies lost deadlines
         logger.exception("game %s v%s: a task was not queued", game_id, version)
     _send_now(group_name(game_id), change_message(notice))
+    for receiver, error in change_delivered.send_robust(sender=Game, notice=notice):
+        if error is not None:
+            logger.error("game %s v%s: %s failed: %r", game_id, version, receiver, error)
 
 
 def send_bot_move(game_id, version, expires_ms=None):

@@ -23,6 +23,7 @@ from games.services import playban, turns
 from games.services.actors import Actor, person, seat
 from games.services.errors import BadFrame, ChallengeError
 from games.services.options import bot_levels, clock_for, clock_kind_for, table_options
+from games.signals import challenge_accepted
 
 
 def create_bot_game(
@@ -220,6 +221,7 @@ def accept_challenge(challenge_id, who, clock=None):
         challenge.status = ChallengeStatus.ACCEPTED
         challenge.game = game
         challenge.save()
+        challenge_accepted.send(sender=Game, challenge=challenge, game=game)
     return game
 
 

@@ -18,6 +18,7 @@ from games.models import (
 )
 from games.services.options import table_options
 from games.services.starting import new_game
+from games.signals import tournament_game_started
 
 #: a tournament game's clock starts this long after it is made (ms): the players' pages
 #: announce it with a countdown and open it
@@ -51,6 +52,9 @@ def start_game(change, pairing, now_ms, seat_by_colour=False):
     pairing.game, pairing.match, pairing.status = game, game.match, PairingStatus.PLAYING
     pairing.save()
     change.started(game, first.user_id, second.user_id, starts)
+    tournament_game_started.send(
+        sender=Game, tournament=tournament, game=game, user_ids=(first.user_id, second.user_id)
+    )
     return game
 
 

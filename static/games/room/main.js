@@ -136,6 +136,13 @@ function start(rootEl) {
     // Lets tests and styles know whether the page may act now (connected, nothing in flight).
     rootEl.dataset.ready = String(state.connected && !state.pending && !state.anim);
     rootEl.classList.toggle("my-turn", myTurn(state));
+    // For whatever wraps the page (static/js/telegram-app.js: the closing confirmation).
+    tell("room:drawn", { playing: state.isPlayer && state.game.status === "active" });
+  }
+
+  /** A DOM event on the room's root: `name` with `detail`, for the page's wrappers. */
+  function tell(name, detail) {
+    rootEl.dispatchEvent(new CustomEvent(name, { bubbles: true, detail }));
   }
 
   /** After a change is shown: the automatic play, and a match's move to its next game. */
@@ -188,8 +195,13 @@ function start(rootEl) {
       said.push(playText(game, last.side, last.dice || [], last.play));
       if (state.settings.reader) said.push(NB.describePosition(NB.positionBoards(game.position).boards, you(state)));
     }
+    if (sameGame && newer && state.isPlayer && previous.phase === "roll" && game.phase === "play"
+      && game.turn === you(state)) {
+      tell("room:rolled", { dice: game.dice || [] });
+    }
     if (newer && game.status !== "active" && game.result && previous && previous.status === "active") {
       say.tone("end");
+      tell("room:ended", { player: state.isPlayer, won: game.result.winner === you(state) });
       said.push(resultTitle(game, game.result), resultReason(game, game.result));
       ratingLines(game, game.result).forEach(([, text]) => said.push(text + "."));
     } else if (sameGame && (newer || !state.saidStatus)) {

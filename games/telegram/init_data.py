@@ -1,0 +1,130 @@
+"""The check of a Mini App's ``initData`` (https://core.telegram.org/bots/webapps,
+"Validating data received via the Mini App").
+
+``initData`` is a URL-encoded query string. Telegram signs it: ``hash`` is the hex
+HMAC-SHA-256 of the data-check string (every other field as ``key=value``, sorted by key,
+joined by line feeds) keyed with HMAC-SHA-256 of the bot's token keyed with "WebAppData".
+"""
+
+import hashlib
+import hmac
+import json
+import time
+from dataclasses import dataclass
+from urllib.parse import parse_qsl
+
+from django.conf import settings
+from django.utils.translation import gettext as _
+
+#: the longest ``initData`` read (characters); Telegram's are well under 4 KB
+MAX_LENGTH = 8192
+#: how far ahead of our clock an ``auth_date`` may be (seconds): clocks differ a little
+CLOCK_SKEW = 300
+
+
+class InitDataRefused(ValueError):
+    """``initData`` that is refused. ``message``: why, in the active language, for the page;
+    ``reason``: a short code for logs and tests ("unreadable", "unsigned", "expired",
+    "no_user", "bad_signature")."""
+
+    def __init__(self, reason, message):
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+
+
+@dataclass(frozen=True)
+class InitData:
+    """Checked ``initData``.
+
+    ``user``: the Telegram user (a dict: ``id`` int, ``first_name``, maybe ``last_name``,
+    ``username``, ``language_code``, ``photo_url``, ``allows_write_to_pm``);
+    ``auth_date``: when Telegram signed it (Unix seconds); ``start_param``: the ``startapp``
+    of the link that opened the Mini App ("" if none); ``hash``: the signature (hex), unique
+    per signing; ``fields``: every field as received (str values)."""
+
+    user: dict
+    auth_date: int
+    start_param: str
+    hash: str
+    fields: dict
+
+    @property
+    def telegram_id(self):
+        """The user's Telegram id (int)."""
+        return self.user["id"]
+
+
+def data_check_string(fields):
+    """The data-check string of ``fields`` (a dict of str): every field but ``hash`` as
+    ``key=value``, sorted by key, joined by line feeds."""
+    return "\n".join(f"{key}={fields[key]}" for key in sorted(fields) if key != "hash")
+
+
+def signature(fields, bot_token):
+    """The hex signature Telegram gives ``fields`` for the bot ``bot_token``."""
+    secret = hmac.new(b"WebAppData", bot_token.encode(), hashlib.sha256).digest()
+    return hmac.new(secret, data_check_string(fields).encode(), hashlib.sha256).hexdigest()
+
+
+def parse_fields(raw):
+    """``raw`` (the ``initData`` string) as a dict of str. Raises InitDataRefused
+    ("unreadable") for a value that is not a string of at most MAX_LENGTH characters, an
+    empty one, or one with a field given twice."""
+    if not isinstance(raw, str) or not raw or len(raw) > MAX_LENGTH:
+        raise InitDataRefused("unreadable", _unreadable())
+    try:
+        pairs = parse_qsl(raw, keep_blank_values=True, strict_parsing=True)
+    except ValueError:
+        raise InitDataRefused("unreadable", _unreadable()) from None
+    fields = dict(pairs)
+    if len(fields) != len(pairs):
+        raise InitDataRefused("unreadable", _unreadable())
+    return fields
+
+
+def check(raw, bot_token, now=None, max_age=None):
+    """Check the Mini App's ``raw`` ``initData`` for the bot ``bot_token``: readable, signed
+    by Telegram for this bot, ``auth_date`` (Unix seconds) at most ``max_age`` seconds
+    (default ``settings.TELEGRAM_AUTH_MAX_AGE``) before ``now`` and at most CLOCK_SKEW
+    after, with a ``user`` whose ``id`` is a positive whole number. Returns InitData;
+    raises InitDataRefused saying why. Nothing is remembered here: that a signature is used
+    only once is ``signin``'s concern."""
+    now = time.time() if now is None else now
+    max_age = settings.TELEGRAM_AUTH_MAX_AGE if max_age is None else max_age
+    fields = parse_fields(raw)
+    given = fields.get("hash", "")
+    if not given:
+        raise InitDataRefused("unsigned", _("Telegram's data carries no signature."))
+    if not hmac.compare_digest(given.encode(), signature(fields, bot_token).encode()):
+        raise InitDataRefused(
+            "bad_signature",
+            _("Telegram's data does not carry a valid signature for this site's bot."),
+        )
+    auth_date = fields.get("auth_date", "")
+    if not (auth_date.isascii() and auth_date.isdigit()):
+        raise InitDataRefused("unreadable", _unreadable())
+    if now - int(auth_date) > max_age or int(auth_date) - now > CLOCK_SKEW:
+        raise InitDataRefused(
+            "expired", _("This opening of the app has expired. Please close it and open it again.")
+        )
+    try:
+        user = json.loads(fields.get("user", ""))
+    except ValueError:
+        user = None
+    user_id = user.get("id") if isinstance(user, dict) else None
+    if not isinstance(user_id, int) or isinstance(user_id, bool) or user_id <= 0:
+        raise InitDataRefused(
+            "no_user", _("Telegram did not say who you are, so you cannot be signed in.")
+        )
+    return InitData(
+        user=user,
+        auth_date=int(auth_date),
+        start_param=fields.get("start_param", ""),
+        hash=given,
+        fields=fields,
+    )
+
+
+def _unreadable():
+    return _("Telegram's data could not be read. Please close the app and open it again.")

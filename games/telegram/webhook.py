@@ -1,0 +1,90 @@
+"""The bot's answers to Telegram's updates (the webhook; https://core.telegram.org/bots/api
+"Update"). An answer is returned as the webhook's response (a Bot API method in the body:
+Telegram carries it out), so a reply costs no call of our own.
+
+- ``/start`` (with or without a deep-link payload) and ``/play``: a short welcome and a
+  button that opens the Mini App (in a private chat) in the user's language; any other text
+  in a private chat: how to play.
+- ``my_chat_member``: the user blocked the bot (no more notices) or started it again."""
+
+from django.utils import translation
+from django.utils.translation import gettext as _
+
+from games.models import TelegramOff
+from games.telegram import config, links, signin
+
+#: the commands the bot answers; the menu lists them (``setup``)
+COMMANDS = ("start", "play")
+
+
+def _command(text):
+    """``(command, payload)`` of a message's text ("/play@NardyBot x" -> ("play", "x")), or
+    (None, "") when it is no command."""
+    if not text.startswith("/"):
+        return None, ""
+    head, _space, payload = text[1:].partition(" ")
+    return head.split("@", 1)[0].lower(), payload.strip()
+
+
+def _open_button(chat_type, target):
+    if chat_type == "private":
+        return {"text": _("Play"), "web_app": {"url": config.app_url(target or "")}}
+    link = config.mini_app_link()
+    return {"text": _("Play"), "url": link} if link else None
+
+
+def _reply(message, text, target=None):
+    chat = message.get("chat") or {}
+    answer = {"method": "sendMessage", "chat_id": chat.get("id"), "text": text}
+    button = _open_button(chat.get("type"), target)
+    if button is not None:
+        answer["reply_markup"] = {"inline_keyboard": [[button]]}
+    return answer
+
+
+def answer(update):
+    """The answer to ``update`` (a dict, as Telegram posts it): a Bot API method to carry out
+    (a dict with ``method``), or None when nothing is to be said. Records what it learns: a
+    user who starts the bot can be written to; one who blocks it is no longer."""
+    if not isinstance(update, dict):
+        return None
+    member = update.get("my_chat_member")
+    if isinstance(member, dict):
+        _member_changed(member)
+        return None
+    message = update.get("message")
+    if not isinstance(message, dict) or not isinstance(message.get("chat"), dict):
+        return None
+    sender = message.get("from") if isinstance(message.get("from"), dict) else {}
+    text = message.get("text") if isinstance(message.get("text"), str) else ""
+    language = links.language_of(sender.get("language_code"))
+    command, payload = _command(text.strip())
+    private = message["chat"].get("type") == "private"
+    if command not in COMMANDS and not private:
+        return None  # a group's talk is not for the bot
+    with translation.override(language):
+        if command in COMMANDS:
+            if private and isinstance(sender.get("id"), int):
+                links.chat_started(sender["id"])
+            target = signin.start_path(payload) if payload else None
+            return _reply(
+                message,
+                _(
+                    "Long nardy: play the computer or a friend, rated games and tournaments, "
+                    "without leaving Telegram. Tap the button to open the board."
+                ),
+                target,
+            )
+        return _reply(message, _("Send /play, or tap the button, to open the board."))
+
+
+def _member_changed(member):
+    chat = member.get("chat") or {}
+    new = member.get("new_chat_member") or {}
+    if chat.get("type") != "private" or not isinstance(chat.get("id"), int):
+        return
+    status = new.get("status")
+    if status == "kicked":
+        links.switch_off(chat["id"], TelegramOff.BLOCKED)
+    elif status == "member":
+        links.chat_started(chat["id"])

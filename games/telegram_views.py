@@ -1,0 +1,112 @@
+"""HTTP views of Telegram (games/telegram; README "Telegram"). Each answers 404 when no bot
+is configured (``settings.TELEGRAM_BOT_TOKEN``).
+
+- ``app_entry`` (GET ``/tg/``): the Mini App's URL. Its script posts Telegram's ``initData``.
+- ``app_sign_in`` (POST ``/tg/session/``): checks it and signs the visitor in.
+- ``webhook`` (POST ``/telegram/webhook/<secret>/``): the bot's updates.
+- ``notices_choice`` (POST ``/<lang>/profile/telegram/``): a player's choice of notices.
+"""
+
+import hmac
+import json
+import logging
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_POST
+
+from games.telegram import config, init_data, links, signin, webhook
+
+logger = logging.getLogger(__name__)
+
+#: the largest update read (bytes); Telegram's are a few KB
+MAX_UPDATE_BYTES = 256 * 1024
+#: the longest ``next`` path the entry page passes on
+MAX_NEXT = 500
+
+
+@require_GET
+def app_entry(request):
+    """GET ``/tg/?next=<path>``: the page Telegram opens as the Mini App. Its script
+    (static/js/telegram-entry.js) posts ``Telegram.WebApp.initData`` and ``next`` to
+    ``app_sign_in``; outside Telegram it says how to open the app. The start parameter of a
+    ``startapp`` link travels inside the signed ``initData``."""
+    config.require_enabled()
+    request.telegram_page = True
+    return render(
+        request,
+        "games/telegram_app.html",
+        {
+            "next": request.GET.get("next", "")[:MAX_NEXT],
+            "sign_in_url": reverse("telegram_sign_in"),
+        },
+    )
+
+
+@require_POST
+def app_sign_in(request):
+    """POST ``init_data`` (Telegram's ``initData``), ``next`` (a path), CSRF: signs the
+    visitor in to the account of that Telegram user (``signin.sign_in``) and redirects to the
+    page the app was opened for. Refused data gets a page saying why (400) and changes
+    nothing."""
+    config.require_enabled()
+    request.telegram_page = True
+    try:
+        return signin.sign_in(
+            request,
+            request.POST.get("init_data", ""),
+            request.POST.get("next", "")[:MAX_NEXT],
+        )
+    except init_data.InitDataRefused as refused:
+        logger.info("telegram mini app sign-in refused: %s", refused.reason)
+        return render(
+            request, "games/telegram_refused.html", {"reason": refused.message}, status=400
+        )
+
+
+@csrf_exempt
+@require_POST
+def webhook_view(request, secret):
+    """POST ``/telegram/webhook/<secret>/``: one Telegram update (JSON). The path's secret and
+    the ``X-Telegram-Bot-Api-Secret-Token`` header must both be the webhook's secret
+    (``config.webhook_secret``): a wrong path is 404, a wrong header 403. Answers 200 with
+    the bot's reply as a Bot API method in the body (``webhook.answer``), or empty; an
+    unreadable update is 400 (Telegram does not resend those)."""
+    config.require_enabled()
+    expected = config.webhook_secret().encode()
+    if not hmac.compare_digest(secret.encode(), expected):
+        raise Http404("unknown webhook")
+    header = request.headers.get("X-Telegram-Bot-Api-Secret-Token", "").encode()
+    if not hmac.compare_digest(header, expected):
+        return HttpResponse(status=403)
+    if len(request.body) > MAX_UPDATE_BYTES:
+        return HttpResponse(status=413)
+    try:
+        update = json.loads(request.body)
+    except ValueError:
+        return HttpResponse(status=400)
+    reply = webhook.answer(update)
+    if reply is None:
+        return HttpResponse(status=200)
+    return JsonResponse(reply)
+
+
+@login_required
+@require_POST
+def notices_choice(request):
+    """POST ``notices`` ("on" or anything else: off), CSRF: the signed-in player's choice of
+    Telegram notices, written in the page's language from now (``links.set_notices``). Back
+    to the profile's Telegram section; a player without a Telegram account gets 400 there."""
+    config.require_enabled()
+    try:
+        links.set_notices(request.user.pk, request.POST.get("notices") == "on", get_language())
+    except links.NoTelegramAccount:
+        return HttpResponseBadRequest(
+            _("Notices come through Telegram: sign in with Telegram to have them.")
+        )
+    return redirect(reverse("games:profile") + "#telegram")

@@ -1,0 +1,151 @@
+/*
+ * The site inside Telegram (a page served with games/telegram/pages.py's `telegram_app`):
+ * Telegram's colours (themeParams, light and dark) and viewport height, its BackButton for
+ * going back, its MainButton for the page's main action of the moment, haptic feedback on
+ * a roll and at a game's end, a closing confirmation while the player's game runs, and the
+ * challenge's "Send to a Telegram chat". Outside Telegram (no initData) it does nothing.
+ *
+ * The main action is the first visible, present element marked `data-tg-main="<rank>"`
+ * (lowest rank first): on the game page Confirm (1), Roll (2), Take (3), Pass (4), the
+ * match's next game (5), play again (6); elsewhere the form's submit button (20). The
+ * MainButton shows its text, is active when it is enabled, and clicks it.
+ */
+(function () {
+  "use strict";
+  const app = window.Telegram && window.Telegram.WebApp;
+  if (!app || !app.initData) return;
+  const root = document.documentElement;
+  root.classList.add("tg-in");
+
+  function supports(version) {
+    return typeof app.isVersionAtLeast !== "function" || app.isVersionAtLeast(version);
+  }
+
+  // --- colours and size -------------------------------------------------------------------
+  // Telegram's theme keys -> the site's colour variables (static/css/site.css)
+  const THEME = {
+    bg_color: "--paper",
+    text_color: "--ink",
+    hint_color: "--muted",
+    secondary_bg_color: "--card",
+    button_color: "--accent",
+    link_color: "--accent-dark",
+    button_text_color: "--tg-button-text",
+    section_separator_color: "--line",
+  };
+
+  function applyTheme() {
+    const params = app.themeParams || {};
+    for (const [key, variable] of Object.entries(THEME)) {
+      if (typeof params[key] === "string" && /^#[0-9a-fA-F]{3,8}$/.test(params[key])) {
+        root.style.setProperty(variable, params[key]);
+      } else {
+        root.style.removeProperty(variable);
+      }
+    }
+    const dark = app.colorScheme === "dark";
+    root.classList.toggle("tg-dark", dark);
+    root.style.colorScheme = dark ? "dark" : "light";
+  }
+
+  function applyViewport() {
+    const height = app.viewportStableHeight || app.viewportHeight;
+    if (height) root.style.setProperty("--tg-viewport-height", `${Math.round(height)}px`);
+  }
+
+  applyTheme();
+  applyViewport();
+  app.onEvent("themeChanged", applyTheme);
+  app.onEvent("viewportChanged", applyViewport);
+  app.ready();
+  if (typeof app.expand === "function") app.expand();
+
+  // --- back -------------------------------------------------------------------------------
+  const home = root.dataset.tgHome || "/";
+  const atHome = window.location.pathname === home;
+  if (app.BackButton && supports("6.1")) {
+    if (atHome) app.BackButton.hide();
+    else app.BackButton.show();
+    app.BackButton.onClick(() => {
+      // a page opened straight from a chat has nothing behind it: the app's home then
+      if (window.history.length > 1 && document.referrer) window.history.back();
+      else window.location.assign(home);
+    });
+  }
+
+  // --- the main action --------------------------------------------------------------------
+  let target = null;
+
+  function shown(el) {
+    return !el.hidden && !el.closest("[hidden]") && el.getClientRects().length > 0;
+  }
+
+  function mainAction() {
+    const marked = Array.from(document.querySelectorAll("[data-tg-main]")).filter(shown);
+    marked.sort((a, b) => Number(a.dataset.tgMain) - Number(b.dataset.tgMain));
+    return marked[0] || null;
+  }
+
+  function drawMainButton() {
+    const button = app.MainButton;
+    if (!button) return;
+    target = mainAction();
+    if (!target) {
+      button.hide();
+      return;
+    }
+    const text = target.textContent.trim().replace(/\s+/g, " ");
+    const active = !target.disabled && target.getAttribute("aria-disabled") !== "true";
+    button.setParams({ text, is_active: active, is_visible: true });
+  }
+
+  if (app.MainButton) {
+    app.MainButton.onClick(() => {
+      if (target && !target.disabled && document.contains(target)) target.click();
+    });
+    let queued = false;
+    const redraw = () => {
+      if (queued) return;
+      queued = true;
+      window.requestAnimationFrame(() => {
+        queued = false;
+        drawMainButton();
+      });
+    };
+    new MutationObserver(redraw).observe(document.body, {
+      subtree: true,
+      childList: true,
+      characterData: true,
+      attributes: true,
+      attributeFilter: ["hidden", "disabled", "aria-disabled", "class"],
+    });
+    drawMainButton();
+  }
+
+  // --- the game: haptics and the closing confirmation --------------------------------------
+  const haptics = app.HapticFeedback && supports("6.1") ? app.HapticFeedback : null;
+  let confirming = false;
+  document.addEventListener("room:rolled", () => {
+    if (haptics) haptics.impactOccurred("medium");
+  });
+  document.addEventListener("room:ended", (event) => {
+    if (haptics && event.detail && event.detail.player) {
+      haptics.notificationOccurred(event.detail.won ? "success" : "error");
+    }
+  });
+  document.addEventListener("room:drawn", (event) => {
+    const playing = Boolean(event.detail && event.detail.playing);
+    if (playing === confirming || !supports("6.2")) return;
+    confirming = playing;
+    if (playing) app.enableClosingConfirmation();
+    else app.disableClosingConfirmation();
+  });
+
+  // --- invitations ------------------------------------------------------------------------
+  for (const link of document.querySelectorAll("a[data-tg-share]")) {
+    link.addEventListener("click", (event) => {
+      event.preventDefault();
+      app.openTelegramLink(link.href);
+    });
+  }
+})();

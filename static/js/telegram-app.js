@@ -24,23 +24,24 @@
   // --- colours and size -------------------------------------------------------------------
   // Telegram's theme keys -> the site's colour variables (static/css/site.css)
   const THEME = {
-    bg_color: "--paper",
-    text_color: "--ink",
-    hint_color: "--muted",
-    secondary_bg_color: "--card",
-    button_color: "--accent",
-    link_color: "--accent-dark",
-    button_text_color: "--tg-button-text",
-    section_separator_color: "--line",
+    bg_color: ["--paper"],
+    text_color: ["--ink"],
+    hint_color: ["--muted"],
+    secondary_bg_color: ["--card"],
+    button_color: ["--accent", "--tg-button"],
+    link_color: ["--accent-dark"],
+    button_text_color: ["--tg-button-text"],
+    section_separator_color: ["--line"],
   };
 
   function applyTheme() {
     const params = app.themeParams || {};
-    for (const [key, variable] of Object.entries(THEME)) {
-      if (typeof params[key] === "string" && /^#[0-9a-fA-F]{3,8}$/.test(params[key])) {
-        root.style.setProperty(variable, params[key]);
-      } else {
-        root.style.removeProperty(variable);
+    for (const [key, variables] of Object.entries(THEME)) {
+      const value = params[key];
+      const valid = typeof value === "string" && /^#[0-9a-fA-F]{3,8}$/.test(value);
+      for (const variable of variables) {
+        if (valid) root.style.setProperty(variable, value);
+        else root.style.removeProperty(variable);
       }
     }
     const dark = app.colorScheme === "dark";

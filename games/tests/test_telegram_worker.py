@@ -8,6 +8,7 @@ import json
 import os
 import statistics
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -31,7 +32,13 @@ def telegram_worker(transactional_db, test_process_env, celery_test_queue, teleg
     """A Celery worker with Telegram on (the made-up bot, the stub's URL), reading a queue
     of its own, where this process's tasks go for the test."""
     queue = f"{celery_test_queue}-telegram"
-    env = dict(test_process_env, SITE_URL="https://nardy.example", **telegram_env(telegram_on.url))
+    env = dict(
+        test_process_env,
+        SITE_URL="https://nardy.example",
+        # counters of this test's own (the chats' ids recur from run to run)
+        GAMES_RATELIMIT_KEY_PREFIX=f"test-telegram-{uuid.uuid4().hex}",
+        **telegram_env(telegram_on.url),
+    )
     worker = start_worker(env, queue, tmp_path / "worker.log")
     celery_app.conf.task_default_queue = queue
     try:
@@ -59,6 +66,7 @@ def test_turn_notices_go_out_through_the_worker_and_wait_out_telegrams_refusals(
     white, black = player(990001), player(990002, notices_on=False)
     game = people_game(white, black)
     stub.wait_for(1)  # "your challenge was accepted" to its maker
+    time.sleep(1.05)  # Telegram allows one message a second per chat
     if awaiting_user(game) == white:
         game = take_turn(game.pk, white)
     latencies = []

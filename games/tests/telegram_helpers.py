@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 import pytest
 
 #: a made-up bot: its token signs the tests' initData; nothing reaches Telegram
-TOKEN = "7000000002:AAH-mini-app-token-used-only-by-the-tests"
+TOKEN = "7000000002:made-up-mini-app-token-of-the-tests"
 BOT_ID = TOKEN.partition(":")[0]
 BOT_USERNAME = "NardyTestBot"
 WEBHOOK_SECRET = "test-webhook-secret_0123456789"

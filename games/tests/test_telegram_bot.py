@@ -15,7 +15,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
-from games import clocks, services
+from games import clocks, services, tournaments
 from games.models import Game, Presence, Profile, TelegramLink
 from games.telegram import bot_api, links, notices
 from games.tests.factories import random_legal_play
@@ -25,6 +25,7 @@ from games.tests.telegram_helpers import (  # noqa: F401 - fixtures used by name
     bot_api_stub,
     telegram_on,
 )
+from games.tests.tournament_helpers import enter, open_page
 
 pytestmark = pytest.mark.django_db
 User = get_user_model()
@@ -266,6 +267,23 @@ def test_games_against_the_computer_and_players_without_notices_send_nothing(
     for _turn in range(3):
         game = take_turn(game.pk, awaiting_user(game))
     assert queued(unattended_queue) == [] and queued(unattended_queue, "accepted") == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_cup_player_with_no_page_of_it_open_is_told_their_game_has_begun(
+    telegram_on, unattended_queue
+):
+    users = [player(940 + n, notices_on=n < 3) for n in range(4)]  # the last asked for none
+    event = tournaments.create("cup", "match", size=4, match_length=3)
+    open_page(event, users[0].pk)  # their page announces the game itself
+    enter(event, [user.pk for user in users], present=False)
+    started = tournaments.advance(event.pk)
+    assert len(started) == 2
+    told = {args[1]: args[2] for _task, args, _eta in queued(unattended_queue, "tournament")}
+    assert set(told) == {users[1].pk, users[2].pk}
+    assert notices.send("tournament", users[1].pk, told[users[1].pk]) == "sent"
+    text = telegram_on.calls[-1]["payload"]["text"]
+    assert text.startswith(f"Your next game in “{event.name}” has begun: you play Player 9")
 
 
 # --- sending one notice --------------------------------------------------------------------

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from games.tests.telegram_helpers import BOT_USERNAME, TOKEN, WEBHOOK_SECRET, init_data
+from games.tests.test_e2e_accessibility import violations
 from games.tests.test_e2e_browser import browser, in_thread, viewer_side  # noqa: F401
 from nardy_site.tests.servers import DaphneServer, free_port
 
@@ -233,6 +234,7 @@ def test_a_telegram_user_plays_a_game_to_the_end_with_the_main_button(
     page.check("input[name=level][value=easy]")
     page.check("input[name=side][value=white]")
     shoot(page, f"{language}-{theme}-new-game")
+    assert violations(page) == []  # axe, with Telegram's colours
     page.evaluate("window.__pressMain()")
     page.wait_for_url(re.compile(r"/game/[0-9a-f-]{36}/$"))
     game_id = re.search(r"([0-9a-f-]{36})/$", page.url).group(1)
@@ -260,6 +262,7 @@ def test_a_telegram_user_plays_a_game_to_the_end_with_the_main_button(
         timeout=5000,
     )
     shoot(page, f"{language}-{theme}-result")
+    assert violations(page) == []
     # Telegram's theme changes while the app is open: the page follows
     other = "light" if theme == "dark" else "dark"
     page.evaluate("([scheme, params]) => window.__setTheme(scheme, params)", [other, THEMES[other]])

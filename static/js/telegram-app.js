@@ -34,11 +34,69 @@
     section_separator_color: ["--line"],
   };
 
+  const HEX = /^#[0-9a-fA-F]{6}$/;
+
+  function rgb(hex) {
+    return [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+  }
+
+  function luminance(hex) {
+    const [r, g, b] = rgb(hex).map((v) => {
+      const c = v / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  }
+
+  function contrast(a, b) {
+    const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+    return (hi + 0.05) / (lo + 0.05);
+  }
+
+  function mix(a, b, t) {
+    const [x, y] = [rgb(a), rgb(b)];
+    return "#" + x.map((v, i) => Math.round(v + (y[i] - v) * t).toString(16).padStart(2, "0")).join("");
+  }
+
+  /** `colour` moved toward `toward` until it reads against every one of `grounds` (WCAG AA). */
+  function readable(colour, grounds, toward) {
+    let out = colour;
+    for (let step = 1; step <= 20 && grounds.some((g) => contrast(out, g) < 4.5); step += 1) {
+      out = mix(colour, toward, step / 20);
+    }
+    return out;
+  }
+
+  /**
+   * Telegram's colours as given, except that text colours (links, hints) and our buttons'
+   * colour are darkened or lightened just enough to meet WCAG AA against the page and the
+   * panels: some of Telegram's palettes are a little under it, and the page must stay
+   * readable for everyone. (The MainButton is Telegram's own.)
+   */
+  function themeColours(params) {
+    const out = {};
+    for (const key of Object.keys(THEME)) {
+      if (typeof params[key] === "string" && HEX.test(params[key])) out[key] = params[key].toLowerCase();
+    }
+    const { bg_color: bg, text_color: text } = out;
+    if (bg && text) {
+      const grounds = [bg, out.secondary_bg_color || bg];
+      for (const key of ["link_color", "hint_color"]) {
+        if (out[key]) out[key] = readable(out[key], grounds, text);
+      }
+      if (out.button_color && out.button_text_color) {
+        const away = luminance(out.button_text_color) > 0.5 ? "#000000" : "#ffffff";
+        out.button_color = readable(out.button_color, [out.button_text_color], away);
+      }
+    }
+    return out;
+  }
+
   function applyTheme() {
-    const params = app.themeParams || {};
+    const params = themeColours(app.themeParams || {});
     for (const [key, variables] of Object.entries(THEME)) {
       const value = params[key];
-      const valid = typeof value === "string" && /^#[0-9a-fA-F]{3,8}$/.test(value);
+      const valid = typeof value === "string";
       for (const variable of variables) {
         if (valid) root.style.setProperty(variable, value);
         else root.style.removeProperty(variable);

@@ -6,6 +6,7 @@ import time
 from celery import shared_task
 from celery.signals import worker_init, worker_process_init, worker_ready
 from django.db import OperationalError
+from redis.exceptions import RedisError
 
 from games import analysis, clocks, lobby, services, tournaments
 from games.bots import bearoff, neural
@@ -22,6 +23,9 @@ TIMER_EARLY_MS = 2_000
 telegram_logger = logging.getLogger("games.telegram")
 #: how many times one Telegram notice is tried again before it is given up
 TELEGRAM_RETRIES = 20
+#: the longest wait before a notice's next try (s); Telegram's retry_after may be longer, and
+#: a try too early is told to wait again
+TELEGRAM_LONGEST_WAIT = 300
 #: a task that meets a database briefly locked or unreachable is retried (every task given
 #: it is idempotent: it does nothing once its work is done)
 DATABASE_RETRY = dict(
@@ -126,8 +130,9 @@ def telegram_notice(self, kind, user_id, game_id, version=0):
     """Send one Telegram notice (``games.telegram.notices.send``: ``kind`` "turn",
     "accepted" or "tournament", to account ``user_id``, about game ``game_id`` at
     ``version``). Tried again later when our own count of messages is full, when Telegram
-    says to wait (429: after its ``retry_after`` seconds), when it cannot be reached or the
-    database is briefly unavailable (1, 2, 4 ... 60 s): at most TELEGRAM_RETRIES times.
+    says to wait (429: after its ``retry_after`` seconds, at most TELEGRAM_LONGEST_WAIT),
+    when it cannot be reached or the database or Redis is briefly unavailable (1, 2, 4 ...
+    60 s): at most TELEGRAM_RETRIES times.
     Returns what happened ("sent", "stale", "blocked", ...)."""
     try:
         return telegram_notices.send(kind, user_id, game_id, version)
@@ -135,8 +140,9 @@ def telegram_notice(self, kind, user_id, game_id, version=0):
         raise self.retry(countdown=later.wait) from None
     except bot_api.RateLimited as limited:
         telegram_logger.info("telegram asks to wait %s s", limited.retry_after)
-        raise self.retry(countdown=limited.retry_after) from None
-    except (bot_api.Unavailable, OperationalError) as error:
+        # capped: a countdown past the broker's visibility timeout would be delivered twice
+        raise self.retry(countdown=min(limited.retry_after, TELEGRAM_LONGEST_WAIT)) from None
+    except (bot_api.Unavailable, OperationalError, RedisError) as error:
         telegram_logger.warning("telegram notice not sent yet: %s", error)
         raise self.retry(countdown=min(60, 2**self.request.retries)) from None
 

@@ -10,6 +10,7 @@ is configured (``settings.TELEGRAM_BOT_TOKEN``).
 import hmac
 import json
 import logging
+from functools import wraps
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, JsonResponse
@@ -20,7 +21,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
-from games.telegram import config, init_data, links, signin, webhook
+from games.telegram import config, init_data, links, pages, signin, webhook
 
 logger = logging.getLogger(__name__)
 
@@ -30,15 +31,26 @@ MAX_UPDATE_BYTES = 256 * 1024
 MAX_NEXT = 500
 
 
+def telegram_only(view):
+    """404 unless Telegram is on here, before anything else (the method, the sign-in)."""
+
+    @wraps(view)
+    def wrapped(request, *args, **kwargs):
+        config.require_enabled()
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+@telegram_only
 @require_GET
 def app_entry(request):
     """GET ``/tg/?next=<path>``: the page Telegram opens as the Mini App. Its script
     (static/js/telegram-entry.js) posts ``Telegram.WebApp.initData`` and ``next`` to
     ``app_sign_in``; outside Telegram it says how to open the app. The start parameter of a
     ``startapp`` link travels inside the signed ``initData``."""
-    config.require_enabled()
     request.telegram_page = True
-    return render(
+    response = render(
         request,
         "games/telegram_app.html",
         {
@@ -46,15 +58,17 @@ def app_entry(request):
             "sign_in_url": reverse("telegram_sign_in"),
         },
     )
+    pages.mark_device(request, response)
+    return response
 
 
+@telegram_only
 @require_POST
 def app_sign_in(request):
     """POST ``init_data`` (Telegram's ``initData``), ``next`` (a path), CSRF: signs the
     visitor in to the account of that Telegram user (``signin.sign_in``) and redirects to the
     page the app was opened for. Refused data gets a page saying why (400) and changes
     nothing."""
-    config.require_enabled()
     request.telegram_page = True
     try:
         return signin.sign_in(
@@ -70,6 +84,7 @@ def app_sign_in(request):
 
 
 @csrf_exempt
+@telegram_only
 @require_POST
 def webhook_view(request, secret):
     """POST ``/telegram/webhook/<secret>/``: one Telegram update (JSON). The path's secret and
@@ -77,7 +92,6 @@ def webhook_view(request, secret):
     (``config.webhook_secret``): a wrong path is 404, a wrong header 403. Answers 200 with
     the bot's reply as a Bot API method in the body (``webhook.answer``), or empty; an
     unreadable update is 400 (Telegram does not resend those)."""
-    config.require_enabled()
     expected = config.webhook_secret().encode()
     if not hmac.compare_digest(secret.encode(), expected):
         raise Http404("unknown webhook")
@@ -88,21 +102,21 @@ def webhook_view(request, secret):
         return HttpResponse(status=413)
     try:
         update = json.loads(request.body)
-    except ValueError:
+    except (ValueError, RecursionError):
         return HttpResponse(status=400)
-    reply = webhook.answer(update)
+    reply = webhook.answer(update, config.site_origin(request))
     if reply is None:
         return HttpResponse(status=200)
     return JsonResponse(reply)
 
 
+@telegram_only
 @login_required
 @require_POST
 def notices_choice(request):
     """POST ``notices`` ("on" or anything else: off), CSRF: the signed-in player's choice of
     Telegram notices, written in the page's language from now (``links.set_notices``). Back
     to the profile's Telegram section; a player without a Telegram account gets 400 there."""
-    config.require_enabled()
     try:
         links.set_notices(request.user.pk, request.POST.get("notices") == "on", get_language())
     except links.NoTelegramAccount:

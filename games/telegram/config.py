@@ -9,6 +9,14 @@ from django.core import checks
 from django.http import Http404
 from django.urls import reverse
 
+#: the session key that marks a visitor who came through the Mini App (pages.in_telegram)
+SESSION_KEY = "telegram_app"
+#: the cookie naming this browser (Telegram's web view) once it opened the Mini App: a random
+#: token, so a reload of the same opening is told from a copy of it replayed elsewhere, and
+#: the pages stay the Mini App's after a sign-out
+DEVICE_COOKIE = "nardy_tg"
+DEVICE_COOKIE_AGE = 365 * 24 * 3600
+
 #: characters Telegram allows in a Mini App's start parameter (at most 512 of them)
 START_PARAM_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 START_PARAM_MAX = 512
@@ -49,10 +57,11 @@ def site_origin(request=None):
     return f"{request.scheme}://{request.get_host()}"
 
 
-def app_url(next_path="", request=None):
-    """The absolute URL of the Mini App's entry page (``/tg/``), opening ``next_path`` (a
-    path of this site) once signed in; what a bot button of type ``web_app`` opens."""
-    url = site_origin(request) + reverse("telegram_app")
+def app_url(next_path="", origin=None):
+    """The absolute URL of the Mini App's entry page (``/tg/``) on ``origin`` (default
+    ``site_origin()``), opening ``next_path`` (a path of this site) once signed in; what a
+    bot button of type ``web_app`` opens."""
+    url = (origin or site_origin()) + reverse("telegram_app")
     return f"{url}?{urlencode({'next': next_path})}" if next_path else url
 
 

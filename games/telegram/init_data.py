@@ -20,6 +20,11 @@ from django.utils.translation import gettext as _
 MAX_LENGTH = 8192
 #: how far ahead of our clock an ``auth_date`` may be (seconds): clocks differ a little
 CLOCK_SKEW = 300
+#: Telegram's user ids fit in 52 bits (its Bot API says so); larger ones are no user's
+MAX_USER_ID = 2**52
+#: the user's fields kept, and the longest text kept of each
+USER_TEXT_FIELDS = ("first_name", "last_name", "username", "language_code", "photo_url")
+USER_TEXT_MAX = 256
 
 
 class InitDataRefused(ValueError):
@@ -113,17 +118,31 @@ def check(raw, bot_token, now=None, max_age=None):
     except ValueError:
         user = None
     user_id = user.get("id") if isinstance(user, dict) else None
-    if not isinstance(user_id, int) or isinstance(user_id, bool) or user_id <= 0:
+    if not isinstance(user_id, int) or isinstance(user_id, bool) or not 0 < user_id < MAX_USER_ID:
         raise InitDataRefused(
             "no_user", _("Telegram did not say who you are, so you cannot be signed in.")
         )
     return InitData(
-        user=user,
+        user=clean_user(user),
         auth_date=int(auth_date),
         start_param=fields.get("start_param", ""),
         hash=given,
         fields=fields,
     )
+
+
+def clean_user(user):
+    """The signed ``user`` reduced to what the site uses: ``id``, the text fields of
+    USER_TEXT_FIELDS that are strings (cut to USER_TEXT_MAX, anything UTF-8 cannot hold
+    dropped) and ``allows_write_to_pm`` when it is a bool."""
+    cleaned = {"id": user["id"]}
+    for key in USER_TEXT_FIELDS:
+        value = user.get(key)
+        if isinstance(value, str):
+            cleaned[key] = value.encode("utf-8", "ignore").decode("utf-8")[:USER_TEXT_MAX]
+    if isinstance(user.get("allows_write_to_pm"), bool):
+        cleaned["allows_write_to_pm"] = user["allows_write_to_pm"]
+    return cleaned
 
 
 def _unreadable():

@@ -20,7 +20,9 @@ class NoTelegramAccount(ValueError):
 def language_of(code, default="en"):
     """The site's language for a Telegram ``language_code`` ("ru", "bg-BG", ...), else
     ``default``."""
-    code = (code or "").split("-")[0].lower()
+    if not isinstance(code, str):
+        return default
+    code = code.split("-")[0].lower()
     return code if code in LANGUAGES else default
 
 
@@ -44,10 +46,13 @@ def user_of(telegram_id):
 
 
 def remember(user_id, telegram_id, language):
-    """Record (or update) the chat of ``user_id``: its Telegram id and the language of its
-    notices (a site language). Leaves the choice of notices as it was. Returns the link."""
+    """Record the chat of ``user_id`` (its Telegram id), with ``language`` (a site language)
+    for its notices when it is new; a player's own choice of language and of notices is kept.
+    Returns the link."""
     link, _created = TelegramLink.objects.update_or_create(
-        user_id=user_id, defaults={"chat_id": telegram_id, "language": language}
+        user_id=user_id,
+        defaults={"chat_id": telegram_id},
+        create_defaults={"chat_id": telegram_id, "language": language},
     )
     return link
 
@@ -68,9 +73,10 @@ def set_notices(user_id, on, language):
     with transaction.atomic():
         link = remember(user_id, telegram_id, language)
         link.notices = bool(on)
+        link.language = language
         if on:
             link.off_reason = ""
-        link.save(update_fields=["notices", "off_reason", "updated"])
+        link.save(update_fields=["notices", "language", "off_reason", "updated"])
     return link
 
 

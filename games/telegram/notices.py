@@ -225,14 +225,19 @@ def send(kind, user_id, game_id, version=0):
         return "refused"
     key = _sent_key(kind, user_id, game_id, version)
     if cache.get(key):
-        return "duplicate"
+        return "duplicate"  # sent already: no need to count it against the limits
     wait = ratelimits.hit(settings.TELEGRAM_SEND_LIMITS, "telegram", "all")
     if wait is None:
         wait = ratelimits.hit(settings.TELEGRAM_CHAT_LIMITS, "telegram", "chat", str(link.chat_id))
     if wait is not None:
         raise SendLater(wait)
+    # claimed before the call: two runs of one task (a redelivery) cannot both send it
+    if not cache.add(key, 1, SENT_TTL):
+        return "duplicate"
+    sent = False
     try:
         bot_api.call("sendMessage", message(kind, game, link))
+        sent = True
     except bot_api.Blocked:
         links.switch_off(link.chat_id, TelegramOff.BLOCKED)
         logger.info("telegram: user %s blocked the bot; notices off", user_id)
@@ -244,7 +249,9 @@ def send(kind, user_id, game_id, version=0):
     except bot_api.Refused as error:
         logger.error("telegram notice %s to user %s refused: %s", kind, user_id, error)
         return "refused"
-    cache.set(key, 1, SENT_TTL)
+    finally:
+        if not sent:
+            cache.delete(key)  # nothing went out: a later try may send it
     moved = _move_time_ms(game_id, version) if kind == TURN else None
     logger.info(
         "telegram notice kind=%s user=%s game=%s version=%s after_move_ms=%s",

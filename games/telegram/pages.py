@@ -2,9 +2,12 @@
 our glue (static/js/telegram-app.js) and a CSP and framing that allow them, and only there.
 
 A page is "inside Telegram" when its visitor came in through the Mini App (the session mark
-``signin.SESSION_KEY``) or it is one of the Mini App's own pages (``TelegramPagesMiddleware``
-marks those). Such a page is never served from or into the rules pages' shared page cache
-(``request.uncached_page``): it differs per visitor."""
+``config.SESSION_KEY``, or the browser's ``config.DEVICE_COOKIE``, which outlives a sign-out)
+or it is one of the Mini App's own pages (their views mark those). Such a page is never
+served from or into the rules pages' shared page cache (``request.uncached_page``): it
+differs per visitor."""
+
+import secrets
 
 from django.conf import settings
 from django.urls import reverse
@@ -12,9 +15,8 @@ from django.utils.translation import gettext as _
 
 from games.telegram import config, links, signin
 
-#: Telegram's script for Mini Apps (it must come from telegram.org)
+#: Telegram's script for Mini Apps (it must come from telegram.org); the CSP allows it alone
 SCRIPT_URL = "https://telegram.org/js/telegram-web-app.js"
-SCRIPT_ORIGIN = "https://telegram.org"
 #: where Telegram's web clients frame a Mini App (web.telegram.org/k/ and /a/)
 FRAME_ORIGINS = ["https://web.telegram.org"]
 
@@ -25,8 +27,26 @@ def in_telegram(request):
         return False
     if getattr(request, "telegram_page", False):
         return True
+    if request.COOKIES.get(config.DEVICE_COOKIE):
+        return True
     session = getattr(request, "session", None)
-    return bool(session is not None and session.get(signin.SESSION_KEY))
+    return bool(session is not None and session.get(config.SESSION_KEY))
+
+
+def mark_device(request, response):
+    """Give this browser its ``config.DEVICE_COOKIE`` (a random token) if it has none yet:
+    HttpOnly, and in production SameSite=None and Secure like the session (Telegram's web
+    clients frame the app)."""
+    if request.COOKIES.get(config.DEVICE_COOKIE):
+        return
+    response.set_cookie(
+        config.DEVICE_COOKIE,
+        secrets.token_urlsafe(18),
+        max_age=config.DEVICE_COOKIE_AGE,
+        httponly=True,
+        secure=settings.SESSION_COOKIE_SECURE,
+        samesite=settings.SESSION_COOKIE_SAMESITE,
+    )
 
 
 def context(request):
@@ -54,7 +74,7 @@ class TelegramPagesMiddleware:
             request.uncached_page = True
         response = self.get_response(request)
         if telegram or getattr(request, "telegram_page", False):
-            response._csp_update = {"script-src": [SCRIPT_ORIGIN]}
+            response._csp_update = {"script-src": [SCRIPT_URL]}
             response._csp_replace = {"frame-ancestors": FRAME_ORIGINS}
             response.xframe_options_exempt = True
         return response

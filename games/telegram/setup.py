@@ -3,6 +3,8 @@ the secret in the path, the same secret as the ``X-Telegram-Bot-Api-Secret-Token
 the updates it wants), the chat's menu button that opens the Mini App, and the bot's
 commands in each of the site's languages."""
 
+from urllib.parse import urlsplit
+
 from django.conf import settings
 from django.urls import reverse
 from django.utils import translation
@@ -12,6 +14,22 @@ from games.telegram import bot_api, config, webhook
 
 #: the updates the webhook reads (webhook.answer)
 ALLOWED_UPDATES = ["message", "my_chat_member"]
+
+
+def checked_origin(origin):
+    """``origin`` as ``https://host[:port]`` (a trailing slash dropped). Raises ValueError
+    for anything else: another scheme, no host, a path, a query or a fragment."""
+    parts = urlsplit(origin.strip())
+    if (
+        parts.scheme != "https"
+        or not parts.hostname
+        or parts.path not in ("", "/")
+        or parts.query
+        or parts.fragment
+        or parts.username
+    ):
+        raise ValueError(f"Telegram needs the site's https:// origin with no path, not {origin!r}")
+    return f"https://{parts.netloc}"
 
 
 def webhook_url(origin):
@@ -32,9 +50,8 @@ def configure(origin, menu_language=None):
     site at ``origin``, which must be https (Telegram calls and opens only https). Returns
     the list of methods called. Raises ValueError for a bad origin, bot_api.BotApiError for
     a refusal."""
-    if not origin.startswith("https://"):
-        raise ValueError(f"Telegram needs an https:// origin, not {origin!r}")
     config.require_enabled()
+    origin = checked_origin(origin)
     calls = [
         (
             "setWebhook",

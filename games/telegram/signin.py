@@ -20,8 +20,9 @@ from games.telegram import config, init_data, links
 
 logger = logging.getLogger(__name__)
 
-#: the session key that marks a visitor who came through the Mini App (pages.in_telegram)
-SESSION_KEY = "telegram_app"
+#: how long a used initData is remembered with the browser that used it (seconds): longer
+#: than it is valid, so that browser may reopen it after a sign-out
+USED_TTL = 7 * 24 * 3600
 #: the start parameter's prefixes: what the ``startapp`` link opens
 START_TARGETS = {"c": "games:challenge", "g": "games:game", "t": "games:tournament"}
 START_ARGUMENTS = {"c": "challenge_id", "g": "game_id", "t": "tournament_id"}
@@ -70,31 +71,41 @@ def _same_player(request, telegram_id):
     return bool(user and user.is_authenticated and links.telegram_id_of(user.pk) == telegram_id)
 
 
+def used_key(data):
+    """The cache key that remembers ``data`` (InitData) as used, and by which browser."""
+    return f"telegram:init-data:{data.hash}"
+
+
 def check(request, raw):
     """Check ``raw`` initData for this request. Returns ``(data, fresh)``: ``fresh`` False
     when the visitor is already signed in as that Telegram user (the app reopened, or a page
     reloaded), so nothing more is needed; then an older, already used opening is accepted.
     Otherwise the data must be fresh (``TELEGRAM_AUTH_MAX_AGE``) and unused: each signature
-    signs in once, so a copied one cannot be replayed. Raises InitDataRefused."""
+    signs in once, so a copy of it replayed from another browser is refused; only the
+    browser that used it (its ``config.DEVICE_COOKIE``) may use it again, e.g. after signing
+    out. Raises InitDataRefused."""
     token = config.bot_token()
+    device = request.COOKIES.get(config.DEVICE_COOKIE, "")
     try:
         data = init_data.check(raw, token)
     except init_data.InitDataRefused as refused:
         if refused.reason != "expired":
             raise
         data = init_data.check(raw, token, max_age=math.inf)
-        if not _same_player(request, data.telegram_id):
+        if _same_player(request, data.telegram_id):
+            return data, False
+        if not device or cache.get(used_key(data)) != device:
             raise
-        return data, False
+        return data, True
     if _same_player(request, data.telegram_id):
         return data, False
-    ttl = settings.TELEGRAM_AUTH_MAX_AGE + init_data.CLOCK_SKEW
-    if not cache.add(f"telegram:init-data:{data.hash}", 1, ttl):
-        raise init_data.InitDataRefused(
-            "used",
-            _("This opening of the app was already used. Please close it and open it again."),
-        )
-    return data, True
+    if cache.add(used_key(data), device or "-", USED_TTL):
+        return data, True
+    if device and cache.get(used_key(data)) == device:
+        return data, True
+    raise init_data.InitDataRefused(
+        "used", _("This opening of the app was already used. Please close it and open it again.")
+    )
 
 
 def sign_in(request, raw, requested=""):
@@ -112,13 +123,17 @@ def sign_in(request, raw, requested=""):
         provider = get_social_adapter().get_provider(request, "telegram")
         login = provider.sociallogin_from_response(request, dict(data.user))
         login.state = {"process": "login", "next": target}
-        response = complete_social_login(request, login)
+        try:
+            response = complete_social_login(request, login)
+        except Exception:
+            cache.delete(used_key(data))  # nobody signed in: the opening may be tried again
+            raise
     else:
         response = redirect(target)
     user = getattr(request, "user", None)
     if user is not None and user.is_authenticated:
         links.remember(user.pk, data.telegram_id, language)
-        request.session[SESSION_KEY] = True
+        request.session[config.SESSION_KEY] = True
     else:
         logger.warning("telegram mini app: user %s was not signed in", data.telegram_id)
     response.set_cookie(

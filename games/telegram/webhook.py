@@ -7,11 +7,12 @@ Telegram carries it out), so a reply costs no call of our own.
   in a private chat: how to play.
 - ``my_chat_member``: the user blocked the bot (no more notices) or started it again."""
 
+from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext as _
 
 from games.models import TelegramOff
-from games.telegram import config, links, signin
+from games.telegram import config, init_data, links, signin
 
 #: the commands the bot answers; the menu lists them (``setup``)
 COMMANDS = ("start", "play")
@@ -19,33 +20,49 @@ COMMANDS = ("start", "play")
 
 def _command(text):
     """``(command, payload)`` of a message's text ("/play@NardyBot x" -> ("play", "x")), or
-    (None, "") when it is no command."""
+    (None, "") when it is no command or a command to another bot ("/play@OtherBot")."""
     if not text.startswith("/"):
         return None, ""
     head, _space, payload = text[1:].partition(" ")
-    return head.split("@", 1)[0].lower(), payload.strip()
+    name, _at, bot = head.partition("@")
+    ours = settings.TELEGRAM_BOT_USERNAME
+    if bot and ours and bot.lower() != ours.lower():
+        return None, ""
+    return name.lower(), payload.strip()
 
 
-def _open_button(chat_type, target):
+def _dict(value):
+    return value if isinstance(value, dict) else {}
+
+
+def _user_id(value):
+    """True when ``value`` can be a Telegram user's (or private chat's) id."""
+    return (
+        isinstance(value, int) and not isinstance(value, bool) and 0 < value < init_data.MAX_USER_ID
+    )
+
+
+def _open_button(chat_type, target, origin):
     if chat_type == "private":
-        return {"text": _("Play"), "web_app": {"url": config.app_url(target or "")}}
+        return {"text": _("Play"), "web_app": {"url": config.app_url(target or "", origin)}}
     link = config.mini_app_link()
     return {"text": _("Play"), "url": link} if link else None
 
 
-def _reply(message, text, target=None):
-    chat = message.get("chat") or {}
+def _reply(message, text, origin, target=None):
+    chat = message["chat"]
     answer = {"method": "sendMessage", "chat_id": chat.get("id"), "text": text}
-    button = _open_button(chat.get("type"), target)
+    button = _open_button(chat.get("type"), target, origin)
     if button is not None:
         answer["reply_markup"] = {"inline_keyboard": [[button]]}
     return answer
 
 
-def answer(update):
-    """The answer to ``update`` (a dict, as Telegram posts it): a Bot API method to carry out
-    (a dict with ``method``), or None when nothing is to be said. Records what it learns: a
-    user who starts the bot can be written to; one who blocks it is no longer."""
+def answer(update, origin=None):
+    """The answer to ``update`` (a dict, as Telegram posts it; any other shape is ignored): a
+    Bot API method to carry out (a dict with ``method``), or None when nothing is to be said.
+    ``origin``: the site's public origin for the buttons (default SITE_URL). Records what it
+    learns: a user who starts the bot can be written to; one who blocks it is no longer."""
     if not isinstance(update, dict):
         return None
     member = update.get("my_chat_member")
@@ -55,7 +72,7 @@ def answer(update):
     message = update.get("message")
     if not isinstance(message, dict) or not isinstance(message.get("chat"), dict):
         return None
-    sender = message.get("from") if isinstance(message.get("from"), dict) else {}
+    sender = _dict(message.get("from"))
     text = message.get("text") if isinstance(message.get("text"), str) else ""
     language = links.language_of(sender.get("language_code"))
     command, payload = _command(text.strip())
@@ -64,7 +81,7 @@ def answer(update):
         return None  # a group's talk is not for the bot
     with translation.override(language):
         if command in COMMANDS:
-            if private and isinstance(sender.get("id"), int):
+            if private and _user_id(sender.get("id")):
                 links.chat_started(sender["id"])
             target = signin.start_path(payload) if payload else None
             return _reply(
@@ -73,15 +90,15 @@ def answer(update):
                     "Long nardy: play the computer or a friend, rated games and tournaments, "
                     "without leaving Telegram. Tap the button to open the board."
                 ),
+                origin,
                 target,
             )
-        return _reply(message, _("Send /play, or tap the button, to open the board."))
+        return _reply(message, _("Send /play, or tap the button, to open the board."), origin)
 
 
 def _member_changed(member):
-    chat = member.get("chat") or {}
-    new = member.get("new_chat_member") or {}
-    if chat.get("type") != "private" or not isinstance(chat.get("id"), int):
+    chat, new = _dict(member.get("chat")), _dict(member.get("new_chat_member"))
+    if chat.get("type") != "private" or not _user_id(chat.get("id")):
         return
     status = new.get("status")
     if status == "kicked":

@@ -40,10 +40,12 @@ def init_data(
     token=TOKEN,
     language_code="en",
     first_name="Olga",
+    ascii_json=False,
     **user,
 ):
     """A Mini App's ``initData`` string for the Telegram user ``user_id``, signed ``age``
-    seconds ago (each call a different auth_date, so two are two openings)."""
+    seconds ago (each call a different auth_date, so two are two openings). ``ascii_json``:
+    the user's JSON with \\u escapes (as for a lone surrogate) instead of UTF-8."""
     at = int(time.time()) - age
     while at in _auth_dates:
         at -= 1
@@ -51,7 +53,7 @@ def init_data(
     person = {"id": user_id, "first_name": first_name, "language_code": language_code, **user}
     fields = {
         "query_id": "AAE" + uuid.uuid4().hex[:12],
-        "user": json.dumps(person, separators=(",", ":"), ensure_ascii=False),
+        "user": json.dumps(person, separators=(",", ":"), ensure_ascii=ascii_json),
         "auth_date": str(at),
         "signature": "c2lnbmF0dXJlLW9mLXRlc3Rz",
     }

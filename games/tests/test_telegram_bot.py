@@ -7,6 +7,7 @@ Bot API client's errors against a local stub of Telegram (429 with retry_after, 
 import base64
 import json
 import random
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import redis
@@ -14,6 +15,7 @@ from allauth.socialaccount.models import SocialAccount
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
+from django.db import connections
 
 from games import clocks, services, tournaments
 from games.models import Game, Presence, Profile, TelegramLink
@@ -120,6 +122,29 @@ def test_a_user_who_blocks_the_bot_gets_no_more_notices_until_they_start_it(tele
     assert TelegramLink.objects.get(user=user).off_reason == "blocked"
     post_update(client, message("/start", user_id=800))
     assert links.sending_to(user.pk) is not None
+
+
+def test_odd_updates_are_ignored_not_failed(telegram_on, client):
+    odd = [
+        message("/start", language=7),
+        {"update_id": 3, "my_chat_member": {"chat": "x", "new_chat_member": []}},
+        {"update_id": 4, "my_chat_member": {"chat": {"id": 2**70, "type": "private"}}},
+        {"update_id": 5, "message": {"chat": None}},
+        {"update_id": 6, "edited_message": {"text": "/start"}},
+        {"update_id": 7, "message": {"chat": {"id": 1, "type": "private"}, "from": [], "text": 5}},
+        [],
+        "text",
+    ]
+    for update in odd:
+        assert post_update(client, update).status_code == 200, update
+    assert post_update(client, message("/start", language=7)).json()["text"].startswith("Long")
+    deep = "[" * 100_000 + "]" * 100_000
+    response = client.post(
+        HOOK, deep, "application/json", headers={"X-Telegram-Bot-Api-Secret-Token": WEBHOOK_SECRET}
+    )
+    assert response.status_code == 400
+    # a command to another bot in a group is not ours to answer
+    assert post_update(client, message("/play@OtherBot", chat_type="group")).content == b""
 
 
 # --- the Bot API client -------------------------------------------------------------------
@@ -360,6 +385,24 @@ def test_notices_keep_within_telegrams_limits(telegram_on, settings):
     assert len(stub.calls) == 2
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_notice_is_sent_once_when_its_task_runs_twice_at_once(telegram_on, settings):
+    settings.TELEGRAM_CHAT_LIMITS = ""
+    user, other = player(981), player(982, notices_on=False)
+    game = people_game(user, other)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        outcomes = list(pool.map(lambda _n: _send_closing("accepted", user.pk, game.pk), range(4)))
+    assert sorted(outcomes) == ["duplicate"] * 3 + ["sent"]
+    assert len(telegram_on.calls) == 1
+
+
+def _send_closing(*args):
+    try:
+        return notices.send(*args)
+    finally:
+        connections.close_all()
+
+
 # --- manage.py telegram_setup ----------------------------------------------------------------
 
 
@@ -391,13 +434,18 @@ def test_setup_sets_the_webhook_the_menu_button_and_the_commands(telegram_on, ca
 
 def test_setup_says_what_is_wrong(telegram_on, settings):
     stub = telegram_on
-    with pytest.raises(CommandError, match="https"):
-        call_command("telegram_setup", origin="http://nardy.example")
+    for origin in ("http://nardy.example", "https://", "https://nardy.example/x", "https://a/?y"):
+        with pytest.raises(CommandError, match="https"):
+            call_command("telegram_setup", origin=origin)
+    assert stub.calls == []
+    call_command("telegram_setup", origin="https://nardy.example/")
+    assert stub.calls[0]["payload"]["url"].startswith("https://nardy.example/telegram/webhook/")
     stub.answer(
         400, {"ok": False, "description": "Bad Request: bad webhook: HTTPS url must be provided"}
     )
     with pytest.raises(CommandError, match="bad webhook"):
         call_command("telegram_setup", origin="https://nardy.example")
     settings.TELEGRAM_BOT_TOKEN = ""
+    settings.SITE_URL = ""
     with pytest.raises(CommandError, match="TELEGRAM_BOT_TOKEN"):
-        call_command("telegram_setup", origin="https://nardy.example")
+        call_command("telegram_setup")

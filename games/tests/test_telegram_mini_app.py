@@ -61,7 +61,7 @@ def test_the_entry_page_loads_telegrams_script_and_may_be_framed_by_telegram(tel
     assert "frame-ancestors https://web.telegram.org" in policy
     assert "X-Frame-Options" not in page
     # any other visitor's page stays as strict as before
-    other = client.get("/en/games/")
+    other = client.__class__().get("/en/games/")
     assert "telegram.org" not in csp(other) and other["X-Frame-Options"] == "DENY"
     assert "telegram-web-app.js" not in other.content.decode()
 
@@ -75,7 +75,7 @@ def test_first_opening_makes_the_account_of_the_telegram_sign_in_and_marks_the_s
     account = SocialAccount.objects.get(user=user)
     assert (account.provider, account.uid) == ("telegram", "9001")
     assert user.profile.display_name == "Olga K"
-    assert client.session[signin.SESSION_KEY] is True
+    assert client.session[config.SESSION_KEY] is True
     link = TelegramLink.objects.get(user=user)
     assert (link.chat_id, link.language, link.notices) == (9001, "en", False)
     # the next pages carry Telegram's script and may be framed; so may a cached rules page
@@ -200,3 +200,45 @@ def test_a_player_with_telegram_chooses_notices_on_the_profile(telegram_on, clie
     refused = client.post("/en/profile/telegram/", {"notices": "on"})
     assert refused.status_code == 400 and "sign in with Telegram" in refused.content.decode()
     assert not TelegramLink.objects.filter(user=google).exists()
+
+
+def test_signing_out_inside_the_app_keeps_its_pages_and_this_browser_may_open_it_again(
+    telegram_on, client
+):
+    raw = init_data(user_id=71)
+    open_app(client, raw)
+    client.post("/en/accounts/logout/")
+    assert signed_in(client) is None
+    page = client.get("/en/")
+    assert "telegram-web-app.js" in page.content.decode()
+    assert "frame-ancestors https://web.telegram.org" in csp(page)
+    # the same opening, reloaded in this browser, signs in again; a copy elsewhere does not
+    assert open_app(client, raw).status_code == 302 and signed_in(client) is not None
+    assert open_app(client.__class__(), raw).status_code == 400
+
+
+def test_a_player_s_own_choice_of_language_outlives_opening_the_app_again(telegram_on, client):
+    open_app(client, init_data(user_id=81, language_code="ru"))
+    client.post("/bg/profile/telegram/", {"notices": "on"})
+    client.logout()
+    open_app(client, init_data(user_id=81, language_code="ru"))
+    assert TelegramLink.objects.get(chat_id=81).language == "bg"
+
+
+def test_odd_user_data_signed_by_telegram_is_cleaned_or_refused(telegram_on, client):
+    huge = open_app(client, init_data(user_id=2**63))
+    assert huge.status_code == 400 and not User.objects.exists()
+    odd = init_data(
+        user_id=91, language_code=7, first_name={"x": 1}, last_name="K\ud800", ascii_json=True
+    )
+    assert open_app(client, odd).status_code == 302
+    user = signed_in(client)
+    assert user.profile.display_name == "K"
+    assert TelegramLink.objects.get(user=user).language == "en"
+
+
+def test_without_a_bot_every_telegram_url_is_not_found_whatever_the_method(client, settings):
+    settings.TELEGRAM_BOT_TOKEN = ""
+    for path in ("/tg/session/", "/telegram/webhook/x/", "/en/profile/telegram/"):
+        assert client.get(path).status_code == 404, path
+        assert client.post(path).status_code == 404, path

@@ -16,6 +16,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import translation
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
@@ -56,6 +57,7 @@ def app_entry(request):
         {
             "next": request.GET.get("next", "")[:MAX_NEXT],
             "sign_in_url": reverse("telegram_sign_in"),
+            "bot_url": pages.bot_link(),
         },
     )
     pages.mark_device(request, response)
@@ -78,6 +80,8 @@ def app_sign_in(request):
         )
     except init_data.InitDataRefused as refused:
         logger.info("telegram mini app sign-in refused: %s", refused.reason)
+        # said in the language the data claims (unchecked, it only picks the words)
+        translation.activate(signin.claimed_language(request.POST.get("init_data", "")))
         return render(
             request, "games/telegram_refused.html", {"reason": refused.message}, status=400
         )

@@ -55,6 +55,7 @@ from games.models import (
     other_side,
 )
 from games.services import playban
+from games.telegram import notices as telegram_notices
 from games.telegram import pages as telegram_pages
 
 #: session key holding the visitor's guest id (a random, URL-safe token)
@@ -637,8 +638,9 @@ def _challenge_context(request, challenge):
     the page in their own), ``status_url``, ``clock`` (``{"kind",
     "name", "summary"}`` of the game's clock), ``rated`` (bool), ``creator`` (None for a
     guest, else ``{"name", "rating", "provisional", "profile"}`` of the creator's account in
-    the preset), ``game_url`` once accepted (else None), ``created`` and ``telegram_share``
-    (inside the Mini App: the link that sends the challenge to a Telegram chat, else "")."""
+    the preset), ``game_url`` once accepted (else None), ``created``, ``telegram_share``
+    (inside the Mini App: the link that sends the challenge to a Telegram chat, else "") and
+    ``telegram_link`` (inside the Mini App: the link that opens it in Telegram, else "")."""
     table = challenge.table or {}
     kind = services.clock_kind_for(challenge.preset, challenge.clock_kind)
     creator = None
@@ -668,6 +670,7 @@ def _challenge_context(request, challenge):
         # inside the Mini App: Telegram's share page, with a link that opens the challenge
         # inside Telegram for the friend
         "telegram_share": telegram_pages.challenge_share_link(request, challenge.id),
+        "telegram_link": telegram_pages.challenge_link(request, challenge.id),
         "status_url": reverse("games:challenge_status", kwargs={"challenge_id": challenge.id}),
         "clock": {
             "kind": kind,
@@ -819,8 +822,13 @@ def challenge_cancel(request, challenge_id):
 def challenge_status(request, challenge_id):
     """GET: a challenge's state as JSON, for its page to follow: ``{"status":
     "open"|"accepted"|"cancelled", "game": <the game's page URL once accepted, else null>}``.
-    Never cached; 404 for an unknown id."""
+    Never cached; 404 for an unknown id. Polled by the creator's page, it tells the Telegram
+    notices that the creator is watching (no "accepted" message needed then)."""
     challenge = get_object_or_404(Challenge, pk=challenge_id)
+    if challenge.status == ChallengeStatus.OPEN and _is_creator(
+        challenge, viewer_of(request, create=False)
+    ):
+        telegram_notices.creator_waiting(challenge.pk)  # they will see the answer here
     game_url = None
     if challenge.game_id:
         game_url = reverse("games:game", kwargs={"game_id": challenge.game_id})

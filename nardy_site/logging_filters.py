@@ -3,7 +3,7 @@
 import logging
 
 #: the beat's routine tasks: run every 0.5-2 s, they log themselves only when they did something
-ROUTINE_TASKS = frozenset({"games.sweep_clocks", "games.pair_lobby"})
+ROUTINE_TASKS = frozenset({"games.sweep_clocks", "games.pair_lobby", "games.tournament_tick"})
 
 
 class QuietRoutineTasks(logging.Filter):

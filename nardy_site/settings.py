@@ -624,6 +624,8 @@ TELEGRAM_CHAT_LIMITS = env.str("TELEGRAM_CHAT_LIMITS", default="1/second;20/minu
 # A player whose game page closed less than this long ago (seconds) is not yet told it is
 # their turn: a reload must not send a message.
 TELEGRAM_TURN_GRACE_SECONDS = env.float("TELEGRAM_TURN_GRACE_SECONDS", default=10.0)
+if PRODUCTION and TELEGRAM_BOT_TOKEN and not SITE_URL:
+    _required("SITE_URL", "the bot's buttons and notices (sent from Celery) link to the site")
 
 
 def _social_providers():

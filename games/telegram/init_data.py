@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from urllib.parse import parse_qsl
 
 from django.conf import settings
-from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _
 
 #: the longest ``initData`` read (characters); Telegram's are well under 4 KB
 MAX_LENGTH = 8192
@@ -27,15 +27,29 @@ USER_TEXT_FIELDS = ("first_name", "last_name", "username", "language_code", "pho
 USER_TEXT_MAX = 256
 
 
-class InitDataRefused(ValueError):
-    """``initData`` that is refused. ``message``: why, in the active language, for the page;
-    ``reason``: a short code for logs and tests ("unreadable", "unsigned", "expired",
-    "no_user", "bad_signature")."""
+#: why initData is refused, by reason code, for the player
+MESSAGES = {
+    "unreadable": _("Telegram's data could not be read. Please close the app and open it again."),
+    "unsigned": _("Telegram's data carries no signature."),
+    "bad_signature": _("Telegram's data does not carry a valid signature for this site's bot."),
+    "expired": _("This opening of the app has expired. Please close it and open it again."),
+    "no_user": _("Telegram did not say who you are, so you cannot be signed in."),
+    "used": _("This opening of the app was already used. Please close it and open it again."),
+}
 
-    def __init__(self, reason, message):
-        super().__init__(message)
+
+class InitDataRefused(ValueError):
+    """``initData`` that is refused. ``reason``: a short code for logs and tests (a key of
+    MESSAGES: "unreadable", "unsigned", "bad_signature", "expired", "no_user", "used");
+    ``message``: why, for the player, in the language active when it is read."""
+
+    def __init__(self, reason):
+        super().__init__(reason)
         self.reason = reason
-        self.message = message
+
+    @property
+    def message(self):
+        return str(MESSAGES[self.reason])
 
 
 @dataclass(frozen=True)
@@ -77,14 +91,14 @@ def parse_fields(raw):
     ("unreadable") for a value that is not a string of at most MAX_LENGTH characters, an
     empty one, or one with a field given twice."""
     if not isinstance(raw, str) or not raw or len(raw) > MAX_LENGTH:
-        raise InitDataRefused("unreadable", _unreadable())
+        raise InitDataRefused("unreadable")
     try:
         pairs = parse_qsl(raw, keep_blank_values=True, strict_parsing=True)
     except ValueError:
-        raise InitDataRefused("unreadable", _unreadable()) from None
+        raise InitDataRefused("unreadable") from None
     fields = dict(pairs)
     if len(fields) != len(pairs):
-        raise InitDataRefused("unreadable", _unreadable())
+        raise InitDataRefused("unreadable")
     return fields
 
 
@@ -100,28 +114,21 @@ def check(raw, bot_token, now=None, max_age=None):
     fields = parse_fields(raw)
     given = fields.get("hash", "")
     if not given:
-        raise InitDataRefused("unsigned", _("Telegram's data carries no signature."))
+        raise InitDataRefused("unsigned")
     if not hmac.compare_digest(given.encode(), signature(fields, bot_token).encode()):
-        raise InitDataRefused(
-            "bad_signature",
-            _("Telegram's data does not carry a valid signature for this site's bot."),
-        )
+        raise InitDataRefused("bad_signature")
     auth_date = fields.get("auth_date", "")
     if not (auth_date.isascii() and auth_date.isdigit()):
-        raise InitDataRefused("unreadable", _unreadable())
+        raise InitDataRefused("unreadable")
     if now - int(auth_date) > max_age or int(auth_date) - now > CLOCK_SKEW:
-        raise InitDataRefused(
-            "expired", _("This opening of the app has expired. Please close it and open it again.")
-        )
+        raise InitDataRefused("expired")
     try:
         user = json.loads(fields.get("user", ""))
     except ValueError:
         user = None
     user_id = user.get("id") if isinstance(user, dict) else None
     if not isinstance(user_id, int) or isinstance(user_id, bool) or not 0 < user_id < MAX_USER_ID:
-        raise InitDataRefused(
-            "no_user", _("Telegram did not say who you are, so you cannot be signed in.")
-        )
+        raise InitDataRefused("no_user")
     return InitData(
         user=clean_user(user),
         auth_date=int(auth_date),
@@ -143,7 +150,3 @@ def clean_user(user):
     if isinstance(user.get("allows_write_to_pm"), bool):
         cleaned["allows_write_to_pm"] = user["allows_write_to_pm"]
     return cleaned
-
-
-def _unreadable():
-    return _("Telegram's data could not be read. Please close the app and open it again.")

@@ -35,6 +35,9 @@ TURN, ACCEPTED, TOURNAMENT = "turn", "accepted", "tournament"
 KINDS = (TURN, ACCEPTED, TOURNAMENT)
 #: how long a sent notice is remembered, so a task run twice sends it once (seconds)
 SENT_TTL = 24 * 3600
+#: a challenge's page polls its status every 1.5 s; one not heard from for this long (s) is
+#: taken for closed
+WAITING_TTL = 5
 
 
 class SendLater(Exception):
@@ -109,11 +112,24 @@ def on_change(sender, notice, **kwargs):
         _queue(TURN, user_id, notice.game.pk, notice.game.version, countdown=delay)
 
 
+def _waiting_key(challenge_id):
+    return f"telegram:challenge-page:{challenge_id}"
+
+
+def creator_waiting(challenge_id):
+    """The maker of the open challenge ``challenge_id`` has its page open (it polls): they
+    will see it accepted there, so no message is needed for the next WAITING_TTL seconds."""
+    if config.enabled():
+        cache.set(_waiting_key(challenge_id), 1, WAITING_TTL)
+
+
 @receiver(challenge_accepted, dispatch_uid="games.telegram.notices.on_accept")
 def on_accept(sender, challenge, game, **kwargs):
     """``challenge_accepted`` receiver: after the commit, queue the notice to the challenge's
-    maker (an account that asked for notices)."""
+    maker (an account that asked for notices), unless its page is open (``creator_waiting``)."""
     if not config.enabled() or not challenge.creator_user_id:
+        return
+    if cache.get(_waiting_key(challenge.pk)):
         return
     user_id = challenge.creator_user_id
     if links.sending_to(user_id) is not None:

@@ -58,6 +58,12 @@ def context(request):
     return {"telegram_app": {"script": SCRIPT_URL, "home": reverse("games:my_games")}}
 
 
+def bot_link():
+    """``https://t.me/<bot>`` (the chat with the bot), or "" without its username."""
+    username = settings.TELEGRAM_BOT_USERNAME
+    return f"https://t.me/{username}" if username else ""
+
+
 class TelegramPagesMiddleware:
     """For a page inside Telegram (``in_telegram``): allows Telegram's script (CSP
     ``script-src``) and framing by Telegram's web clients (CSP ``frame-ancestors``, no
@@ -80,13 +86,20 @@ class TelegramPagesMiddleware:
         return response
 
 
+def challenge_link(request, challenge_id):
+    """For a page inside Telegram: the link that opens the challenge ``challenge_id`` in the
+    Mini App (``https://t.me/<bot>?startapp=c…``), else "" (also without the bot's
+    username)."""
+    if not in_telegram(request):
+        return ""
+    return config.mini_app_link(signin.start_param_for("c", challenge_id))
+
+
 def challenge_share_link(request, challenge_id):
     """For a page inside Telegram: Telegram's share link for the challenge ``challenge_id``
     (choosing a chat there sends an invitation with the ``startapp`` link that opens the
     challenge in the Mini App), else "" (also when the bot's username is not configured)."""
-    if not in_telegram(request):
-        return ""
-    link = config.mini_app_link(signin.start_param_for("c", challenge_id))
+    link = challenge_link(request, challenge_id)
     if not link:
         return ""
     return config.share_link(link, _("A game of long nardy with me? Tap the link to accept."))
@@ -99,10 +112,9 @@ def notices_section(user_id):
     if not config.enabled():
         return None
     link = links.choice_of(user_id)
-    username = settings.TELEGRAM_BOT_USERNAME
     return {
         "account": links.telegram_id_of(user_id) is not None,
         "on": bool(link and link.notices),
         "off_reason": link.get_off_reason_display() if link and link.off_reason else "",
-        "bot_url": f"https://t.me/{username}" if username else "",
+        "bot_url": bot_link(),
     }

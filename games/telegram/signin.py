@@ -2,6 +2,7 @@
 allauth social account, provider "telegram", uid the Telegram id), made on the first visit;
 a guest's games move to it as at any sign-in (``games.accounts.adopt_guest``)."""
 
+import json
 import logging
 import math
 import uuid
@@ -14,7 +15,6 @@ from django.shortcuts import redirect
 from django.urls import reverse, translate_url
 from django.utils import translation
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.utils.translation import gettext as _
 
 from games.telegram import config, init_data, links
 
@@ -71,6 +71,17 @@ def _same_player(request, telegram_id):
     return bool(user and user.is_authenticated and links.telegram_id_of(user.pk) == telegram_id)
 
 
+def claimed_language(raw):
+    """The site language named by the ``language_code`` of ``raw`` initData's user, read
+    without checking the signature (only to word a refusal), else the active one."""
+    try:
+        user = json.loads(init_data.parse_fields(raw).get("user", ""))
+    except (init_data.InitDataRefused, ValueError, RecursionError):
+        user = None
+    code = user.get("language_code") if isinstance(user, dict) else None
+    return links.language_of(code, translation.get_language())
+
+
 def used_key(data):
     """The cache key that remembers ``data`` (InitData) as used, and by which browser."""
     return f"telegram:init-data:{data.hash}"
@@ -103,9 +114,7 @@ def check(request, raw):
         return data, True
     if device and cache.get(used_key(data)) == device:
         return data, True
-    raise init_data.InitDataRefused(
-        "used", _("This opening of the app was already used. Please close it and open it again.")
-    )
+    raise init_data.InitDataRefused("used")
 
 
 def sign_in(request, raw, requested=""):

@@ -123,12 +123,14 @@ def telegram_daphne(transactional_db, test_process_env, celery_worker_process, t
         server.stop()
 
 
-def telegram_page(browser, language, theme, user_id):
+def telegram_page(browser, language, theme, user_id, start_param=""):
     """A phone-sized page whose Telegram script is the stand-in, for the Telegram user
-    ``user_id`` speaking ``language``, in ``theme``."""
+    ``user_id`` speaking ``language``, in ``theme``, opened by a link with ``start_param``."""
     context = browser.new_context(viewport=PHONE, reduced_motion="reduce", has_touch=True)
     script = STAND_IN % {
-        "init_data": json.dumps(init_data(user_id=user_id, language_code=language)),
+        "init_data": json.dumps(
+            init_data(user_id=user_id, language_code=language, start_param=start_param)
+        ),
         "scheme": json.dumps(theme),
         "theme": json.dumps(THEMES[theme]),
     }
@@ -284,6 +286,22 @@ def test_a_telegram_user_plays_a_game_to_the_end_with_the_main_button(
     assert shared.startswith("https://t.me/share/url?url=")
     assert f"startapp%3Dc{challenge_hex}" in shared
     shoot(page, f"{language}-{theme}-challenge")
+    # the friend opens that link in Telegram, accepts with the MainButton, and Back takes
+    # them to the app's home (not round through the challenge, which now redirects)
+    friend, friend_errors = telegram_page(
+        browser, language, theme, user_id=880000 + len(theme), start_param="c" + challenge_hex
+    )
+    friend.goto(f"{base}/tg/")
+    friend.wait_for_url(re.compile(rf"/{language}/challenge/[0-9a-f-]{{36}}/$"))
+    main_button(friend, time.monotonic() + 10)
+    friend.evaluate("window.__pressMain()")
+    friend.wait_for_url(re.compile(r"/game/[0-9a-f-]{36}/$"))
+    friend.wait_for_selector("#board [data-point]")
+    assert friend.evaluate("window.__telegram.back") is True
+    friend.evaluate("window.__pressBack()")
+    friend.wait_for_url(re.compile(rf"/{language}/games/$"))
+    assert friend.evaluate("window.__telegram.back") is False
+    assert not friend_errors, friend_errors
 
     from games.models import Game
 

@@ -274,6 +274,20 @@ def test_the_maker_of_a_challenge_is_told_when_it_is_accepted(telegram_on, unatt
 
 
 @pytest.mark.django_db(transaction=True)
+def test_no_accepted_notice_to_a_maker_watching_the_challenges_page(
+    telegram_on, unattended_queue, client
+):
+    maker, friend = player(923), player(924, notices_on=False)
+    challenge = services.create_challenge(
+        services.Actor(guest_id="g-maker", user_id=maker.pk), preset="sport", colour="white"
+    )
+    client.force_login(maker)
+    assert client.get(f"/en/challenge/{challenge.pk}/status/").json()["status"] == "open"
+    services.accept_challenge(challenge.pk, services.Actor(guest_id="g-f", user_id=friend.pk))
+    assert queued(unattended_queue, "accepted") == []
+
+
+@pytest.mark.django_db(transaction=True)
 def test_games_against_the_computer_and_players_without_notices_send_nothing(
     telegram_on, unattended_queue
 ):

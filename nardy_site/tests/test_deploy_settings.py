@@ -287,3 +287,16 @@ def test_a_production_process_without_its_database_stops_with_the_variable_named
     assert (
         "ImproperlyConfigured: DATABASE_URL must be set when DJANGO_ENV=production" in result.stderr
     )
+
+
+def test_production_with_a_telegram_bot_needs_site_url_and_frameable_cookies(monkeypatch):
+    with pytest.raises(ImproperlyConfigured, match=r"^SITE_URL must be set when DJANGO_ENV"):
+        evaluate(monkeypatch, production_env(TELEGRAM_BOT_TOKEN="1:made-up"))
+    values = evaluate(
+        monkeypatch,
+        production_env(TELEGRAM_BOT_TOKEN="1:made-up", SITE_URL="https://nardy.example"),
+    )
+    assert values["SESSION_COOKIE_SAMESITE"] == values["CSRF_COOKIE_SAMESITE"] == "None"
+    assert values["SESSION_COOKIE_SECURE"] and values["CSRF_COOKIE_SECURE"]
+    plain = evaluate(monkeypatch, production_env())
+    assert "SESSION_COOKIE_SAMESITE" not in plain  # Django's Lax, without a bot

@@ -120,15 +120,59 @@
   if (typeof app.expand === "function") app.expand();
 
   // --- back -------------------------------------------------------------------------------
+  // The app's own trail of pages (sessionStorage), not the browser's history: that holds the
+  // sign-in's /tg/ pages and pages that only make sense once (a challenge's, which redirects
+  // to the game once accepted: marked `data-tg-transient`, it is dropped from the trail when
+  // left). Back goes to the page before, else to the app's home; home has no Back.
   const home = root.dataset.tgHome || "/";
-  const atHome = window.location.pathname === home;
+  const TRAIL = "nardy-tg-trail";
+  const here = window.location.pathname + window.location.search;
+
+  function stored(key) {
+    try {
+      return window.sessionStorage.getItem(key);
+    } catch (err) {
+      return null; // storage refused: Back goes home
+    }
+  }
+
+  function store(key, value) {
+    try {
+      if (value === null) window.sessionStorage.removeItem(key);
+      else window.sessionStorage.setItem(key, value);
+    } catch (err) {
+      // storage refused: the trail lasts for this page only
+    }
+  }
+
+  let trail;
+  try {
+    trail = JSON.parse(stored(TRAIL));
+  } catch (err) {
+    trail = null;
+  }
+  trail = Array.isArray(trail) ? trail.filter((entry) => entry && typeof entry.path === "string") : [];
+  const top = () => trail[trail.length - 1];
+  if (stored(TRAIL + "-back") !== null && top() && top().path !== here) trail.pop(); // the page left
+  store(TRAIL + "-back", null);
+  if (top() && top().transient && top().path !== here) trail.pop();
+  const at = trail.findIndex((entry) => entry.path === here);
+  if (at >= 0) trail = trail.slice(0, at + 1); // back at a page of the trail: what followed goes
+  if (window.location.pathname === home) trail = [];
+  if (!window.location.pathname.startsWith("/tg/") && !(top() && top().path === here)) {
+    trail.push({ path: here, transient: document.querySelector("[data-tg-transient]") !== null });
+  }
+  store(TRAIL, JSON.stringify(trail.slice(-30)));
+
+  const before = trail.length > 1 ? trail[trail.length - 2].path : null;
+  const backTo = before || (window.location.pathname === home ? null : home);
   if (app.BackButton && supports("6.1")) {
-    if (atHome) app.BackButton.hide();
+    if (backTo === null) app.BackButton.hide();
     else app.BackButton.show();
     app.BackButton.onClick(() => {
-      // a page opened straight from a chat has nothing behind it: the app's home then
-      if (window.history.length > 1 && document.referrer) window.history.back();
-      else window.location.assign(home);
+      if (backTo === null) return;
+      store(TRAIL + "-back", "1");
+      window.location.assign(backTo);
     });
   }
 

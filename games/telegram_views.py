@@ -83,7 +83,10 @@ def app_sign_in(request):
         # said in the language the data claims (unchecked, it only picks the words)
         translation.activate(signin.claimed_language(request.POST.get("init_data", "")))
         return render(
-            request, "games/telegram_refused.html", {"reason": refused.message}, status=400
+            request,
+            "socialaccount/telegram_refused.html",
+            {"reason": refused.message, "mini_app": True},
+            status=400,
         )
 
 

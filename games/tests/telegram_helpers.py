@@ -14,6 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlencode
 
 import pytest
+from django.conf import settings
 
 #: a made-up bot: its token signs the tests' initData; nothing reaches Telegram
 TOKEN = "7000000002:made-up-mini-app-token-of-the-tests"
@@ -64,12 +65,10 @@ def init_data(
 
 def provider_settings():
     """SOCIALACCOUNT_PROVIDERS as nardy_site.settings builds it for TOKEN."""
-    from nardy_site.settings import TELEGRAM_AUTH_MAX_AGE
-
     return {
         "google": {"SCOPE": ["profile"], "AUTH_PARAMS": {"prompt": "select_account"}},
         "telegram": {
-            "AUTH_PARAMS": {"auth_date_validity": TELEGRAM_AUTH_MAX_AGE},
+            "AUTH_PARAMS": {"auth_date_validity": settings.TELEGRAM_AUTH_MAX_AGE},
             "APPS": [{"client_id": BOT_ID, "secret": TOKEN}],
         },
     }

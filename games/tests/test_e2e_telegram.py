@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from games.models import Game, Phase
+from games.tests.factories import set_position
 from games.tests.telegram_helpers import BOT_USERNAME, TOKEN, WEBHOOK_SECRET, init_data
 from games.tests.test_e2e_accessibility import violations
 from games.tests.test_e2e_browser import browser, in_thread, viewer_side  # noqa: F401
@@ -164,9 +166,6 @@ def shoot(page, name):
 def near_the_end(game_id, human):
     """Put the game in a bear-off: the player to roll with five checkers home, the computer
     with six (as a fixture would; the test plays on from there)."""
-    from games.models import Game, Phase
-    from games.tests.factories import set_position
-
     game = Game.objects.get(pk=game_id)
     game.version += 1
     bot = "black" if human == "white" else "white"
@@ -302,8 +301,6 @@ def test_a_telegram_user_plays_a_game_to_the_end_with_the_main_button(
     friend.wait_for_url(re.compile(rf"/{language}/games/$"))
     assert friend.evaluate("window.__telegram.back") is False
     assert not friend_errors, friend_errors
-
-    from games.models import Game
 
     game = in_thread(lambda: Game.objects.get(pk=game_id))
     assert game.status == "finished" and game.get_position().off(game.winner) == 15

@@ -84,9 +84,7 @@ def test_first_opening_makes_the_account_of_the_telegram_sign_in_and_marks_the_s
         assert "telegram-web-app.js" in page.content.decode(), path
         assert "frame-ancestors https://web.telegram.org" in csp(page), path
     # ... and the rules page served to a visitor outside Telegram was not the Telegram copy
-    from django.test import Client
-
-    outsider = Client().get("/en/rules/")
+    outsider = client.__class__().get("/en/rules/")
     assert "telegram-web-app.js" not in outsider.content.decode()
 
 

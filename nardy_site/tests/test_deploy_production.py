@@ -218,6 +218,8 @@ def procfile_site(transactional_db, test_database_url, redis_url, tmp_path):
                 # The browser speaks plain HTTP to Daphne and sends X-Forwarded-Proto: https as a
                 # load balancer would; Django then sees an https origin, the browser an http one.
                 CSRF_TRUSTED_ORIGINS=base,
+                # with a bot, production needs the public origin (the bot's links)
+                SITE_URL=f"https://127.0.0.1:{port}",
                 **common,
             )
         )

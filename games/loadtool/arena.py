@@ -54,13 +54,7 @@ def sign_in_and_join(base, name, event_id):
         if answer.status_code != 302:
             raise SetupError(f"dev sign-in of {name}: HTTP {answer.status_code}")
         page = f"{base}/{LANG}/tournaments/{event_id}/"
-        token = form_token(session, page)
-        answer = session.post(
-            f"{page}join/",
-            data={"csrfmiddlewaretoken": token},
-            allow_redirects=False,
-            timeout=HTTP_TIMEOUT,
-        )
+        answer = post_event_form(session, page, "join")
         if answer.status_code != 302 or f"/tournaments/{event_id}/" not in answer.headers.get(
             "Location", ""
         ):
@@ -75,18 +69,23 @@ def sign_in_and_join(base, name, event_id):
         raise
 
 
+def post_event_form(session, page, action):
+    """Post the event page ``page``'s form ``action`` ("join" or "leave") with the CSRF token
+    of a fresh copy of the page; the answer (not followed). Raises SetupError or
+    ``requests.RequestException``."""
+    return session.post(
+        f"{page}{action}/",
+        data={"csrfmiddlewaretoken": form_token(session, page)},
+        allow_redirects=False,
+        timeout=HTTP_TIMEOUT,
+    )
+
+
 def leave(base, session, event_id):
     """The player of ``session`` leaves the arena with its page's form (at the end of a run,
     before the games still going are resigned: nobody is paired into a game that no one will
     play). Raises SetupError or ``requests.RequestException``."""
-    page = f"{base}/{LANG}/tournaments/{event_id}/"
-    token = form_token(session, page)
-    answer = session.post(
-        f"{page}leave/",
-        data={"csrfmiddlewaretoken": token},
-        allow_redirects=False,
-        timeout=HTTP_TIMEOUT,
-    )
+    answer = post_event_form(session, f"{base}/{LANG}/tournaments/{event_id}/", "leave")
     if answer.status_code != 302:
         raise SetupError(f"leave: HTTP {answer.status_code}")
 

@@ -76,6 +76,7 @@ from games.services.presence import (
     player_here,
     player_left,
     player_still_here,
+    side_here,
 )
 from games.services.reading import (
     ACTION_ORDER,
@@ -188,6 +189,7 @@ __all__ = [
     "player_left",
     "player_of",
     "player_still_here",
+    "side_here",
     "presence_of",
     "queue_due_bot_moves",
     "queue_lost_bot_moves",

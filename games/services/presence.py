@@ -49,6 +49,13 @@ def player_here(game_id, viewer, channel_name):
     return side
 
 
+def side_here(game, side, now_ms):
+    """True when ``side`` of ``game`` has a socket seen within PRESENCE_STALE_MS of
+    ``now_ms`` (ms): a page of the game is open for that player."""
+    fresh = clocks.from_ms(now_ms - PRESENCE_STALE_MS)
+    return Presence.objects.filter(game=game, side=side, seen__gte=fresh).exists()
+
+
 def player_still_here(channel_names):
     """Mark the sockets ``channel_names`` (a list) as seen now (every ``PRESENCE_TOUCH_MS``;
     a Daphne process touches all its players' sockets in one query)."""
@@ -72,8 +79,7 @@ def player_left(game_id, channel_name, stale=False):
         game = change.game
         side, last_seen = row.side, row.seen
         row.delete()
-        fresh = clocks.from_ms(now - PRESENCE_STALE_MS)
-        if game.is_over or Presence.objects.filter(game=game, side=side, seen__gte=fresh).exists():
+        if game.is_over or side_here(game, side, now):
             return None
         # a dead socket missed its next touch: the player was surely gone by then
         away = clocks.to_ms(last_seen) + PRESENCE_TOUCH_MS if stale else now

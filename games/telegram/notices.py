@@ -20,8 +20,8 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 
 from games import clocks, ratelimits
-from games.models import EventKind, Game, GameEvent, Presence, Side, TelegramOff, Tournament
-from games.services import PRESENCE_STALE_MS, display_name
+from games.models import EventKind, Game, GameEvent, Side, TelegramOff, Tournament
+from games.services import display_name, side_here
 from games.signals import challenge_accepted, change_delivered, tournament_game_started
 from games.telegram import bot_api, config, links
 from games.tournaments import presence as tournament_presence
@@ -63,16 +63,11 @@ def _queue(kind, user_id, object_id, version=0, countdown=0):
         logger.exception("telegram notice %s for user %s was not queued", kind, user_id)
 
 
-def _page_open(game, side, now_ms):
-    fresh = clocks.from_ms(now_ms - PRESENCE_STALE_MS)
-    return Presence.objects.filter(game=game, side=side, seen__gte=fresh).exists()
-
-
 def turn_delay(game, side, now_ms):
     """Seconds to wait before telling ``side`` of ``game`` it is their turn: 0 when their
     page has been closed for ``TELEGRAM_TURN_GRACE_SECONDS`` or was never opened, the rest of
     that grace when it closed just now (a reload), None when a page of theirs is open."""
-    if _page_open(game, side, now_ms):
+    if side_here(game, side, now_ms):
         return None
     away = game.away_since(side)
     if away is None:
@@ -167,7 +162,7 @@ def _still_due(kind, user_id, game, version):
         return (
             game.version == version
             and game.awaiting == side
-            and not _page_open(game, side, clocks.now_ms())
+            and not side_here(game, side, clocks.now_ms())
         )
     return True
 

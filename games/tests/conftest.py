@@ -248,6 +248,20 @@ class ClockWorker:
     worker: WorkerProcess | None = None
     beat: BeatProcess | None = None
     starts: int = 0
+    beats: int = 0
+
+    def start_beat(self):
+        """Start the beat (its sweep every TEST_SWEEP_SECONDS, its tournament tick, its lobby
+        pairing), each start with a log file of its own."""
+        self.beats += 1
+        self.beat = start_beat(
+            self.env, self.queue, self.directory / f"beat-{self.beats}.log", TEST_SWEEP_SECONDS
+        )
+
+    def stop_beat(self):
+        if self.beat is not None:
+            stop_beat(self.beat)
+            self.beat = None
 
     def start(self):
         self.start_process().start()
@@ -314,24 +328,41 @@ def clock_worker(test_process_env, celery_test_queue, tmp_path_factory):
     directory = tmp_path_factory.mktemp("clock-celery")
     holder = ClockWorker(test_process_env, queue, directory)
     holder.start()
+    _CLOCK_WORKERS.append(holder)
     try:
-        holder.beat = start_beat(
-            test_process_env, queue, directory / "beat.log", interval=TEST_SWEEP_SECONDS
-        )
+        holder.start_beat()
         yield holder
     finally:
-        if holder.beat is not None:
-            stop_beat(holder.beat)
+        _CLOCK_WORKERS.remove(holder)
+        holder.stop_beat()
         holder.stop()
         _delete_queue(queue)
+
+
+#: the session's clock worker once a test has started it (``paused_beat`` stops its beat
+#: without starting one)
+_CLOCK_WORKERS: list[ClockWorker] = []
+
+
+@pytest.fixture
+def paused_beat():
+    """For one test, no beat runs: the clock worker's beat, once started, ticks the
+    tournaments every 2 s, and would start and pair a test's arena (its start just past)
+    before the test's own ``advance`` does. ``clock_queue`` starts it again."""
+    for holder in _CLOCK_WORKERS:
+        holder.stop_beat()
+    yield
 
 
 @pytest.fixture
 def clock_queue(clock_worker):
     """For one test, send this process's tasks (clock timers, bot moves) to the clock worker's
-    queue; yields the ClockWorker. Starts its worker again if a test left it stopped."""
+    queue; yields the ClockWorker. Starts its worker and beat again if a test left them
+    stopped."""
     if clock_worker.worker is None:
         clock_worker.start()
+    if clock_worker.beat is None:
+        clock_worker.start_beat()
     previous = celery_app.conf.task_default_queue
     celery_app.conf.task_default_queue = clock_worker.queue
     yield clock_worker

@@ -1,0 +1,174 @@
+"""Rollouts: a play judged by the games played on from it, gnubg's way of checking a search.
+
+    python -m games.bots.rollout --games 20 --trials 48 --seed 2 --jobs 2
+
+A rollout plays a position on to the end many times, both sides choosing at 0-ply (the network
+alone, ``screen.greedy``, and the exact table of ``bearoff`` in a finished race) and scores each
+game for the side that made the play (RULES.md R9 with `sport` values: oin 1, mars 2). Plays
+of one roll are rolled out with the same dice (trial i of every play sees the same rolls), so
+their difference is measured with much less noise than either value.
+
+The command answers one question cheaply: where the ``hard`` and ``expert`` levels' searches
+choose differently, whose play is better? It plays games of the hard search against itself
+(seeded dice, no time cap), and at each roll where the two searches pick different plays it
+rolls both out. A few hundred such rolls say in minutes what would take a 1,000-pair match of
+expert (hours) to see. It reports the mean of expert's play minus hard's (points per game)
+with a 95 % interval, over all those rolls and apart for contact and race positions, and with
+``--record FILE`` writes one JSON line per roll. Pure Python and numpy: no Django.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import statistics
+import sys
+from multiprocessing import Pool
+
+from games.engine import Position, legal_plays, other
+from games.engine.scoring import game_value
+
+from . import bearoff, neural
+from .screen import greedy
+from .search import rank
+
+
+def policy(net, position: Position, dice) -> Position:
+    """The position after the rollout's play of ``dice``: the bear-off table's in a finished
+    race, else the play ``net`` values most at 0-ply."""
+    plays = legal_plays(position, dice)
+    table = bearoff.best_bearoff_play(position, plays) if len(plays) > 1 else None
+    return table.result if table is not None else greedy(net, position, dice)
+
+
+def play_on(net, position: Position, rng: random.Random) -> Position:
+    """``position`` (the side to roll: ``position.turn``) played on to the end by ``policy``
+    with dice from ``rng``; returns the final position. ``position`` itself may be final."""
+    while not position.winner:
+        position = policy(net, position, (rng.randint(1, 6), rng.randint(1, 6)))
+    return position
+
+
+def points(final: Position, side: str) -> int:
+    """Points of the finished game ``final`` for ``side``: +1/+2 won (oin/mars), -1/-2 lost."""
+    loser = other(final.winner)
+    value = game_value(final.board(loser), "sport")[1]
+    return value if final.winner == side else -value
+
+
+def rollout(net, results, side: str, trials: int, seed: str) -> list[list[int]]:
+    """For each position of ``results`` (each after a play by ``side``, the other side to
+    roll), the points for ``side`` of ``trials`` games played on from it: a list per position.
+    Trial i of every position uses the dice of ``random.Random(f"{seed}:{i}")``, so the
+    positions of one roll are compared on the same dice. Raises ValueError if ``trials`` < 2."""
+    if trials < 2:
+        raise ValueError(f"a rollout needs at least 2 trials, not {trials}")
+    return [
+        [points(play_on(net, result, random.Random(f"{seed}:{i}")), side) for i in range(trials)]
+        for result in results
+    ]
+
+
+def _difference(rows) -> tuple[float, float]:
+    """Mean and standard error of ``rows[1][i] - rows[0][i]``."""
+    diffs = [b - a for a, b in zip(rows[0], rows[1], strict=True)]
+    return statistics.fmean(diffs), statistics.stdev(diffs) / math.sqrt(len(diffs))
+
+
+def compare_game(args) -> list[dict]:
+    """One game of the hard search against itself (``args`` = (seed, game, trials)); a dict
+    for each roll where expert's search chooses another play than hard's: both plays' 1-ply
+    and 2-ply values (points for the mover), their rollouts' means, and the difference
+    (expert's minus hard's) with its standard error."""
+    seed, game, trials = args
+    net = neural.network()
+    dice = random.Random(f"{seed}:game:{game}")
+    position, found = Position.initial("white" if game % 2 else "black"), []
+    for ply in range(1000):
+        if position.winner:
+            break
+        roll = (dice.randint(1, 6), dice.randint(1, 6))
+        plays = legal_plays(position, roll)
+        if len(plays) == 1 or any(p.result.winner for p in plays):
+            position = policy(net, position, roll)
+            continue
+        if bearoff.best_bearoff_play(position, plays) is not None:
+            position = policy(net, position, roll)
+            continue
+        hard = rank(net, position, plays, (neural.HARD,))
+        expert = neural.rank_expert(position, plays, cap_s=None, also=hard.index)
+        if expert.index != hard.index:
+            chosen = (plays[hard.index].result, plays[expert.index].result)
+            rows = rollout(net, chosen, position.turn, trials, f"{seed}:{game}:{ply}")
+            mean, error = _difference(rows)
+            found.append(
+                {
+                    "game": game,
+                    "ply": ply,
+                    "race": bearoff.race_is_over(
+                        position.board(position.turn), position.board(other(position.turn))
+                    ),
+                    "hard_1ply": round(hard.scores[hard.index], 4),
+                    "hard_2ply": round(expert.scores[hard.index], 4),
+                    "expert_2ply": round(expert.scores[expert.index], 4),
+                    "hard_rollout": statistics.fmean(rows[0]),
+                    "expert_rollout": statistics.fmean(rows[1]),
+                    "difference": mean,
+                    "error": error,
+                }
+            )
+        position = plays[hard.index].result
+    return found
+
+
+def summary(found: list[dict], games: int) -> dict:
+    """The mean difference (expert's play minus hard's, points per game) and its 95 % interval
+    over the rolls of ``found``, over all of them and apart for contact and race."""
+
+    def interval(rows):
+        if len(rows) < 2:
+            return {"rolls": len(rows)}
+        diffs = [row["difference"] for row in rows]
+        mean = statistics.fmean(diffs)
+        half = 1.96 * statistics.stdev(diffs) / math.sqrt(len(diffs))
+        return {
+            "rolls": len(rows),
+            "difference": round(mean, 4),
+            "ci95": [round(mean - half, 4), round(mean + half, 4)],
+        }
+
+    return {
+        "games": games,
+        "all": interval(found),
+        "contact": interval([row for row in found if not row["race"]]),
+        "race": interval([row for row in found if row["race"]]),
+    }
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=20)
+    ap.add_argument("--trials", type=int, default=48, help="games rolled out for each play")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--weights", default=None, help="another network file for both searches")
+    ap.add_argument("--record", default=None, help="append one JSON line per compared roll")
+    args = ap.parse_args(argv)
+    if args.weights:
+        neural.use_weights(args.weights)
+    tasks = [(args.seed, game, args.trials) for game in range(args.games)]
+    found = []
+    with Pool(args.jobs) as pool:
+        for rows in pool.imap(compare_game, tasks):
+            found.extend(rows)
+            if args.record:
+                with open(args.record, "a", encoding="utf-8") as record:
+                    record.writelines(json.dumps(row) + "\n" for row in rows)
+    print(json.dumps(summary(found, args.games)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

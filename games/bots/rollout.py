@@ -3,10 +3,10 @@
     python -m games.bots.rollout --games 20 --trials 48 --seed 2 --jobs 2
 
 A rollout plays a position on to the end many times, both sides choosing at 0-ply (the network
-alone, ``screen.greedy``, and the exact table of ``bearoff`` in a finished race) and scores each
-game for the side that made the play (RULES.md R9 with `sport` values: oin 1, mars 2). Plays
-of one roll are rolled out with the same dice (trial i of every play sees the same rolls), so
-their difference is measured with much less noise than either value.
+alone, ``screen.best_result``, and the exact table of ``bearoff`` in a finished race) and
+scores each game for the side that made the play (RULES.md R9 with `sport` values: oin 1,
+mars 2). Plays of one roll are rolled out with the same dice (trial i of every play sees the
+same rolls), so their difference is measured with much less noise than either value.
 
 The command answers one question cheaply: where the ``hard`` and ``expert`` levels' searches
 choose differently, whose play is better? It plays games of the hard search against itself
@@ -31,16 +31,30 @@ from games.engine import Position, legal_plays, other
 from games.engine.scoring import game_value
 
 from . import bearoff, neural
-from .screen import greedy
+from .screen import best_result
 from .search import rank
 
 
+def settled(position: Position, plays: list):
+    """The play of ``plays`` (the legal plays of one roll in ``position``) that needs no
+    judging: the only one, one that ends the game, or the bear-off table's in a finished race;
+    None when the plays must be judged."""
+    if len(plays) == 1:
+        return plays[0]
+    for play in plays:
+        if play.result.winner:
+            return play
+    return bearoff.best_bearoff_play(position, plays)
+
+
 def policy(net, position: Position, dice) -> Position:
-    """The position after the rollout's play of ``dice``: the bear-off table's in a finished
-    race, else the play ``net`` values most at 0-ply."""
+    """The position after the rollout's play of ``dice``: ``settled``'s play if there is one,
+    else the play ``net`` values most at 0-ply."""
     plays = legal_plays(position, dice)
-    table = bearoff.best_bearoff_play(position, plays) if len(plays) > 1 else None
-    return table.result if table is not None else greedy(net, position, dice)
+    play = settled(position, plays)
+    if play is not None:
+        return play.result
+    return best_result(net, position, [p.result for p in plays])
 
 
 def play_on(net, position: Position, rng: random.Random) -> Position:
@@ -71,10 +85,9 @@ def rollout(net, results, side: str, trials: int, seed: str) -> list[list[int]]:
     ]
 
 
-def _difference(rows) -> tuple[float, float]:
-    """Mean and standard error of ``rows[1][i] - rows[0][i]``."""
-    diffs = [b - a for a, b in zip(rows[0], rows[1], strict=True)]
-    return statistics.fmean(diffs), statistics.stdev(diffs) / math.sqrt(len(diffs))
+def _mean_and_error(values) -> tuple[float, float]:
+    """Mean and standard error of ``values`` (at least two)."""
+    return statistics.fmean(values), statistics.stdev(values) / math.sqrt(len(values))
 
 
 def compare_game(args) -> list[dict]:
@@ -91,18 +104,16 @@ def compare_game(args) -> list[dict]:
             break
         roll = (dice.randint(1, 6), dice.randint(1, 6))
         plays = legal_plays(position, roll)
-        if len(plays) == 1 or any(p.result.winner for p in plays):
-            position = policy(net, position, roll)
-            continue
-        if bearoff.best_bearoff_play(position, plays) is not None:
-            position = policy(net, position, roll)
+        play = settled(position, plays)
+        if play is not None:
+            position = play.result
             continue
         hard = rank(net, position, plays, (neural.HARD,))
         expert = neural.rank_expert(position, plays, cap_s=None, also=hard.index)
         if expert.index != hard.index:
             chosen = (plays[hard.index].result, plays[expert.index].result)
             rows = rollout(net, chosen, position.turn, trials, f"{seed}:{game}:{ply}")
-            mean, error = _difference(rows)
+            mean, error = _mean_and_error([b - a for a, b in zip(*rows, strict=True)])
             found.append(
                 {
                     "game": game,
@@ -130,9 +141,8 @@ def summary(found: list[dict], games: int) -> dict:
     def interval(rows):
         if len(rows) < 2:
             return {"rolls": len(rows)}
-        diffs = [row["difference"] for row in rows]
-        mean = statistics.fmean(diffs)
-        half = 1.96 * statistics.stdev(diffs) / math.sqrt(len(diffs))
+        mean, error = _mean_and_error([row["difference"] for row in rows])
+        half = 1.96 * error
         return {
             "rolls": len(rows),
             "difference": round(mean, 4),

@@ -36,7 +36,12 @@ def _network(path: str) -> Network:
 def greedy(net: Network, position: Position, dice) -> Position:
     """The position after the play of ``dice`` that ``net`` values most (0-ply,
     ``search.values``; a play that ends the game first)."""
-    results = [play.result for play in legal_plays(position, dice)]
+    return best_result(net, position, [play.result for play in legal_plays(position, dice)])
+
+
+def best_result(net: Network, position: Position, results: list) -> Position:
+    """Of ``results`` (the positions after the legal plays of one roll in ``position``), the
+    one ``net`` values most at 0-ply; a result that ends the game first."""
     if len(results) == 1:
         return results[0]
     for result in results:

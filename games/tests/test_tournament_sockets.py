@@ -86,7 +86,11 @@ def test_players_hear_of_their_own_game_and_everyone_sees_the_standings_change()
         (pairing,) = await sync_to_async(tournaments.advance)(event.pk)
         heard = [await receive_until(ann, "paired"), await receive_until(bob, "paired")]
         state = await receive_until(watcher, "tournament", first["version"] + 1)
-        frames = []
+        # cid's copy of the new state may come well after the watcher's on a loaded machine:
+        # every frame up to it is kept, then whatever follows within 0.3 s
+        frames = [await receive(cid)]
+        while frames[-1]["type"] != "tournament" or frames[-1]["version"] <= first["version"]:
+            frames.append(await receive(cid))
         while not await cid.receive_nothing(timeout=0.3):
             frames.append(await receive(cid))
         await cid.disconnect()
@@ -109,7 +113,7 @@ def test_players_hear_of_their_own_game_and_everyone_sees_the_standings_change()
     assert heard[0]["starts_at"] - heard[0]["server_time"] > 3_000  # the countdown
     assert state["status"] == "running" and state["games"][0]["game"] == game
     # the player who is not in the game sees the new state, never a "paired" frame
-    assert frames and all(frame["type"] == "tournament" for frame in frames)
+    assert all(frame["type"] == "tournament" for frame in frames)
     # a closed socket counts a few seconds more (a page reloading), then no longer
     assert len(here_now) == 3 and left == {users["Ann"]}
 

@@ -52,6 +52,38 @@ def pytest_configure(config):
     settings.GAMES_OUTAGE_MIN_MS = int(os.environ["GAMES_OUTAGE_MIN_MS"])
 
 
+#: PostgreSQL's deadlock_timeout for the test process's own connections (the others keep 1 s)
+FLUSH_DEADLOCK_TIMEOUT = "20s"
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """The test database, and on PostgreSQL the deadlock victim chosen in advance.
+
+    After each transactional test, Django empties the tables with one TRUNCATE that locks them
+    one by one, while the Celery workers and Daphne servers started by the tests may still be in
+    a transaction on the rows the test left. When each waits for the other, PostgreSQL aborts
+    the side whose ``deadlock_timeout`` runs out first: with 20 s for this process and the
+    default 1 s for the others, it is always the other side's transaction (a task that is
+    retried or whose game is gone anyway), never the flush, which would leave the test's rows
+    to the next test. Setting it needs a superuser (CI's ``postgres``); otherwise it is left."""
+    from django.db import connections
+
+    with django_db_blocker.unblock():
+        for connection in connections.all():
+            if connection.vendor != "postgresql":
+                continue
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT current_setting('is_superuser')")
+                superuser = cursor.fetchone()[0] == "on"
+            connection.close()
+            if superuser:
+                options = connection.settings_dict.setdefault("OPTIONS", {})
+                options["options"] = (
+                    f"{options.get('options', '')} -c deadlock_timeout={FLUSH_DEADLOCK_TIMEOUT}"
+                ).strip()
+
+
 @pytest.fixture(scope="session")
 def redis_url() -> str:
     """The Redis the tests use (settings.REDIS_URL): Channels layer and Celery broker."""

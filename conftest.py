@@ -9,6 +9,7 @@ from urllib.parse import quote
 
 import pytest
 from django.conf import settings
+from django.db import connections
 from django.utils import translation
 
 #: seconds the interpreter gets to end after the run before the watchdog ends it
@@ -58,30 +59,47 @@ FLUSH_DEADLOCK_TIMEOUT = "20s"
 
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup, django_db_blocker):
-    """The test database, and on PostgreSQL the deadlock victim chosen in advance.
+    """The test database; on PostgreSQL, the deadlock victim chosen in advance and no session
+    left on the database when it is dropped.
 
     After each transactional test, Django empties the tables with one TRUNCATE that locks them
     one by one, while the Celery workers and Daphne servers started by the tests may still be in
     a transaction on the rows the test left. When each waits for the other, PostgreSQL aborts
     the side whose ``deadlock_timeout`` runs out first: with 20 s for this process and the
-    default 1 s for the others, it is always the other side's transaction (a task that is
-    retried or whose game is gone anyway), never the flush, which would leave the test's rows
-    to the next test. Setting it needs a superuser (CI's ``postgres``); otherwise it is left."""
-    from django.db import connections
+    default 1 s for the others, it is always the other process's transaction (work for a test
+    already over), never the flush, which would leave the test's rows to the next test. Setting
+    it needs a superuser (CI's ``postgres``); otherwise it is left as it is.
 
+    At the end, a backend of a process the tests stopped a moment ago may still be closing, and
+    PostgreSQL refuses to drop a database with sessions on it: those are ended first."""
     with django_db_blocker.unblock():
-        for connection in connections.all():
-            if connection.vendor != "postgresql":
-                continue
+        superuser = [c for c in connections.all() if is_postgres_superuser(c)]
+        for connection in superuser:
+            options = connection.settings_dict.setdefault("OPTIONS", {})
+            options["options"] = (
+                f"{options.get('options', '')} -c deadlock_timeout={FLUSH_DEADLOCK_TIMEOUT}"
+            ).strip()
+    yield
+    with django_db_blocker.unblock():
+        for connection in superuser:
             with connection.cursor() as cursor:
-                cursor.execute("SELECT current_setting('is_superuser')")
-                superuser = cursor.fetchone()[0] == "on"
+                cursor.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                    "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                )
             connection.close()
-            if superuser:
-                options = connection.settings_dict.setdefault("OPTIONS", {})
-                options["options"] = (
-                    f"{options.get('options', '')} -c deadlock_timeout={FLUSH_DEADLOCK_TIMEOUT}"
-                ).strip()
+
+
+def is_postgres_superuser(connection) -> bool:
+    """Whether ``connection`` is to PostgreSQL as a superuser (closed afterwards)."""
+    if connection.vendor != "postgresql":
+        return False
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT current_setting('is_superuser')")
+            return cursor.fetchone()[0] == "on"
+    finally:
+        connection.close()
 
 
 @pytest.fixture(scope="session")

@@ -72,28 +72,32 @@ def django_db_setup(django_db_setup, django_db_blocker):
 
     At the end, a backend of a process the tests stopped a moment ago may still be closing, and
     PostgreSQL refuses to drop a database with sessions on it: those are ended first."""
+    postgres = [c for c in connections.all() if c.vendor == "postgresql"]
     with django_db_blocker.unblock():
-        superuser = [c for c in connections.all() if is_postgres_superuser(c)]
-        for connection in superuser:
-            options = connection.settings_dict.setdefault("OPTIONS", {})
-            options["options"] = (
-                f"{options.get('options', '')} -c deadlock_timeout={FLUSH_DEADLOCK_TIMEOUT}"
-            ).strip()
+        for connection in postgres:
+            if is_superuser(connection):
+                options = connection.settings_dict.setdefault("OPTIONS", {})
+                options["options"] = (
+                    f"{options.get('options', '')} -c deadlock_timeout={FLUSH_DEADLOCK_TIMEOUT}"
+                ).strip()
+                # a pool (DATABASE_POOL) keeps the options it was made with
+                connection.close_pool()
     yield
     with django_db_blocker.unblock():
-        for connection in superuser:
+        for connection in postgres:
+            connection.close()  # the kept one may have died since the last test
             with connection.cursor() as cursor:
+                # a role may end its own sessions; a superuser any
                 cursor.execute(
                     "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                    "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                    "WHERE datname = current_database() AND pid <> pg_backend_pid() "
+                    "AND (usename = current_user OR current_setting('is_superuser') = 'on')"
                 )
             connection.close()
 
 
-def is_postgres_superuser(connection) -> bool:
-    """Whether ``connection`` is to PostgreSQL as a superuser (closed afterwards)."""
-    if connection.vendor != "postgresql":
-        return False
+def is_superuser(connection) -> bool:
+    """Whether the PostgreSQL ``connection``'s role is a superuser (closed afterwards)."""
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT current_setting('is_superuser')")

@@ -63,10 +63,10 @@ def test_the_flush_wins_a_deadlock_against_another_process_and_empties_every_tab
 
 
 def waiting_on_lock(watcher) -> bool:
-    """Whether some session waits for a lock on this database (``watcher`` in autocommit: a
+    """Whether a TRUNCATE waits for a lock on this database (``watcher`` in autocommit: a
     transaction would keep its first reading of pg_stat_activity)."""
     row = watcher.execute(
         "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-        "AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()"
+        "AND wait_event_type = 'Lock' AND query ILIKE 'TRUNCATE%'"
     ).fetchone()
     return row[0] > 0

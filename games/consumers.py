@@ -192,13 +192,13 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
     On connect: looks the game up (unknown: accepted then closed with 4404), identifies the
     viewer as a ``services.Actor`` (the signed-in account of the socket's session, and the
     session's ``guest_id``), joins the group ``game_<id>`` and its session's group, and sends
-    a snapshot. When a sign-out of its session is announced (``session.changed``), before a
-    ``why`` or snapshot request is answered, and at each presence touch, the session is read
-    again from the store: once it is gone (a logout flushes it, a sign-in cycles its key) or
-    holds another account or guest, the socket keeps only what the fresh session still
-    confirms, and a player's socket is closed with CLOSE_SESSION_CHANGED for the page to
-    come back with its new cookies, so a socket left open after a logout can no longer
-    move. Client frames: ``roll``, ``play``,
+    a snapshot. When a sign-out of its session is announced (``session.changed``) the socket
+    keeps no identity; before a ``why`` or snapshot request is answered, and at each presence
+    touch, the session is read again from the store: once it is gone (a logout flushes it, a
+    sign-in cycles its key) or holds another account or guest, the socket keeps only what the
+    fresh session still confirms. Either way a player's socket is then closed with
+    CLOSE_SESSION_CHANGED for the page to come back with its new cookies, so a socket left
+    open after a logout can no longer move. Client frames: ``roll``, ``play``,
     ``double``, ``take``, ``drop``, ``resign`` (each with ``version``), ``claim`` (the win
     against an absent opponent), ``snapshot`` and ``why`` (read only). Errors are sent as
     ``error`` frames (a ``stale_version`` is followed by a snapshot); a ``game.changed`` group
@@ -418,18 +418,19 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
         await self.send(text_data=_frame_text(frame))
 
     async def session_changed(self, message):
-        """Group message ``{"type": "session.changed"}`` (``dispatch.notify_session_changed``:
-        the session signed out): read it again (``_identity_checked``)."""
-        await self._identity_checked()
+        """Group message ``{"type": "session.changed", "signed_out": true}``
+        (``dispatch.notify_session_changed``): the session is signing out, so the socket keeps
+        no identity (``_identity_checked``), whether or not the store is flushed yet."""
+        await self._identity_checked(signed_out=message.get("signed_out", False))
 
-    async def _identity_checked(self):
-        """Read the socket's session again. A player's socket it no longer confirms is closed
-        with CLOSE_SESSION_CHANGED, so the page comes back with the cookies it has now: as an
-        onlooker after a sign-out, as the account (which took over the guest's games) after
-        a sign-in gave the session a new key. Any other socket that lost its identity gets a
-        snapshot."""
+    async def _identity_checked(self, signed_out=False):
+        """Read the socket's session again (``signed_out``: it confirms nothing, unread). A
+        player's socket it no longer confirms is closed with CLOSE_SESSION_CHANGED, so the page
+        comes back with the cookies it has now: as an onlooker after a sign-out, as the account
+        (which took over the guest's games) after a sign-in gave the session a new key. Any
+        other socket that lost its identity gets a snapshot."""
         played = self.side is not None
-        if not await self._call(self._recheck_identity):
+        if not await self._call(self._recheck_identity, signed_out):
             return
         if played:
             await self.close(code=CLOSE_SESSION_CHANGED)
@@ -568,11 +569,12 @@ class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
 
         await self._call(act)
 
-    def _recheck_identity(self):
+    def _recheck_identity(self, signed_out=False):
         """Read the socket's session again from the store and keep only the identity it still
-        confirms (``_confirmed_actor``). A player who lost their identity is no longer
-        present through this socket. Returns True if the identity dropped. Sync (DB)."""
-        actor = _confirmed_actor(self.scope, self.actor)
+        confirms (``_confirmed_actor``; ``signed_out``: none, without reading). A player who
+        lost their identity is no longer present through this socket. Returns True if the
+        identity dropped. Sync (DB)."""
+        actor = services.Actor() if signed_out else _confirmed_actor(self.scope, self.actor)
         if actor == self.actor:
             return False
         self.actor = actor

@@ -13,6 +13,7 @@ from django.test import Client
 
 from games import consumers, services
 from games.models import Game, Phase, Presence
+from games.services import dispatch
 from games.tests.factories import FixedDice, new_bot_game, state
 from games.tests.test_consumers import (
     TIMEOUT,
@@ -120,6 +121,28 @@ def test_a_signed_in_player_plays_by_account_and_after_logout_the_open_socket_ca
 
     run(scenario)
     assert Game.objects.get(pk=game.pk).phase == Phase.ROLL
+
+
+def test_a_sign_out_announced_before_the_session_store_is_flushed_still_closes_the_socket(fixed):
+    # Django announces a logout (user_logged_out) before it flushes the session: a socket that
+    # read the store at once would still find it signed in and go on playing for the account
+    user = User.objects.create_user("player")
+    game = account_game(fixed, user)
+    client = signed_in_client(user)
+    key = client.session.session_key
+
+    async def scenario():
+        comm = await socket_of(client, game.id)
+        snap = await connect(comm)
+        assert snap["you"] == "white"
+        await sync_to_async(dispatch.notify_session_changed)(key)  # the store is as it was
+        closed = await comm.receive_output(timeout=TIMEOUT)
+        await comm.disconnect()
+        return closed
+
+    assert run(scenario) == {"type": "websocket.close", "code": consumers.CLOSE_SESSION_CHANGED}
+    assert Session.objects.filter(session_key=key).exists()
+    assert not Presence.objects.filter(game_id=game.pk).exists()
 
 
 def test_an_account_that_plays_no_side_only_watches(fixed):

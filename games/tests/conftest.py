@@ -344,14 +344,15 @@ def clock_worker(test_process_env, celery_test_queue, tmp_path_factory):
 _CLOCK_WORKERS: list[ClockWorker] = []
 
 
-@pytest.fixture
-def paused_beat():
-    """For one test, no beat runs: the clock worker's beat, once started, ticks the
-    tournaments every 2 s, and would start and pair a test's arena (its start just past)
-    before the test's own ``advance`` does. ``clock_queue`` starts it again."""
-    for holder in _CLOCK_WORKERS:
-        holder.stop_beat()
-    yield
+@pytest.fixture(autouse=True)
+def paused_beat(request):
+    """The clock worker's beat runs only in tests that hold ``clock_queue`` (which starts it
+    again): once started it sweeps the clocks, pairs the lobby and ticks the tournaments
+    every 2 s, and in a later test it would start and pair that test's arena (its start just
+    past) before the test's own ``advance`` does."""
+    if "clock_queue" not in request.fixturenames:
+        for holder in _CLOCK_WORKERS:
+            holder.stop_beat()
 
 
 @pytest.fixture

@@ -17,13 +17,10 @@ from games.tests.test_lobby import signed_in_cookie
 from games.tests.tournament_helpers import accounts, arena
 from games.tournaments import presence
 
-# the advance tasks queued after each commit go where no worker takes them, and no beat ticks:
-# the test runs the pairing itself (a worker or beat left running by another test would pair
-# first)
-pytestmark = [
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.usefixtures("unattended_queue", "paused_beat"),
-]
+# the advance tasks queued after each commit go where no worker takes them, and no beat ticks
+# (conftest's paused_beat): the test runs the pairing itself (a worker or beat left running by
+# another test would pair first)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("unattended_queue")]
 
 
 async def socket(event_id, user_id=None, lang="en"):

@@ -81,6 +81,23 @@ class ThreadPerSocket:
         await handler(message)
 
 
+class QuietAfterClose:
+    """A socket this server closed sends nothing more. Group messages already on their way
+    (a game's change just after a sign-out closed the socket) would otherwise be sent on a
+    closed connection, which Daphne refuses by failing the consumer ("Attempt to send on a
+    closed protocol")."""
+
+    closed_here = False
+
+    async def close(self, code=None, reason=None):
+        self.closed_here = True
+        await super().close(code=code, reason=reason)
+
+    async def send(self, text_data=None, bytes_data=None, close=False):
+        if not self.closed_here:
+            await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
+
+
 class SocketCap:
     """Caps the game and lobby sockets one visitor and one address hold open in this process
     (``ratelimits.open_sockets``; docs/protocol.md "Rate limits"). A socket over a cap is
@@ -186,7 +203,7 @@ class NotFoundConsumer(AsyncWebsocketConsumer):
         await self.close(code=CLOSE_NOT_FOUND)
 
 
-class GameConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
+class GameConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
     """One open game page: ``ws/game/<uuid>/``.
 
     On connect: looks the game up (unknown: accepted then closed with 4404), identifies the
@@ -651,7 +668,7 @@ def _confirmed_actor(scope, actor):
     return services.Actor(guest_id=guest_id, user_id=user_id)
 
 
-class LobbyConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
+class LobbyConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
     """The lobby of rated play: ``ws/lobby/`` (docs/protocol.md "Lobby"). Signed-in accounts
     only (others: accepted, then closed with 4401).
 
@@ -842,7 +859,7 @@ _states = SharedStates()
 _event_sockets = {}
 
 
-class TournamentConsumer(SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
+class TournamentConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
     """The live page of a tournament: ``ws/tournament/<uuid>/`` (docs/protocol.md
     "Tournaments"). Anyone may watch; an unknown event is closed with 4404.
 

@@ -5,6 +5,7 @@ player as present."""
 
 import pytest
 from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -137,10 +138,19 @@ def test_a_sign_out_announced_before_the_session_store_is_flushed_still_closes_t
         assert snap["you"] == "white"
         await sync_to_async(dispatch.notify_session_changed)(key)  # the store is as it was
         closed = await comm.receive_output(timeout=TIMEOUT)
+        # a change of the game that reaches the closed socket is not sent on it (Daphne would
+        # fail the consumer: "Attempt to send on a closed protocol")
+        layer = get_channel_layer()
+        await layer.group_send(
+            dispatch.group_name(game.id), {"type": "game.resync", "version": snap["version"]}
+        )
+        quiet = await comm.receive_nothing(timeout=1)
         await comm.disconnect()
-        return closed
+        return closed, quiet
 
-    assert run(scenario) == {"type": "websocket.close", "code": consumers.CLOSE_SESSION_CHANGED}
+    closed, quiet = run(scenario)
+    assert closed == {"type": "websocket.close", "code": consumers.CLOSE_SESSION_CHANGED}
+    assert quiet
     assert Session.objects.filter(session_key=key).exists()
     assert not Presence.objects.filter(game_id=game.pk).exists()
 

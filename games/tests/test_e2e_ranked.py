@@ -30,6 +30,7 @@ from games.tests.test_e2e_browser import (  # noqa: F401 - fixtures used by name
     browser,
     daphne_server,
     in_thread,
+    viewer_side,
 )
 from games.tests.test_e2e_clock import clock_beat, play_one_turn, whose_turn  # noqa: F401
 
@@ -269,3 +270,34 @@ def window_of(page):
     """The lobby's shown rating window "1400 to 1600" as (low, high)."""
     low, high = re.fullmatch(r"(\d+) to (\d+)", page.locator("#lobby-window").inner_text()).groups()
     return int(low), int(high)
+
+
+def test_a_sign_out_in_another_tab_brings_the_game_page_back_as_an_onlookers(
+    daphne_server, browser
+):
+    base = daphne_server.base
+    context, _user_id = signed_in_context(browser, base, "Ann", PHONE)
+    errors = []
+    game_page = context.new_page()
+    game_page.on("pageerror", lambda error: errors.append(str(error)))
+    game_page.goto(f"{base}/ru/")
+    game_page.locator("button.play-button").first.click()
+    game_page.wait_for_url(re.compile(r"/ru/game/[0-9a-f-]{36}/$"))
+    game_page.wait_for_function(READY_JS, timeout=10_000)
+    assert viewer_side(game_page) in ("white", "black")
+
+    other = context.new_page()  # the same session in another tab, on a desktop
+    other.set_viewport_size(DESKTOP)
+    other.goto(f"{base}/ru/rules/")
+    other.click(".account-menu__out")
+    other.wait_for_selector(".account-menu__in")
+
+    # the game's socket is closed with 4001 and the page loads again, signed out as a whole:
+    # the header offers the sign-in, the seat and the controls are gone
+    game_page.wait_for_selector(".account-menu__in", state="attached", timeout=10_000)
+    game_page.wait_for_function(READY_JS, timeout=10_000)
+    assert viewer_side(game_page) is None
+    assert game_page.locator("#roll-btn:not([hidden])").count() == 0
+    game_page.screenshot(path=str(ARTIFACTS / "signed-out-game-ru.png"))
+    context.close()
+    assert not errors, errors

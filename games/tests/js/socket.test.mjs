@@ -7,7 +7,7 @@ import "./support.mjs";
 import { afterEach, beforeEach, test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  CLOSE_SERVICE_RESTART, CLOSE_TOO_MANY_SOCKETS, SILENCE_MS, SNAPSHOT_WAIT_MS, TOO_MANY_RETRY_MS, createConnection,
+  CLOSE_SERVICE_RESTART, CLOSE_SESSION_CHANGED, CLOSE_TOO_MANY_SOCKETS, SILENCE_MS, SNAPSHOT_WAIT_MS, TOO_MANY_RETRY_MS, createConnection,
 } from "../../../static/games/room/socket.js";
 import { createState } from "../../../static/games/room/state.js";
 import { game } from "./games.mjs";
@@ -109,7 +109,7 @@ afterEach(() => {
 function room(held = game()) {
   const state = createState({ game: held, isPlayer: true, wsPath: "/ws/game/x/", settings: {} });
   const sockets = [];
-  const seen = { games: [], frames: [], changes: 0 };
+  const seen = { games: [], frames: [], changes: 0, sessionChanged: 0 };
   class Socket extends FakeSocket {
     constructor(url) {
       super(url);
@@ -125,6 +125,9 @@ function room(held = game()) {
     onFrame: (frame) => seen.frames.push(frame),
     onChange: () => {
       seen.changes += 1;
+    },
+    onSessionChanged: () => {
+      seen.sessionChanged += 1;
     },
   });
   return { state, sockets, seen, connection, latest: () => sockets[sockets.length - 1] };
@@ -316,6 +319,16 @@ test("4403 and 4404 end the attempts for good", () => {
     clock.advance(10 * 60000);
     assert.equal(r.sockets.length, 1);
   }
+});
+
+test("4001: a session that signed out or in loads the page again, and no socket is reopened", () => {
+  const r = room();
+  const socket = greeted(r);
+  socket.end(CLOSE_SESSION_CHANGED);
+  assert.equal(r.seen.sessionChanged, 1);
+  assert.equal(r.state.connected, false);
+  clock.advance(10 * 60000);
+  assert.equal(r.sockets.length, 1);
 });
 
 test("after a touch, 45 s without any frame while the game is on drops the socket", () => {

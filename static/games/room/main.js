@@ -117,6 +117,7 @@ function start(rootEl) {
     onGame,
     onFrame,
     onChange: render,
+    onSessionChanged: () => window.location.reload(),
   });
   const controls = createControls(els, state, {
     connection, say, render, stopAnimation: board.stopAnimation, storage, board,

@@ -17,6 +17,11 @@ export const CLOSE_TOO_MANY_SOCKETS = 4429;
 export const TOO_MANY_RETRY_MS = 30000;
 /** The server's close code when it stops for a restart: reconnect at once, from the start. */
 export const CLOSE_SERVICE_RESTART = 1012;
+/**
+ * The server's close code when the page's session signed out or in (another tab): the page
+ * comes back whole with the cookies it has now (header, seat, controls), not just the socket.
+ */
+export const CLOSE_SESSION_CHANGED = 4001;
 /** The close code of a socket this page drops itself (no snapshot, silence). */
 const CLOSE_DROPPED = 4000;
 
@@ -28,11 +33,15 @@ const CLOSE_DROPPED = 4000;
  * @param {(game: Object) => void} options.onGame  a snapshot's game, or the game after an event
  * @param {(frame: Object) => void} options.onFrame  any other frame (`why`, `error`)
  * @param {() => void} options.onChange  the connection changed: redraw
+ * @param {() => void} options.onSessionChanged  closed with CLOSE_SESSION_CHANGED: the page
+ *   loads again (main.js); no new socket is opened here
  * @param {Function} [options.WebSocketImpl]  the WebSocket class (the tests give a fake one)
  * @returns {{connect: () => void, isOpen: () => boolean, send: (frame: Object) => boolean,
  *   requestSnapshot: () => void}}
  */
-export function createConnection({ url, state, onGame, onFrame, onChange, WebSocketImpl = globalThis.WebSocket }) {
+export function createConnection({
+  url, state, onGame, onFrame, onChange, onSessionChanged, WebSocketImpl = globalThis.WebSocket,
+}) {
   let socket = null;
   let retries = 0;
   let snapshotAsked = false; // asked since the last snapshot: a gap does not ask again
@@ -77,6 +86,10 @@ export function createConnection({ url, state, onGame, onFrame, onChange, WebSoc
     state.connected = false;
     state.pending = false;
     if (state.lostAt === null) state.lostAt = Date.now();
+    if (code === CLOSE_SESSION_CHANGED) {
+      onSessionChanged();
+      return;
+    }
     if (code === 4403 || code === 4404) {
       state.closedForGood = code;
       onChange();

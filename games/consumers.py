@@ -435,10 +435,10 @@ class GameConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketCo
         await self.send(text_data=_frame_text(frame))
 
     async def session_changed(self, message):
-        """Group message ``{"type": "session.changed", "signed_out": true}``
-        (``dispatch.notify_session_changed``): the session is signing out, so the socket keeps
-        no identity (``_identity_checked``), whether or not the store is flushed yet."""
-        await self._identity_checked(signed_out=message.get("signed_out", False))
+        """Group message ``{"type": "session.changed"}`` (``dispatch.notify_session_changed``):
+        the session is signing out, so the socket keeps no identity (``_identity_checked``),
+        whether or not the store is flushed yet."""
+        await self._identity_checked(signed_out=True)
 
     async def _identity_checked(self, signed_out=False):
         """Read the socket's session again (``signed_out``: it confirms nothing, unread). A

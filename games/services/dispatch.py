@@ -170,10 +170,10 @@ def session_group(session_key):
 
 def notify_session_changed(session_key):
     """Tell the sockets opened with ``session_key`` that it is signing out
-    (``{"type": "session.changed", "signed_out": true}``). Django sends ``user_logged_out``
-    before it flushes the session, so a socket that read the store at once could still find
-    it signed in: the message itself says the session confirms nothing any more."""
-    _send_now(session_group(session_key), {"type": "session.changed", "signed_out": True})
+    (``{"type": "session.changed"}``). Django sends ``user_logged_out`` before it flushes the
+    session, so a socket that read the store at once could still find it signed in: the message
+    itself means the session confirms nothing any more."""
+    _send_now(session_group(session_key), {"type": "session.changed"})
 
 
 def lobby_group(user_id):

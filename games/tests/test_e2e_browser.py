@@ -89,12 +89,17 @@ def open_new_game(
     page = browser.new_page(viewport=viewport, reduced_motion=reduced_motion)
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
+    return page, start_from_home(page, base, language, label), errors
+
+
+def start_from_home(page, base, language="en", label="Play against the computer"):
+    """On ``page``, start a game against the computer from the home page, as a visitor does,
+    and wait for its board. Returns the game id."""
     page.goto(f"{base}/{language}/")
     page.get_by_role("button", name=label).first.click()
     page.wait_for_url(re.compile(r"[0-9a-f-]{36}/$"))
-    game_id = re.search(r"([0-9a-f-]{36})/$", page.url).group(1)
     page.wait_for_selector("#board [data-point]")
-    return page, game_id, errors
+    return re.search(r"([0-9a-f-]{36})/$", page.url).group(1)
 
 
 def in_thread(read):

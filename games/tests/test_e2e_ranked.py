@@ -30,6 +30,7 @@ from games.tests.test_e2e_browser import (  # noqa: F401 - fixtures used by name
     browser,
     daphne_server,
     in_thread,
+    start_from_home,
     viewer_side,
 )
 from games.tests.test_e2e_clock import clock_beat, play_one_turn, whose_turn  # noqa: F401
@@ -280,9 +281,7 @@ def test_a_sign_out_in_another_tab_brings_the_game_page_back_as_an_onlookers(
     errors = []
     game_page = context.new_page()
     game_page.on("pageerror", lambda error: errors.append(str(error)))
-    game_page.goto(f"{base}/ru/")
-    game_page.locator("button.play-button").first.click()
-    game_page.wait_for_url(re.compile(r"/ru/game/[0-9a-f-]{36}/$"))
+    start_from_home(game_page, base, "ru", label="Играть с компьютером")
     game_page.wait_for_function(READY_JS, timeout=10_000)
     assert viewer_side(game_page) in ("white", "black")
 

@@ -104,6 +104,7 @@ class Arena:
         self.gaps = []  # ms from a game's end to the player's next "paired" frame
         self.waiting = {}  # game id -> the players who heard of it so far
         self.tables = set()
+        self.live = set()  # the Tables whose play has begun and whose tasks have not ended
         self.most = 0
         self.finished = 0
         self.stop = asyncio.Event()
@@ -127,8 +128,11 @@ class Arena:
 
     async def _play(self, game_id, players):
         self.stats.games_started += 1
-        self.most = max(self.most, len(self.tables))
         table = Table(game_id, self.stats, self.rng, self.think, self.stall)
+        self.live.add(table)
+        # a game already over whose sockets are still closing is not one being played: the
+        # server pairs its players again at once
+        self.most = max(self.most, sum(not t.over.is_set() for t in self.live))
         resign = asyncio.Event()
         timer = asyncio.get_running_loop().call_later(
             self.game_seconds * (0.5 + self.rng.random()), resign.set
@@ -139,6 +143,7 @@ class Arena:
         finally:
             timer.cancel()
             relay.cancel()
+            self.live.discard(table)
         ended = time.monotonic()
         self.finished += table.over.is_set()
         for player in players:

@@ -21,6 +21,7 @@ from datetime import timedelta
 import pytest
 
 from games.tests.conftest import start_beat, stop_beat
+from games.tests.test_clock_worker import wait_until
 from games.tests.test_e2e_browser import (  # noqa: F401 - fixtures used by name
     ARTIFACTS,
     DESKTOP,
@@ -155,8 +156,13 @@ def test_an_arena_and_a_cup_are_played_to_their_end_in_the_browser(
     guest.goto(url)
     assert guest.locator("#t-sign-in-link").is_visible()
     guest.screenshot(path=str(ARTIFACTS / "tournament-arena-guest-360.png"), full_page=True)
-    for page in pages.values():
+    for user_id, page in pages.items():
         page.goto(url)
+        # as a person would, join once the page's socket is open: a join that comes before it
+        # finds the player away (no page of the event open) and the tick marks them so
+        wait_until(
+            lambda u=user_id: in_thread(lambda: socket_open(arena.pk, u)), what="the page's socket"
+        )
         page.locator("#t-join").click()
         page.wait_for_url(url + "#t-actions")  # back at the forms
         # in, or already paired with someone who joined before
@@ -200,8 +206,13 @@ def test_an_arena_and_a_cup_are_played_to_their_end_in_the_browser(
     cup = in_thread(lambda: tournaments.create("cup", "match", size=4, match_length=3))
     url = f"{base}/ru/tournaments/{cup.pk}/"
     guest.goto(url)
-    for page in pages.values():
+    for user_id, page in pages.items():
         page.goto(url)
+        # as a person would, join once the page's socket is open: a join that comes before it
+        # finds the player away (no page of the event open) and the tick marks them so
+        wait_until(
+            lambda u=user_id: in_thread(lambda: socket_open(arena.pk, u)), what="the page's socket"
+        )
         page.locator("#t-join").click()
         page.wait_for_url(url + "#t-actions")
         assert not page.locator("#t-join").is_visible()  # in: the form is gone
@@ -246,3 +257,10 @@ def test_an_arena_and_a_cup_are_played_to_their_end_in_the_browser(
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(figures, indent=2) + "\n")
     print(f"\ntournament pairing gaps: {figures}")
+
+
+def socket_open(tournament_id, user_id):
+    """Whether account ``user_id`` has a socket open on the tournament's page (presence)."""
+    from games.models import TournamentSocket
+
+    return TournamentSocket.objects.filter(tournament_id=tournament_id, user_id=user_id).exists()

@@ -189,7 +189,7 @@ def _best_plays(position, dice, ruleset) -> dict:
     plays = legal_plays(position, dice, ruleset)
     if len(plays) == 1:
         return {"forced": True, "plays": [{"play": plays[0].notation, "equity": None, "ply": 0}]}
-    ranked = neural.rank_expert(position, plays)
+    ranked = neural.rank_expert(position, plays, cap_s=neural.EXPERT_CAP_S)
     deepest = ranked.plies[ranked.index]
     order = sorted(
         (i for i, ply in enumerate(ranked.plies) if ply == deepest),

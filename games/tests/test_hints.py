@@ -29,6 +29,13 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("
 ME = services.Actor(guest_id=HUMAN)
 
 
+@pytest.fixture(autouse=True)
+def whole_search(monkeypatch):
+    """The hints search to the end: under its time cap a loaded machine stops it a ply
+    earlier, and these tests compare its answers with the search's own."""
+    monkeypatch.setattr(neural, "EXPERT_CAP_S", None)
+
+
 def game_with_a_choice(fixed):
     """A game against the computer where the human (white) is to play 6-3 with a real choice:
     the forced opening 6-5, the computer's 5-2, then white's roll."""
@@ -67,7 +74,7 @@ def test_after_a_worse_play_the_judgement_says_what_it_lost_and_which_was_best(f
     plays = legal_plays(position, dice, game.ruleset)
     zero = search.values(neural.network(), position.turn, [p.result for p in plays])
     bad = plays[int(np.argmin(zero))]  # the play the network likes least
-    expected = judge.analyse_play(position, dice, bad.result, game.ruleset)
+    expected = judge.analyse_play(position, dice, bad.result, game.ruleset, cap_s=None)
     assert expected["lost"] > 0.05, expected
     services.play(game.id, ME, game.version, bad.notation)
     game.refresh_from_db()

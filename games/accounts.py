@@ -188,13 +188,20 @@ def adopt_guest(sender, request, user, **kwargs):
 @receiver(user_logged_out, dispatch_uid="games.accounts.leave_lobby")
 def leave_lobby(sender, request, user, **kwargs):
     """Django's ``user_logged_out``: a signed-out account waits for no rated game (its open
-    lobby sockets hear ``left``), and the game sockets opened with this session read it again
-    at once (they stop playing for the account; ``session.changed``)."""
+    lobby sockets hear ``left``), and the game sockets opened with this session stop playing
+    for the account (``session.changed``). Django sends this signal before it flushes the
+    session, so within a request the sockets are told once the view is done
+    (``SignOutNoticeMiddleware``): a game page that reloads at the notice must find the
+    session gone. Outside one (the test client's ``logout``, the shell) they are told now."""
     if user is not None:
         lobby.leave_and_tell(user.pk)
     key = getattr(getattr(request, "session", None), "session_key", None)
     if key:
-        dispatch.notify_session_changed(key)
+        pending = getattr(request, SIGNED_OUT_SESSIONS, None)
+        if pending is None:
+            dispatch.notify_session_changed(key)
+        else:
+            pending.append(key)
 
 
 # --- Telegram: check the sign-in data before allauth -------------------------------------
@@ -371,6 +378,30 @@ def account_menu(request):
     except DatabaseError:
         logger.exception("the account menu could not be drawn")
         return ""
+
+
+#: the request attribute where ``SignOutNoticeMiddleware`` collects the sessions signed out
+SIGNED_OUT_SESSIONS = "signed_out_sessions"
+
+
+class SignOutNoticeMiddleware:
+    """Tells the game sockets of each session signed out during a request
+    (``dispatch.notify_session_changed``) once the view has returned, when Django's logout has
+    flushed the session: a socket closed at the notice makes its page load again, and that
+    load must come signed out (a notice sent from ``user_logged_out`` itself could beat the
+    flush, and the page would come back signed in)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        signed_out = []
+        setattr(request, SIGNED_OUT_SESSIONS, signed_out)
+        try:
+            return self.get_response(request)
+        finally:
+            for key in signed_out:
+                dispatch.notify_session_changed(key)
 
 
 class AccountMenuMiddleware:

@@ -234,6 +234,9 @@ MIDDLEWARE = [
     # cache (rules_pages/cache.py), so that one cached copy serves every reader.
     "rules_pages.cache.CachedPageCsrfMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Tells a signed-out session's game sockets once the sign-out's view is done (the session
+    # is flushed by then), so their pages reload signed out.
+    "games.accounts.SignOutNoticeMiddleware",
     # After CachedPageCsrfMiddleware (its answer passes here first): puts this visitor's
     # "Sign in" / name-and-sign-out into pages served from the page cache.
     "games.accounts.AccountMenuMiddleware",

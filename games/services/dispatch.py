@@ -169,10 +169,10 @@ def session_group(session_key):
 
 
 def notify_session_changed(session_key):
-    """Tell the sockets opened with ``session_key`` that it is signing out
-    (``{"type": "session.changed"}``). Django sends ``user_logged_out`` before it flushes the
-    session, so a socket that read the store at once could still find it signed in: the message
-    itself means the session confirms nothing any more."""
+    """Tell the sockets opened with ``session_key`` that it signed out
+    (``{"type": "session.changed"}``). Within a request ``games.accounts`` sends it once the
+    session is flushed; outside one it may come first, so the message itself means the session
+    confirms nothing any more, whatever a socket reading the store would find."""
     _send_now(session_group(session_key), {"type": "session.changed"})
 
 

@@ -155,6 +155,29 @@ def test_a_sign_out_announced_before_the_session_store_is_flushed_still_closes_t
     assert not Presence.objects.filter(game_id=game.pk).exists()
 
 
+def test_a_sign_out_over_http_tells_the_sockets_once_the_session_is_flushed(monkeypatch):
+    # the closed socket's page loads again at once: before the flush it would come back
+    # signed in (Django sends user_logged_out first, then flushes)
+    user = User.objects.create_user("player")
+    client = signed_in_client(user)
+    key = client.session.session_key
+    told = []
+    notify = dispatch.notify_session_changed
+
+    def spy(session_key):
+        told.append((session_key, Session.objects.filter(session_key=session_key).exists()))
+        notify(session_key)
+
+    monkeypatch.setattr(dispatch, "notify_session_changed", spy)
+    assert client.post("/en/accounts/logout/").status_code == 302
+    assert told == [(key, False)]
+    # outside a request (the test client's own logout) the sockets are told at once
+    client = signed_in_client(user)
+    key = client.session.session_key
+    client.logout()
+    assert told[1:] == [(key, True)]
+
+
 def test_an_account_that_plays_no_side_only_watches(fixed):
     owner = User.objects.create_user("owner")
     game = account_game(fixed, owner)

@@ -2,7 +2,7 @@
 import "./support.mjs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { NEED_SNAPSHOT, OLD_NEWS, applyEvent, isOldSnapshot, lastPlay, touchNeedsSnapshot, unpackLegal } from "../../../static/games/room/protocol.js";
+import { NEED_SNAPSHOT, OLD_NEWS, applyEvent, isOldSnapshot, lastPlay, playedSince, touchNeedsSnapshot, unpackLegal } from "../../../static/games/room/protocol.js";
 import { deepFreeze, game } from "./games.mjs";
 
 const NEW_ID = "BBBBBBBBBBBBBB";
@@ -233,4 +233,22 @@ test("an event's packed legal is unpacked to the snapshot's form", () => {
   assert.equal(unpackLegal(null), null);
   const snapshotForm = { plays: [{ play: "24/13" }], graph: { nodes: [] }, pass: false };
   assert.equal(unpackLegal(snapshotForm), snapshotForm);
+});
+
+test("the player's own play is found among several changes that came at once", () => {
+  const history = [
+    { n: 1, side: "white", kind: "play", dice: [6, 5], play: "24/13", version: 3 },
+    { n: 2, side: "black", kind: "play", dice: [3, 1], play: "24/20", version: 5 },
+    { n: 3, side: "white", kind: "play", dice: [4, 2], play: "24/18", version: 7 },
+    { n: 4, side: "black", kind: "play", dice: [5, 2], play: "24/17", version: 9 },
+  ];
+  // a snapshot that caught up from version 6: white's play, then the computer's answer
+  assert.equal(playedSince(history, "white", 6), true);
+  assert.equal(lastPlay(history).side, "black");
+  // only the computer's play since version 7; nothing since 9; an onlooker never
+  assert.equal(playedSince(history, "white", 7), false);
+  assert.equal(playedSince(history, "black", 9), false);
+  assert.equal(playedSince(history, null, 0), false);
+  // a double is not a play
+  assert.equal(playedSince([{ n: 5, side: "white", kind: "double", cube: 2, version: 10 }], "white", 9), false);
 });

@@ -74,6 +74,23 @@ export function lastPlay(entries) {
 }
 
 /**
+ * True if `history` holds a play of `side` made after `version`: a frame may bring several
+ * changes at once (a snapshot that caught up, an event from further back), so the player's own
+ * play need not be the last one.
+ * @param {Object[]} history  the game's history entries, oldest first
+ * @param {?string} side  "white", "black" or null (an onlooker: never)
+ * @param {number} version  the version the page held before
+ * @returns {boolean}
+ */
+export function playedSince(history, side, version) {
+  if (!side || !Array.isArray(history)) return false;
+  for (let i = history.length - 1; i >= 0 && history[i].version > version; i -= 1) {
+    if (history[i].kind === "play" && history[i].side === side) return true;
+  }
+  return false;
+}
+
+/**
  * An event's `legal` in the snapshot's form: `plays` as `[{play}]` and the packed graph (one
  * list per node, `[final, label, node, label, node, ...]`) as `{nodes: [{steps, final}]}`.
  * A `legal` already in that form, and null, come back as they are.

@@ -16,8 +16,8 @@ import { CLOCK_TICK_MS, createClocks, noteClockOffset } from "./clocks.js";
 import { createCoach } from "./coach.js";
 import { createControls } from "./controls.js";
 import { createPanels, gameUrl } from "./panels.js";
-import { createConnection } from "./socket.js";
 import { playedSince } from "./protocol.js";
+import { createConnection } from "./socket.js";
 import { createState, loadSettings, myTurn, you } from "./state.js";
 import { isBot, openingLine, playText, ratingLines, resultReason, resultTitle, statusText } from "./texts.js";
 
@@ -191,7 +191,7 @@ function start(rootEl) {
     state.pending = false;
     if (state.anim) board.stopAnimation();
     const theirs = freshPlay && last.side !== you(state);
-    if (sameGame && newer && playedSince(game.history, you(state), previous.version)) coach.ownPlay();
+    if (sameGame && playedSince(game.history, you(state), previous.version)) coach.ownPlay();
     const said = [];
     if (theirs) {
       said.push(playText(game, last.side, last.dice || [], last.play));

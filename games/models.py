@@ -1022,3 +1022,18 @@ class TelegramLink(models.Model):
 
     def __str__(self):
         return f"telegram {self.chat_id} of user {self.user_id}"
+
+
+class UsedToken(models.Model):
+    """A one-use sign-in credential already spent (games/one_use.py): ``key`` names it
+    (``"init-data:<hash>"``, ``"telegram-widget:<hash>"``), ``holder`` is the device cookie
+    of the browser that spent it ("" when none), and ``expires`` is when the credential
+    would be refused as too old anyway, after which beat deletes the row. Kept in the
+    database rather than Redis so a cache flush cannot make a captured sign-in usable again."""
+
+    key = models.CharField(max_length=200, unique=True)
+    holder = models.CharField(max_length=200, blank=True, default="")
+    expires = models.DateTimeField(db_index=True)
+
+    def __str__(self):
+        return f"{self.key} until {self.expires}"

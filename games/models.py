@@ -83,6 +83,8 @@ class EndReason(models.TextChoices):
     DROP = "drop", _("Double declined")
     TIMEOUT = "timeout", _("Out of time")
     ABANDON = "abandon", _("Left the game")
+    #: only in ``Abandonment.reason``: a rated game aborted before the player's first play
+    ABORT = "abort", _("Aborted before a first play")
 
 
 class EventKind(models.TextChoices):
@@ -532,6 +534,10 @@ class Profile(models.Model):
     display_name = models.CharField(max_length=40)
     avatar_url = models.URLField(max_length=500, blank=True)
     created = models.DateTimeField(auto_now_add=True)
+    #: where and when the player was last seen signing in or entering a rated game (staff
+    #: only: the admin's pairs of accounts that play each other, ``games.collusion``)
+    last_address = models.GenericIPAddressField(null=True, blank=True)
+    last_seen = models.DateTimeField(null=True, blank=True)
 
     def __str__(self):
         return self.display_name
@@ -834,6 +840,9 @@ class Tournament(models.Model):
     created = models.DateTimeField(auto_now_add=True)
     started = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
+    #: since when pairing (arena) or the next match (cup) waits because the site is full
+    #: (``games.admission``); None while it does not
+    full_since = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["starts_at", "created"]
@@ -862,6 +871,12 @@ class Tournament(models.Model):
         return self.kind == TournamentKind.ARENA
 
 
+class Withdrawal(models.TextChoices):
+    """Why the event withdrew an entrant from pairing (``Entrant.withdrawn``)."""
+
+    QUICK_LOSSES = "quick_losses", _("Aborted or resigned games at once repeatedly")
+
+
 class Entrant(models.Model):
     """A player entered in a tournament. ``rating`` is their rating in the preset (updated
     after each of their games: arena pairing and cup seeding read it); in an arena ``score``
@@ -887,6 +902,10 @@ class Entrant(models.Model):
     seed = models.PositiveSmallIntegerField(null=True, blank=True)
     place = models.PositiveSmallIntegerField(null=True, blank=True)
     joined = models.DateTimeField()
+    #: arena games this entrant aborted or lost in fewer than ``rules.MIN_LOSER_PLAYS`` plays;
+    #: at ``rules.QUICK_LOSS_LIMIT`` they are withdrawn from pairing (``withdrawn``)
+    quick_losses = models.PositiveSmallIntegerField(default=0)
+    withdrawn = models.CharField(max_length=16, choices=Withdrawal.choices, blank=True)
 
     class Meta:
         ordering = ["tournament", "-score", "-rating"]
@@ -916,6 +935,8 @@ class PairingOutcome(models.TextChoices):
     BYE = "bye", _("Bye")
     NO_SHOW = "no_show", _("No-show")
     NONE = "none", _("Not played")
+    #: an arena game won against a loser who made fewer than ``rules.MIN_LOSER_PLAYS`` plays
+    SHORT = "short", _("Too short to score")
 
 
 class Pairing(models.Model):
@@ -1037,3 +1058,26 @@ class UsedToken(models.Model):
 
     def __str__(self):
         return f"{self.key} until {self.expires}"
+
+
+class RatingRefund(models.Model):
+    """Rating points given back to ``user`` for a rated result staff undid (a boosted or
+    thrown game, ``manage.py refund_ratings``): ``points`` is what the result had moved their
+    rating by, taken off again (so a victim gets back what they lost). Unique per account and
+    game, so a refund is never applied twice."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+")
+    preset = models.CharField(max_length=16, choices=Preset.choices)
+    points = models.FloatField()
+    reason = models.CharField(max_length=200)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "game"], name="games_rating_refund_once")
+        ]
+
+    def __str__(self):
+        return f"refund of {self.points:+.1f} to {self.user_id} for game {self.game_id}"

@@ -102,3 +102,31 @@ def test_page_fits_the_screen_and_draws_every_diagram(site, browser, width, lang
         assert not failed, failed
     finally:
         context.close()
+
+
+#: the tops of the header's page links, rounded: one value when they stand in one row
+NAV_ROWS_JS = """() => {
+  const inner = document.querySelector(".site-header__inner").getBoundingClientRect();
+  const links = [...document.querySelectorAll(".site-nav a")].map((a) => a.getBoundingClientRect());
+  return {tops: [...new Set(links.map((r) => Math.round(r.top)))],
+          inside: links.every((r) => r.left >= inner.left - 0.5 && r.right <= inner.right + 0.5)};
+}"""
+
+
+def test_the_desktop_header_keeps_every_page_link_on_one_row(site, browser):
+    """From the desktop layout up (60rem = 960 px) the header's page links stand in one row
+    in every language: the Russian "Таблицы лидеров" once went to a row of its own (#30)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    wrapped = {}
+    try:
+        for lang in ("ru", "bg", "en"):
+            page.goto(f"{site}/{lang}/")
+            for width in (960, 1100, 1280):
+                page.set_viewport_size({"width": width, "height": 800})
+                rows = page.evaluate(NAV_ROWS_JS)
+                if len(rows["tops"]) != 1 or not rows["inside"]:
+                    wrapped[(lang, width)] = rows
+    finally:
+        context.close()
+    assert not wrapped, wrapped

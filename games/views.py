@@ -478,7 +478,8 @@ def game_page(request, game_id):
     ``between_people`` (bool), ``clock`` (None, or ``{"kind", "name", "summary"}``: the
     game's clock and what it means), ``lobby_url`` (the lobby, for a game the lobby paired:
     "play again" there finds another opponent; else None), ``tournament`` (``{"url",
-    "title", "ws_path", "running"}`` of the event the game belongs to, else None),
+    "title", "ws_path", "running", "arena", "result"}`` of the event the game belongs to,
+    else None),
     ``new_game_form`` (a blank form: the computer levels that exist) and ``room_modules``
     (``ROOM_MODULES``, preloaded).
     """
@@ -504,7 +505,7 @@ def game_page(request, game_id):
             else None
         ),
         "lobby_url": reverse("games:lobby") if _paired_by_lobby(game) else None,
-        "tournament": tournaments.event_of_game(game),
+        "tournament": tournaments.event_of_game(game, viewer.user_id),
         "new_game_form": NewGameForm(),
         "room_modules": ROOM_MODULES,
     }

@@ -216,3 +216,96 @@ def test_create_tournament_refuses_a_start_that_is_not_a_time(starts_in):
     with pytest.raises(CommandError):
         call_command("create_tournament", "arena", "--starts-in", starts_in)
     assert not Tournament.objects.exists()
+
+
+def decided_arena_game(points, kind="mars"):
+    """Ann and Bob's arena game, won by its white player, as the arena recorded it: the
+    winner's ``points`` for a ``kind``. Returns (pairing, winner's user id, loser's)."""
+    from games.models import Game, Pairing
+
+    users = accounts("Ann", "Bob")
+    event = arena()
+    enter(event, users.values())
+    (pairing,) = tournaments.advance(event.pk)
+    game = Game.objects.get(pk=pairing.game_id)
+    winner, loser = game.white_user_id, game.black_user_id
+    resign(game, loser)
+    # what the arena scored is set here: its rules (streaks, short games) have tests of their own
+    Game.objects.filter(pk=game.pk).update(result_kind=kind)
+    winning = Entrant.objects.get(tournament=event, user_id=winner)
+    Pairing.objects.filter(pk=pairing.pk).update(
+        winner=winning,
+        white_points=points if pairing.white_id == winning.pk else 0,
+        black_points=points if pairing.black_id == winning.pk else 0,
+    )
+    return pairing, winner, loser
+
+
+def test_an_arena_game_says_what_the_arena_scored_for_it_not_only_the_game_points():
+    pairing, winner, loser = decided_arena_game(6)
+    url = f"/en/game/{pairing.game_id}/"
+    arena_line = re.compile(r'<p class="result-arena" id="result-arena">(.*?)</p>')
+    mine = arena_line.search(signed_in(winner).get(url).content.decode()).group(1)
+    assert mine == "You score 6 arena points for this mars. Doubled by the win streak."
+    name = get_user_model().objects.get(pk=winner).profile.display_name
+    theirs = arena_line.search(signed_in(loser).get(url).content.decode()).group(1)
+    assert theirs == f"{name} scores 6 arena points for this mars. Doubled by the win streak."
+    ru = arena_line.search(Client().get(url.replace("/en/", "/ru/")).content.decode()).group(1)
+    assert ru == f"{name} получает на арене 6 очков за этот марс. Очки удвоены за серию побед."
+    # the event's socket tells a player's page the same, for the page's script to say it
+    frame = tournaments.state(pairing.tournament_id)
+    assert {row["user"]: row["last"] for row in frame["standings"]}[loser] == {
+        "game": str(pairing.game_id),
+        "winner": winner,
+        "points": 6,
+        "kind": "mars",
+        "doubled": True,
+    }
+
+
+def test_a_win_the_arena_did_not_score_says_so_on_the_game_page():
+    pairing, _winner, _loser = decided_arena_game(0, kind="oin")
+    html = Client().get(f"/bg/game/{pairing.game_id}/").content.decode()
+    assert "Тази победа не носи точки в арената" in html
+
+
+def test_arena_standings_explain_ties_and_drop_the_streak_mark_once_finished():
+    users = accounts("Ann", "Bob", "Cid")
+    event = arena()
+    enter(event, users.values())
+    tournaments.advance(event.pk)
+    # Ann and Bob tied on points, Ann with more wins and a streak that doubles her next win
+    Entrant.objects.filter(tournament=event, user_id=users["Ann"]).update(
+        score=6, wins=3, streak=2, games=3
+    )
+    Entrant.objects.filter(tournament=event, user_id=users["Bob"]).update(
+        score=6, wins=2, streak=0, games=3
+    )
+    body = re.compile(r'<tbody id="t-standings-body">(.*?)</tbody>', re.S)
+    html = Client().get(f"/en/tournaments/{event.pk}/").content.decode()
+    assert 'class="t-fire"' in body.search(html).group(1)  # while it runs
+    assert '<th scope="col">Wins</th>' in html
+    rows = re.findall(r"<tr[^>]*>\s*<td>(\d)</td>.*?<td>(\d+)</td>\s*<td>(\d+)</td>", html, re.S)
+    assert rows[:2] == [("1", "6", "3"), ("2", "6", "2")]  # place, points, wins
+    assert "Equal points: more wins ranks higher" in html
+    Tournament.objects.filter(pk=event.pk).update(status="finished")
+    Entrant.objects.filter(tournament=event, user_id=users["Ann"]).update(place=1)
+    Entrant.objects.filter(tournament=event, user_id=users["Bob"]).update(place=2)
+    html = Client().get(f"/ru/tournaments/{event.pk}/").content.decode()
+    assert "t-fire" not in body.search(html).group(1)
+    assert re.search(r'<p class="ng-note t-legend" id="t-legend" hidden>', html)
+    assert not any(row["fire"] for row in embedded_state(html)["standings"])
+    assert "При равных очках выше тот, у кого больше побед" in html
+
+
+def test_an_arena_not_yet_started_counts_down_on_its_start_line():
+    from datetime import timedelta
+
+    from games import clocks
+
+    starts = clocks.from_ms(clocks.now_ms()) + timedelta(minutes=10)
+    event = tournaments.create("arena", "sport", starts_at=starts, minutes=30)
+    html = Client().get(f"/en/tournaments/{event.pk}/").content.decode()
+    facts = dict(re.findall(r"<dt>(\w+)</dt>\s*<dd>(.*?)</dd>", html, re.S))
+    assert f'id="t-starts-in" data-until="{clocks.to_ms(starts)}"' in facts["Start"]
+    assert 'id="t-countdown"' in facts["End"] and "t-starts-in" not in facts["End"]

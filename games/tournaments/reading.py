@@ -56,8 +56,10 @@ def state(tournament_id, now_ms=None):
     ``{"type": "tournament", "id", "version", "kind", "status", "preset", "clock",
     "match_length", "size", "rounds", "starts_at", "ends_at", "server_time" (ms since the
     epoch, or None), "entrants": n, "standings": [{"user", "name", "rating", "score",
-    "games", "wins", "streak", "fire", "active", "away", "playing" (game id or None),
-    "seed", "place"}], "games": [{"game", "white", "black"}] (games being played, users),
+    "games", "wins", "streak", "fire" (the next win counts double: only while it runs),
+    "active", "away", "playing" (game id or None), "seed", "place", "last" (``last_result``
+    of their last arena game, or None)}], "games": [{"game", "white", "black"}] (games being
+    played, users),
     "bracket": [{"round", "slot", "white", "black", "winner", "outcome", "status", "game",
     "score": [white, black] or None}] (cups), "podium": [{"user", "name", "place"}]}``.
     Names are the players' own; nothing in it depends on a page's language (one frame is
@@ -71,9 +73,14 @@ def state(tournament_id, now_ms=None):
         .order_by("round", "slot", "created")
     )
     names = profiles.names_of([entrant.user_id for entrant in ranked])
+    running = tournament.status == TournamentStatus.RUNNING
     playing = {}
+    last = {}
     games = []
     for pairing in pairings:
+        if tournament.kind == TournamentKind.ARENA and pairing.status == PairingStatus.DONE:
+            for entrant in pairing.entrants():
+                last[entrant.pk] = last_result(pairing)  # in order made: the latest stays
         if pairing.status == PairingStatus.PLAYING and pairing.game_id:
             for entrant in pairing.entrants():
                 playing[entrant.pk] = str(pairing.game_id)
@@ -93,12 +100,14 @@ def state(tournament_id, now_ms=None):
             "games": entrant.games,
             "wins": entrant.wins,
             "streak": entrant.streak,
-            "fire": rules.on_fire(entrant.streak),
+            # a streak doubles only the wins still to come: none once the arena is over
+            "fire": running and rules.on_fire(entrant.streak),
             "active": entrant.active,
             "away": entrant.away,
             "playing": playing.get(entrant.pk),
             "seed": entrant.seed,
             "place": entrant.place,
+            "last": last.get(entrant.pk),
         }
         for entrant in ranked
     ]
@@ -155,26 +164,93 @@ def bracket_row(pairing):
     }
 
 
-def event_of_game(game):
-    """For a game's page: ``{"url", "title", "ws_path", "running"}`` of the event the game
-    (or its match) belongs to, in the active language, or None."""
+def last_result(pairing):
+    """What a decided arena game scored: ``{"game", "winner" (user id, or None when
+    aborted), "points" (the winner's arena points), "kind" ("oin", "mars", "koks" or None),
+    "doubled" (the win streak doubled them)}``, as the arena recorded it."""
+    winner = pairing.winner
+    points = 0
+    if winner is not None:
+        points = pairing.white_points if winner.pk == pairing.white_id else pairing.black_points
+    kind = pairing.game.result_kind if pairing.game and winner is not None else None
+    return {
+        "game": str(pairing.game_id) if pairing.game_id else None,
+        "winner": winner.user_id if winner is not None else None,
+        "points": points,
+        "kind": kind or None,
+        "doubled": bool(points and kind) and points > rules.arena_points(kind, 0),
+    }
+
+
+def result_text(result, names, viewer_user_id=None):
+    """The arena's words for ``result`` (``last_result``), in the active language: "You score
+    3 arena points for this mars." (the game's own points, "mars, 2 points", are not the
+    arena's); "" for an aborted game. ``names``: {user id: name}. static/games/tournament.js
+    says the same from the socket's frame."""
+    if result["winner"] is None:
+        return ""
+    if not result["points"]:
+        return _("This win scores no arena points: the game was too short to count.")
+    values = {
+        "name": names.get(result["winner"], ""),
+        "points": result["points"],
+        "kind": KIND_WORDS[result["kind"]]() if result["kind"] in KIND_WORDS else "",
+    }
+    if result["winner"] == viewer_user_id:
+        text = ngettext(
+            "You score %(points)s arena point for this %(kind)s.",
+            "You score %(points)s arena points for this %(kind)s.",
+            result["points"],
+        )
+    else:
+        text = ngettext(
+            "%(name)s scores %(points)s arena point for this %(kind)s.",
+            "%(name)s scores %(points)s arena points for this %(kind)s.",
+            result["points"],
+        )
+    text %= values
+    if result["doubled"]:
+        text += " " + _("Doubled by the win streak.")
+    return text
+
+
+#: the result kinds as a game's result names them
+KIND_WORDS = {
+    "oin": lambda: _("oin"),
+    "mars": lambda: _("mars"),
+    "koks": lambda: _("koks"),
+}
+
+
+def event_of_game(game, viewer_user_id=None):
+    """For a game's page: ``{"url", "title", "ws_path", "running", "arena", "result"}`` of
+    the event the game (or its match) belongs to, in the active language, or None.
+    ``result`` is what an arena game scored in the arena (``result_text``, for account
+    ``viewer_user_id``), "" until it is decided."""
     pairing = (
         (
             Pairing.objects.filter(match_id=game.match_id)
             if game.match_id
             else Pairing.objects.filter(game_id=game.pk)
         )
-        .select_related("tournament")
+        .select_related("tournament", "winner", "game")
         .first()
     )
     if pairing is None:
         return None
     tournament = pairing.tournament
+    arena = tournament.kind == TournamentKind.ARENA
+    result = ""
+    if arena and pairing.status == PairingStatus.DONE:
+        names = profiles.names_of([pairing.winner.user_id]) if pairing.winner else {}
+        result = result_text(last_result(pairing), names, viewer_user_id)
     return {
         "url": reverse("games:tournament", kwargs={"tournament_id": tournament.pk}),
         "title": title(tournament),
         "ws_path": f"/ws/tournament/{tournament.pk}/?lang={get_language()}",
         "running": tournament.status == TournamentStatus.RUNNING,
+        "arena": arena,
+        "result": result,
     }
 
 

@@ -88,18 +88,22 @@
 
   // --- the event's page -------------------------------------------------------------------
 
+  // Each countdown on its own line: the time to the start on "Start", the time left on "End".
   function countdown() {
-    const node = document.getElementById("t-countdown");
-    if (!node || !state) return;
-    let text = "";
+    if (!state) return;
+    const startsIn = document.getElementById("t-starts-in");
+    const endsIn = document.getElementById("t-countdown");
+    let toStart = "";
+    let toEnd = "";
     if (state.status === "upcoming" && state.starts_at) {
-      text = fmt(gettext("starts in %(time)s"), { time: mmss(state.starts_at - now()) });
+      toStart = fmt(gettext("in %(time)s"), { time: mmss(state.starts_at - now()) });
     } else if (state.status === "running" && state.ends_at) {
       const left = state.ends_at - now();
-      text = left > 0 ? fmt(gettext("%(time)s left"), { time: mmss(left) })
+      toEnd = left > 0 ? fmt(gettext("%(time)s left"), { time: mmss(left) })
         : gettext("time is up: the last games are being finished");
     }
-    node.textContent = text ? "(" + text + ")" : "";
+    if (startsIn) startsIn.textContent = toStart ? "(" + toStart + ")" : "";
+    if (endsIn) endsIn.textContent = toEnd ? "(" + toEnd + ")" : "";
   }
 
   function gameUrl(id) {
@@ -134,7 +138,7 @@
     body.replaceChildren();
     if (!state.standings.length) {
       const row = body.insertRow();
-      cell(row, gettext("Nobody has entered yet.")).colSpan = 6;
+      cell(row, gettext("Nobody has entered yet.")).colSpan = 7;
       return;
     }
     state.standings.forEach((entry, index) => {
@@ -150,6 +154,7 @@
         name.append(" ", fire);
       }
       cell(row, String(entry.score));
+      cell(row, String(entry.wins));
       cell(row, String(entry.games));
       cell(row, String(entry.rating));
       let now = "";
@@ -302,6 +307,8 @@
       ? fmt(gettext("%(count)s of %(size)s"), { count: state.entrants, size: state.size })
       : String(state.entrants);
     drawStandings(names, me);
+    const legend = document.getElementById("t-legend");
+    if (legend) legend.hidden = state.status !== "running"; // "×2" marks only a running arena
     drawBracket(names);
     drawGames(names);
     drawYou(me);
@@ -314,6 +321,22 @@
     }));
     podium.hidden = !state.podium.length;
     countdown();
+  }
+
+  // What the arena scored for a decided game (a standings row's `last`), as
+  // games/tournaments/reading.py result_text says it: not the game's own points.
+  function arenaResultText(result, names, me) {
+    if (!result.winner) return "";
+    if (!result.points) return gettext("This win scores no arena points: the game was too short to count.");
+    const kinds = { oin: gettext("oin"), mars: gettext("mars"), koks: gettext("koks") };
+    const values = { name: names[result.winner] || "", points: result.points, kind: kinds[result.kind] || "" };
+    let text = result.winner === me
+      ? fmt(ngettext("You score %(points)s arena point for this %(kind)s.",
+        "You score %(points)s arena points for this %(kind)s.", result.points), values)
+      : fmt(ngettext("%(name)s scores %(points)s arena point for this %(kind)s.",
+        "%(name)s scores %(points)s arena points for this %(kind)s.", result.points), values);
+    if (result.doubled) text += " " + gettext("Doubled by the win streak.");
+    return text;
   }
 
   // On a tournament game's page: what the event made of this game, and whether its player is
@@ -334,6 +357,12 @@
     }
     note.textContent = text;
     note.hidden = !text;
+    const arena = document.getElementById("result-arena");
+    const row = frame.standings.find((entry) => entry.last && entry.last.game === follow.dataset.game);
+    if (arena && row) {
+      arena.textContent = arenaResultText(row.last, names, me);
+      arena.hidden = !arena.textContent;
+    }
   }
 
   function onFrame(frame) {

@@ -7,14 +7,14 @@ describes every step in the reader's language.
 """
 
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from games.engine import fairdice
 from games.engine import record as rec
 from games.engine.position_id import encode as encode_position
 from games.models import EventKind, Preset, Side, Status
 from games.services.clockwork import clock_spec
-from games.services.reading import HISTORY_KINDS, opening_of, player_of
+from games.services.reading import HISTORY_KINDS, display_name, opening_of, player_of
 
 EVENT_NAME = "Long nardy game"
 
@@ -205,3 +205,60 @@ def fairness_of(game):
 def players_of(game):
     """``{"white": {...}, "black": {...}}`` as in the snapshot."""
     return {side: player_of(game, side) for side in Side.values}
+
+
+#: the computer's levels as the list of games names them (templates/games/_game_title.html)
+COMPUTER_NAMES = {
+    "easy": gettext_lazy("easy computer"),
+    "medium": gettext_lazy("medium computer"),
+    "hard": gettext_lazy("hard computer"),
+    "expert": gettext_lazy("expert computer"),
+}
+
+
+def _name_in_title(game, side, viewer_side):
+    # as the game page names the players: "you", an account's name, the computer, a guest
+    if side == viewer_side:
+        return _("you")
+    if game.bot_side == side:
+        return str(COMPUTER_NAMES.get(game.bot_level, _("Computer")))
+    user_id = game.user_of(side)
+    if user_id:
+        return display_name(user_id)
+    if not game.bot_side:  # two people, this one a guest: told apart by side
+        return _("your opponent") if viewer_side else _side_name(side)
+    return _("Guest")
+
+
+def replay_title(game, viewer_side=None):
+    """The replay page's title and heading, in the active language: the players white first,
+    "you" for ``viewer_side`` ("Replay: you – hard computer", "Replay: Ann – Bob")."""
+    return _("Replay: %(white)s – %(black)s") % {
+        side: _name_in_title(game, side, viewer_side) for side in Side.values
+    }
+
+
+def _name_in_record(value):
+    # the names this site writes in a record (``_player_header``) in the page's language;
+    # any other name as the record gives it
+    if value == "Guest":
+        return _("Guest")
+    if value == "Computer":
+        return _("Computer")
+    for level, name in COMPUTER_NAMES.items():
+        if value == f"Computer ({level})":
+            return str(name)
+    return value
+
+
+def imported_title(record):
+    """An imported record's title and heading, in the active language: "Imported game: Guest
+    – hard computer" from its White and Black headers (the stored English title is not
+    shown), or "Imported game" without them."""
+    white, black = record.header("White", ""), record.header("Black", "")
+    if not white and not black:
+        return _("Imported game")
+    return _("Imported game: %(white)s – %(black)s") % {
+        "white": _name_in_record(white or "?"),
+        "black": _name_in_record(black or "?"),
+    }

@@ -962,7 +962,7 @@ def replay_page(request, game_id):
     to step through, the record, the export link and, once over, the revealed seed."""
     game = _viewable_game(request, game_id)
     record = replays.game_record(game)
-    title = _("Replay of game %(id)s") % {"id": str(game.id)[:8]}
+    title = replays.replay_title(game, game.side_of(viewer_of(request, create=False)))
     context = _replay_context(request, record, game=game, title=title)
     context["analysis"] = analysis.attach(game, context["frames"])  # marks on the play frames
     return render(request, "games/replay.html", context)
@@ -1059,9 +1059,10 @@ def imported_replay(request, record_id):
     refuses."""
     imported = get_object_or_404(ImportedRecord, pk=record_id)
     services.import_opened(imported)
-    title = imported.title or _("Imported game")
     try:
-        context = _replay_context(request, rec.parse(imported.text), imported=True, title=title)
+        record = rec.parse(imported.text)
+        title = replays.imported_title(record)  # in the page's language, not the stored title
+        context = _replay_context(request, record, imported=True, title=title)
     except rec.RecordError:
         # stored before the importer learned to refuse it (e.g. "white starts" in a sport game)
         raise Http404 from None

@@ -435,3 +435,55 @@ def test_the_game_page_preloads_every_module_of_the_room(client):
     )
     room = Path(views.__file__).resolve().parent.parent / "static" / "games" / "room"
     assert preloaded == {f"games/room/{path.name}" for path in room.glob("*.js")}
+
+
+REPLAY_TITLE = re.compile(
+    r"<title>(.*?) · .*?</title>.*?<h1 class=\"replay-title\">(.*?)</h1>", re.S
+)
+
+
+def replay_title(client, lang, url):
+    """(page title without the site's name, heading) of a replay page in ``lang``."""
+    html = client.get(re.sub(r"^/\w\w/", f"/{lang}/", url)).content.decode()
+    return REPLAY_TITLE.search(html.replace("&#x27;", "'")).groups()
+
+
+def test_a_replay_is_titled_by_its_players_as_the_game_page_names_them(client, fixed):
+    from games.tests.tournament_helpers import accounts
+
+    _response, game = start(client, level="hard")
+    services.resign(game.id, services.Actor(guest_id=client.session["guest_id"]), game.version)
+    url = reverse("games:replay", kwargs={"game_id": game.id})
+    sides = ("hard computer", "you") if game.bot_side == "white" else ("you", "hard computer")
+    title = "Replay: {} – {}".format(*sides)
+    assert replay_title(client, "en", url) == (title, title)
+    ru = (
+        ("сильный компьютер", "Гость")
+        if game.bot_side == "white"
+        else ("Гость", "сильный компьютер")
+    )
+    assert replay_title(Client(), "ru", url) == ("Повтор: {} – {}".format(*ru),) * 2
+    # two accounts: their names; the viewer's own side is "you"
+    users = accounts("Ann", "Bob")
+    challenge = services.create_challenge(
+        services.Actor(guest_id="g-ann", user_id=users["Ann"]), preset="sport", colour="white"
+    )
+    people = services.accept_challenge(
+        challenge.pk, services.Actor(guest_id="g-bob", user_id=users["Bob"])
+    )
+    services.resign(
+        people.id, services.Actor(guest_id="g-bob", user_id=users["Bob"]), people.version
+    )
+    url = reverse("games:replay", kwargs={"game_id": people.id})
+    assert replay_title(Client(), "bg", url) == ("Преглед: Ann – Bob",) * 2
+    ann = Client()
+    ann.force_login(people.white_user)
+    assert replay_title(ann, "en", url) == ("Replay: you – Bob",) * 2
+
+
+def test_an_imported_record_is_titled_in_the_language_of_the_page(client):
+    text = GOOD.replace("[Preset", '[White "Guest"]\n[Black "Computer (hard)"]\n[Preset', 1)
+    response = client.post(reverse("games:import"), {"text": text})
+    url = response["Location"]
+    assert replay_title(client, "bg", url) == ("Заредена игра: Гост – силен компютър",) * 2
+    assert replay_title(client, "en", url) == ("Imported game: Guest – hard computer",) * 2

@@ -7,10 +7,12 @@ import logging
 import math
 import time
 import uuid
+from contextlib import suppress
 from importlib import import_module
 from urllib.parse import parse_qs
 
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
+from autobahn.exception import Disconnected
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -30,6 +32,11 @@ logger = logging.getLogger(__name__)
 
 #: largest accepted client frame, in characters
 MAX_FRAME = 4096
+#: the largest version a frame may name (the games' version is a PositiveIntegerField)
+MAX_VERSION = 2**31 - 1
+#: what a send on a connection the server closed raises: Daphne's (autobahn's)
+#: Disconnected, or the OSError the ASGI spec asks of servers
+CLOSED_CONNECTION_ERRORS = (Disconnected, OSError)
 #: close codes: unknown game; the lobby without a signed-in account; too many open sockets
 CLOSE_NOT_FOUND = 4404
 CLOSE_NOT_SIGNED_IN = 4401
@@ -82,20 +89,30 @@ class ThreadPerSocket:
 
 
 class QuietAfterClose:
-    """A socket this server closed sends nothing more. Group messages already on their way
-    (a game's change just after a sign-out closed the socket) would otherwise be sent on a
-    closed connection, which Daphne refuses by failing the consumer ("Attempt to send on a
-    closed protocol")."""
+    """A socket this server closed sends nothing more, whoever closed it: the consumer
+    (``close``: a sign-out's 4001, a 4404) or Daphne itself (1009 for a message too big,
+    1007, 1002, 1012 at a restart), which the consumer learns only when a send is refused
+    (CLOSED_CONNECTION_ERRORS) before the disconnect arrives. Group messages already on
+    their way (a game's change, a resync) would otherwise be sent on a closed connection,
+    which Daphne refuses by failing the consumer ("Attempt to send on a closed protocol")."""
 
     closed_here = False
 
     async def close(self, code=None, reason=None):
+        if self.closed_here:
+            return
         self.closed_here = True
-        await super().close(code=code, reason=reason)
+        with suppress(CLOSED_CONNECTION_ERRORS):  # the server had closed it already
+            await super().close(code=code, reason=reason)
 
     async def send(self, text_data=None, bytes_data=None, close=False):
-        if not self.closed_here:
+        if self.closed_here:
+            return
+        try:
             await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
+        except CLOSED_CONNECTION_ERRORS:
+            self.closed_here = True
+            logger.debug("socket %s closed by the server: nothing more sent", self.channel_name)
 
 
 class SocketCap:
@@ -569,7 +586,11 @@ class GameConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketCo
                 return frame
             if kind in ACTIONS:
                 version = frame.get("version")
-                if isinstance(version, bool) or not isinstance(version, int):
+                if (
+                    isinstance(version, bool)
+                    or not isinstance(version, int)
+                    or not 0 <= version <= MAX_VERSION
+                ):
                     return _("The frame needs a whole-number version.")
             if kind == "play" and not isinstance(frame.get("play"), str):
                 return _("A play frame needs the play as a string.")

@@ -29,7 +29,6 @@ from allauth.socialaccount.models import SocialApp
 from allauth.socialaccount.providers.telegram import views as telegram_views
 from django.conf import settings
 from django.contrib.auth.signals import user_logged_in, user_logged_out
-from django.core.cache import cache
 from django.db import DatabaseError
 from django.dispatch import receiver
 from django.http import Http404
@@ -41,9 +40,10 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 
-from games import dev_sign_in, lobby, services
+from games import dev_sign_in, lobby, one_use, services
 from games.models import Profile
 from games.services import dispatch
+from games.telegram import init_data
 from rules_pages.cache import csrf_input
 
 logger = logging.getLogger(__name__)
@@ -245,11 +245,15 @@ def telegram_hash(data, bot_token):
 
 
 def check_telegram_data(data, bot_token, now=None, max_age=None):
-    """Check Telegram sign-in data (a dict, as sent): the fields ``id``, ``auth_date`` and
-    ``hash`` present; every value a string or a whole number; ``id`` and ``auth_date`` whole
-    numbers; ``auth_date`` (Unix seconds) at most ``max_age`` seconds (default
-    ``settings.TELEGRAM_AUTH_MAX_AGE``) before ``now`` and at most TELEGRAM_CLOCK_SKEW after;
-    ``hash`` the signature made with ``bot_token``. Raises TelegramRefused with the reason."""
+    """Check Telegram sign-in data (a dict, as sent). In this order, so that nothing unsigned
+    is read further than its signature: the fields ``id``, ``auth_date`` and ``hash``
+    present; ``hash`` the signature made with ``bot_token``; every value a string or a whole
+    number (no bool, float, list...); ``id`` a whole number from 1 to
+    ``init_data.MAX_USER_ID`` - 1 and ``auth_date`` (Unix seconds) one from 0 to
+    ``init_data.MAX_AUTH_DATE``, as a number or as digits; ``auth_date`` at most ``max_age``
+    seconds (default ``settings.TELEGRAM_AUTH_MAX_AGE``) before ``now`` (Unix seconds,
+    default the clock) and at most TELEGRAM_CLOCK_SKEW after. Raises TelegramRefused with
+    the reason."""
     now = time.time() if now is None else now
     max_age = settings.TELEGRAM_AUTH_MAX_AGE if max_age is None else max_age
     missing = [field for field in TELEGRAM_REQUIRED if data.get(field) in (None, "")]
@@ -258,22 +262,6 @@ def check_telegram_data(data, bot_token, now=None, max_age=None):
             _("Telegram's answer is incomplete (missing: %(fields)s). Please try signing in again.")
             % {"fields": ", ".join(missing)}
         )
-    for value in data.values():
-        if isinstance(value, bool) or not isinstance(value, (str, int)):
-            raise TelegramRefused(
-                _("Telegram's answer could not be read. Please try signing in again.")
-            )
-    if not _whole_number(data["id"]):
-        raise TelegramRefused(
-            _("Telegram's answer could not be read. Please try signing in again.")
-        )
-    if not _whole_number(data["auth_date"]):
-        raise TelegramRefused(
-            _("Telegram's answer has no valid sign-in time. Please try signing in again.")
-        )
-    auth_date = int(data["auth_date"])
-    if now - auth_date > max_age or auth_date - now > TELEGRAM_CLOCK_SKEW:
-        raise TelegramRefused(_("This Telegram sign-in has expired. Please sign in again."))
     if not isinstance(data["hash"], str) or not hmac.compare_digest(
         data["hash"].encode(), telegram_hash(data, bot_token).encode()
     ):
@@ -283,12 +271,28 @@ def check_telegram_data(data, bot_token, now=None, max_age=None):
                 "was refused. Please sign in again."
             )
         )
+    for value in data.values():
+        if isinstance(value, bool) or not isinstance(value, (str, int)):
+            raise TelegramRefused(
+                _("Telegram's answer could not be read. Please try signing in again.")
+            )
+    user_id = init_data.whole_number(data["id"], init_data.MAX_USER_ID - 1)
+    if not user_id:
+        raise TelegramRefused(
+            _("Telegram's answer could not be read. Please try signing in again.")
+        )
+    auth_date = init_data.whole_number(data["auth_date"], init_data.MAX_AUTH_DATE)
+    if auth_date is None:
+        raise TelegramRefused(
+            _("Telegram's answer has no valid sign-in time. Please try signing in again.")
+        )
+    if now - auth_date > max_age or auth_date - now > TELEGRAM_CLOCK_SKEW:
+        raise TelegramRefused(_("This Telegram sign-in has expired. Please sign in again."))
 
 
-def _whole_number(value):
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value >= 0
-    return isinstance(value, str) and value.isascii() and value.isdigit()
+def widget_used_key(data):
+    """The ``one_use`` key of checked sign-in ``data``: its signature (64 hex digits)."""
+    return f"telegram-widget:{data['hash']}"
 
 
 @csrf_exempt
@@ -298,21 +302,21 @@ def telegram_callback(request):
 
     GET: allauth's page (its script posts the answer Telegram put in the URL fragment).
     POST ``tgAuthResult`` (base64 JSON): checked with ``check_telegram_data`` against the
-    configured bot's token; refused data gets a page saying why (HTTP 400) and creates
-    nothing; valid data goes on to allauth, which signs the visitor in (or up). 404 when
-    Telegram sign-in is not configured. Exempt from CSRF like allauth's view: the post comes
-    from Telegram's redirect, and the signature is what proves it."""
+    configured bot's token, and used once only (``one_use``); refused data gets a page
+    saying why (HTTP 400) and creates nothing; valid data goes on to allauth, which signs
+    the visitor in (or up). 404 when Telegram sign-in is not configured. Exempt from CSRF
+    like allauth's view: the post comes from Telegram's redirect, and the signature is what
+    proves it."""
     provider = get_social_adapter().get_provider(request, "telegram")  # 404 if not configured
     if request.method == "POST":
         try:
             data = decode_telegram_result(request.POST.get("tgAuthResult", ""))
             check_telegram_data(data, provider.app.secret)
             # signed data is not tied to a session: each answer signs in once, so a copied
-            # one cannot be replayed while it is still fresh
-            if not cache.add(
-                f"telegram:used:{data['hash']}",
-                1,
-                settings.TELEGRAM_AUTH_MAX_AGE + TELEGRAM_CLOCK_SKEW,
+            # one cannot be replayed while it is still fresh (kept in the database, which a
+            # flushed Redis does not forget)
+            if not one_use.claim(
+                widget_used_key(data), "", settings.TELEGRAM_AUTH_MAX_AGE + TELEGRAM_CLOCK_SKEW
             ):
                 raise TelegramRefused(
                     _("This Telegram sign-in was already used. Please sign in again.")

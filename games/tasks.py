@@ -8,7 +8,7 @@ from celery.signals import worker_init, worker_process_init, worker_ready
 from django.db import OperationalError
 from redis.exceptions import RedisError
 
-from games import analysis, clocks, lobby, services, tournaments
+from games import analysis, clocks, lobby, one_use, services, tournaments
 from games.bots import bearoff, neural
 from games.services import dispatch
 from games.telegram import bot_api
@@ -183,6 +183,13 @@ def expire_imports():
     if deleted:
         logging.getLogger("games.records").info("expired %d imported records", deleted)
     return deleted
+
+
+@shared_task(name="games.forget_used_tokens", ignore_result=True)
+def forget_used_tokens():
+    """The beat task (hourly): delete the one-use sign-in claims past their time
+    (``one_use.forget_expired``). Returns how many."""
+    return one_use.forget_expired()
 
 
 @shared_task(

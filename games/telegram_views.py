@@ -8,7 +8,6 @@ is configured (``settings.TELEGRAM_BOT_TOKEN``).
 """
 
 import hmac
-import json
 import logging
 from functools import wraps
 
@@ -28,6 +27,8 @@ logger = logging.getLogger(__name__)
 
 #: the largest update read (bytes); Telegram's are a few KB
 MAX_UPDATE_BYTES = 256 * 1024
+#: the most digits of a Content-Length read as a number (more is over the limit anyway)
+_LENGTH_DIGITS = len(str(MAX_UPDATE_BYTES))
 #: the longest ``next`` path the entry page passes on
 MAX_NEXT = 500
 
@@ -97,24 +98,40 @@ def webhook_view(request, secret):
     """POST ``/telegram/webhook/<secret>/``: one Telegram update (JSON). The path's secret and
     the ``X-Telegram-Bot-Api-Secret-Token`` header must both be the webhook's secret
     (``config.webhook_secret``): a wrong path is 404, a wrong header 403. Answers 200 with
-    the bot's reply as a Bot API method in the body (``webhook.answer``), or empty; an
-    unreadable update is 400 (Telegram does not resend those)."""
+    the bot's reply as a Bot API method in the body (``webhook.answer``), or empty. A body
+    over MAX_UPDATE_BYTES is 413 whatever its size (its Content-Length is checked and at most
+    one byte more is read, before Django's DATA_UPLOAD_MAX_MEMORY_SIZE would answer 400); an
+    unreadable update is 400 (Telegram does not resend those); one with a number JSON does
+    not have (NaN, Infinity, -Infinity, or a float past its range) is ignored: 200, empty."""
     expected = config.webhook_secret().encode()
     if not hmac.compare_digest(secret.encode(), expected):
         raise Http404("unknown webhook")
     header = request.headers.get("X-Telegram-Bot-Api-Secret-Token", "").encode()
     if not hmac.compare_digest(header, expected):
         return HttpResponse(status=403)
-    if len(request.body) > MAX_UPDATE_BYTES:
+    if _declared_too_long(request.META.get("CONTENT_LENGTH") or ""):
+        return HttpResponse(status=413)
+    body = request.read(MAX_UPDATE_BYTES + 1)
+    if len(body) > MAX_UPDATE_BYTES:
         return HttpResponse(status=413)
     try:
-        update = json.loads(request.body)
+        update = webhook.parse(body)
+    except webhook.NotFinite:
+        return HttpResponse(status=200)  # no update Telegram sends: nothing to do
     except (ValueError, RecursionError):
         return HttpResponse(status=400)
     reply = webhook.answer(update, config.site_origin(request))
     if reply is None:
         return HttpResponse(status=200)
     return JsonResponse(reply)
+
+
+def _declared_too_long(length):
+    """True when the Content-Length header ``length`` (str) says more than MAX_UPDATE_BYTES;
+    its digits are counted before any is converted to a number."""
+    if not (length.isascii() and length.isdigit()):
+        return False  # none or not a number: the bounded read decides
+    return len(length.lstrip("0")) > _LENGTH_DIGITS or int(length) > MAX_UPDATE_BYTES
 
 
 @telegram_only

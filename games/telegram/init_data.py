@@ -22,6 +22,9 @@ MAX_LENGTH = 8192
 CLOCK_SKEW = 300
 #: Telegram's user ids fit in 52 bits (its Bot API says so); larger ones are no user's
 MAX_USER_ID = 2**52
+#: the latest ``auth_date`` read (Unix seconds, 12 digits: the year 33658); a longer number
+#: is no time, and past 308 digits it would not even fit a float
+MAX_AUTH_DATE = 10**12 - 1
 #: the user's fields kept, and the longest text kept of each
 USER_TEXT_FIELDS = ("first_name", "last_name", "username", "language_code", "photo_url")
 USER_TEXT_MAX = 256
@@ -86,6 +89,22 @@ def signature(fields, bot_token):
     return hmac.new(secret, data_check_string(fields).encode(), hashlib.sha256).hexdigest()
 
 
+def whole_number(value, limit):
+    """``value`` (an int, or a str of ASCII digits, as sent) as an int from 0 to ``limit``;
+    None for anything else: a bool, a float, a sign, other characters, or a number past
+    ``limit``. Text longer than ``limit``'s digits is refused before it is converted, so no
+    length of text costs more than that (Python refuses to convert over 4,300 digits)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        if not (value.isascii() and value.isdigit()) or len(value) > len(str(limit)):
+            return None
+        value = int(value)
+    if not isinstance(value, int) or not 0 <= value <= limit:
+        return None
+    return value
+
+
 def parse_fields(raw):
     """``raw`` (the ``initData`` string) as a dict of str. Raises InitDataRefused
     ("unreadable") for a value that is not a string of at most MAX_LENGTH characters, an
@@ -104,10 +123,12 @@ def parse_fields(raw):
 
 def check(raw, bot_token, now=None, max_age=None):
     """Check the Mini App's ``raw`` ``initData`` for the bot ``bot_token``: readable, signed
-    by Telegram for this bot, ``auth_date`` (Unix seconds) at most ``max_age`` seconds
-    (default ``settings.TELEGRAM_AUTH_MAX_AGE``) before ``now`` and at most CLOCK_SKEW
-    after, with a ``user`` whose ``id`` is a positive whole number. Returns InitData;
-    raises InitDataRefused saying why. Nothing is remembered here: that a signature is used
+    by Telegram for this bot (checked first: nothing unsigned is read further),
+    ``auth_date`` (Unix seconds, digits only, at most MAX_AUTH_DATE, else "unreadable") at
+    most ``max_age`` seconds (default ``settings.TELEGRAM_AUTH_MAX_AGE``) before ``now``
+    and at most CLOCK_SKEW after ("expired"), with a ``user`` whose ``id`` is a JSON whole
+    number from 1 to MAX_USER_ID - 1 ("no_user"). Returns InitData; raises InitDataRefused
+    saying why. Nothing is remembered here: that a signature is used
     only once is ``signin``'s concern."""
     now = time.time() if now is None else now
     max_age = settings.TELEGRAM_AUTH_MAX_AGE if max_age is None else max_age
@@ -117,21 +138,21 @@ def check(raw, bot_token, now=None, max_age=None):
         raise InitDataRefused("unsigned")
     if not hmac.compare_digest(given.encode(), signature(fields, bot_token).encode()):
         raise InitDataRefused("bad_signature")
-    auth_date = fields.get("auth_date", "")
-    if not (auth_date.isascii() and auth_date.isdigit()):
+    auth_date = whole_number(fields.get("auth_date", ""), MAX_AUTH_DATE)
+    if auth_date is None:
         raise InitDataRefused("unreadable")
-    if now - int(auth_date) > max_age or int(auth_date) - now > CLOCK_SKEW:
+    if now - auth_date > max_age or auth_date - now > CLOCK_SKEW:
         raise InitDataRefused("expired")
     try:
         user = json.loads(fields.get("user", ""))
-    except ValueError:
+    except (ValueError, RecursionError):  # a number over 4,300 digits is a ValueError
         user = None
     user_id = user.get("id") if isinstance(user, dict) else None
     if not isinstance(user_id, int) or isinstance(user_id, bool) or not 0 < user_id < MAX_USER_ID:
         raise InitDataRefused("no_user")
     return InitData(
         user=clean_user(user),
-        auth_date=int(auth_date),
+        auth_date=auth_date,
         start_param=fields.get("start_param", ""),
         hash=given,
         fields=fields,

@@ -2,6 +2,7 @@
 allauth social account, provider "telegram", uid the Telegram id), made on the first visit;
 a guest's games move to it as at any sign-in (``games.accounts.adopt_guest``)."""
 
+import hashlib
 import json
 import logging
 import math
@@ -10,12 +11,12 @@ import uuid
 from allauth.socialaccount.adapter import get_adapter as get_social_adapter
 from allauth.socialaccount.helpers import complete_social_login
 from django.conf import settings
-from django.core.cache import cache
 from django.shortcuts import redirect
 from django.urls import reverse, translate_url
 from django.utils import translation
 from django.utils.http import url_has_allowed_host_and_scheme
 
+from games import one_use
 from games.telegram import config, init_data, links
 
 logger = logging.getLogger(__name__)
@@ -83,8 +84,18 @@ def claimed_language(raw):
 
 
 def used_key(data):
-    """The cache key that remembers ``data`` (InitData) as used, and by which browser."""
-    return f"telegram:init-data:{data.hash}"
+    """The ``one_use`` key that remembers ``data`` (InitData) as used, and by which browser."""
+    return f"init-data:{data.hash}"
+
+
+def device_of(request):
+    """The ``one_use`` holder of this browser: the SHA-256 (hex) of its
+    ``config.DEVICE_COOKIE``, so any cookie fits and the database holds no live cookie; ""
+    when it has none."""
+    device = request.COOKIES.get(config.DEVICE_COOKIE, "")
+    if not device:
+        return ""
+    return hashlib.sha256(device.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def check(request, raw):
@@ -94,9 +105,10 @@ def check(request, raw):
     Otherwise the data must be fresh (``TELEGRAM_AUTH_MAX_AGE``) and unused: each signature
     signs in once, so a copy of it replayed from another browser is refused; only the
     browser that used it (its ``config.DEVICE_COOKIE``) may use it again, e.g. after signing
-    out. Raises InitDataRefused."""
+    out. The uses are kept in the database (``games.one_use``), so a Redis that lost its data
+    forgets none. Raises InitDataRefused."""
     token = config.bot_token()
-    device = request.COOKIES.get(config.DEVICE_COOKIE, "")
+    device = device_of(request)
     try:
         data = init_data.check(raw, token)
     except init_data.InitDataRefused as refused:
@@ -105,14 +117,14 @@ def check(request, raw):
         data = init_data.check(raw, token, max_age=math.inf)
         if _same_player(request, data.telegram_id):
             return data, False
-        if not device or cache.get(used_key(data)) != device:
+        if not device or one_use.holder_of(used_key(data)) != device:
             raise
         return data, True
     if _same_player(request, data.telegram_id):
         return data, False
-    if cache.add(used_key(data), device or "-", USED_TTL):
+    if one_use.claim(used_key(data), device, USED_TTL):
         return data, True
-    if device and cache.get(used_key(data)) == device:
+    if device and one_use.holder_of(used_key(data)) == device:
         return data, True
     raise init_data.InitDataRefused("used")
 
@@ -135,7 +147,7 @@ def sign_in(request, raw, requested=""):
         try:
             response = complete_social_login(request, login)
         except Exception:
-            cache.delete(used_key(data))  # nobody signed in: the opening may be tried again
+            one_use.release(used_key(data))  # nobody signed in: it may be tried again
             raise
     else:
         response = redirect(target)

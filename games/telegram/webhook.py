@@ -5,7 +5,12 @@ Telegram carries it out), so a reply costs no call of our own.
 - ``/start`` (with or without a deep-link payload) and ``/play``: a short welcome and a
   button that opens the Mini App (in a private chat) in the user's language; any other text
   in a private chat: how to play.
-- ``my_chat_member``: the user blocked the bot (no more notices) or started it again."""
+- ``my_chat_member``: the user blocked the bot (no more notices) or started it again.
+
+``parse`` reads an update's JSON, refusing the numbers JSON does not have (NaN, Infinity)."""
+
+import json
+import math
 
 from django.conf import settings
 from django.utils import translation
@@ -16,6 +21,32 @@ from games.telegram import config, init_data, links, signin
 
 #: the commands the bot answers; the menu lists them (``setup``)
 COMMANDS = ("start", "play")
+#: chat ids have at most 52 significant bits (the Bot API says so), negative for groups
+MAX_CHAT_ID = 2**52 - 1
+
+
+class NotFinite(ValueError):
+    """An update holding NaN, Infinity or -Infinity (or a float too large for a double):
+    Python's ``json`` reads them, but they are not JSON, and no reply may carry them."""
+
+
+def _not_finite(text):
+    raise NotFinite(f"{text} is not a JSON number")
+
+
+def _finite_float(text):
+    value = float(text)
+    if not math.isfinite(value):  # "1e400" reads as infinity
+        raise NotFinite(f"{text} is out of a double's range")
+    return value
+
+
+def parse(body):
+    """The update in ``body`` (bytes or str of JSON). Raises NotFinite (a ValueError) for
+    NaN, Infinity, -Infinity or a float past a double's range anywhere in it, ValueError for
+    anything else that is not JSON (an integer of over 4,300 digits is one), RecursionError
+    for JSON nested too deep."""
+    return json.loads(body, parse_constant=_not_finite, parse_float=_finite_float)
 
 
 def _command(text):
@@ -40,6 +71,11 @@ def _user_id(value):
     return (
         isinstance(value, int) and not isinstance(value, bool) and 0 < value < init_data.MAX_USER_ID
     )
+
+
+def _chat_id(value):
+    """True when ``value`` can be a chat's id (a whole JSON number, negative for groups)."""
+    return isinstance(value, int) and not isinstance(value, bool) and abs(value) <= MAX_CHAT_ID
 
 
 def _open_button(chat_type, target, origin):
@@ -72,6 +108,8 @@ def answer(update, origin=None):
     message = update.get("message")
     if not isinstance(message, dict) or not isinstance(message.get("chat"), dict):
         return None
+    if not _chat_id(message["chat"].get("id")):
+        return None  # no chat to answer in
     sender = _dict(message.get("from"))
     text = message.get("text") if isinstance(message.get("text"), str) else ""
     language = links.language_of(sender.get("language_code"))

@@ -1,11 +1,15 @@
 """Read-only admin for games: games change only through ``games.services``."""
 
+from datetime import timedelta
+
 from django import forms
 from django.contrib import admin, messages
+from django.template.response import TemplateResponse
+from django.urls import path
 from django.utils.translation import gettext_lazy as _
 
-from games import clocks, tournaments
-from games.models import Game, GameEvent, ImportedRecord, Match, Tournament
+from games import clocks, collusion, tournaments
+from games.models import Game, GameEvent, ImportedRecord, Match, RatingRefund, Tournament
 from games.services import GameError
 from games.tournaments import rules as tournament_rules
 
@@ -167,3 +171,44 @@ class TournamentAdmin(admin.ModelAdmin):
                 tournaments.cancel(tournament.pk)
             except GameError as error:
                 self.message_user(request, f"{tournament}: {error.message}", level=messages.ERROR)
+
+
+@admin.register(RatingRefund)
+class RatingRefundAdmin(ReadOnlyAdmin):
+    """Rating points given back (``manage.py refund_ratings``), never deleted so a refund is
+    never applied twice; its list links to the report of pairs of accounts with many quick
+    decisive rated games between them (``games.collusion``)."""
+
+    list_display = ("created", "user", "game", "preset", "points", "reason")
+    list_filter = ("preset",)
+    search_fields = ("user__username", "reason")
+    change_list_template = "admin/games/ratingrefund/change_list.html"
+
+    #: the report's window: days back, default and most
+    DAYS, MAX_DAYS = 30, 365
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def get_urls(self):
+        pairs = self.admin_site.admin_view(self.pairs_view)
+        return [path("pairs/", pairs, name="games_account_pairs"), *super().get_urls()]
+
+    def pairs_view(self, request):
+        """The pairs of accounts with at least ``collusion.MIN_QUICK_GAMES`` quick decisive
+        rated games between them in the last ``days`` (1 to MAX_DAYS, GET)."""
+        try:
+            days = min(max(int(request.GET.get("days", self.DAYS)), 1), self.MAX_DAYS)
+        except (TypeError, ValueError):
+            days = self.DAYS
+        since = clocks.from_ms(clocks.now_ms()) - timedelta(days=days)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": _("Pairs of accounts with quick decisive rated games"),
+            "pairs": collusion.quick_pairs(since=since),
+            "days": days,
+            "quick_plays": collusion.QUICK_PLAYS,
+            "min_quick": collusion.MIN_QUICK_GAMES,
+        }
+        return TemplateResponse(request, "admin/games/account_pairs.html", context)

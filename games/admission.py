@@ -90,6 +90,13 @@ def check():
         raise SiteFull(app_settings.FULL_RETRY_SECONDS)
 
 
+def has_room():
+    """Whether one more game fits under ``GAMES_MAX_ACTIVE`` now; takes no place (a page
+    saying whether something waits for room, not a game about to start)."""
+    cap = app_settings.MAX_ACTIVE
+    return not cap or active_games() + _tickets(clocks.now_ms() // 1000) < cap
+
+
 def _take_ticket(second):
     """Count one place given during ``second`` (epoch seconds); False if the cache failed."""
     key = TICKET_KEY.format(second)

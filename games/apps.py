@@ -9,7 +9,8 @@ class GamesConfig(AppConfig):
 
     def ready(self):
         # connects the signal receivers: accounts (profile on sign-up, guest games on sign-in),
-        # analysis (games against the computer are analysed once over), tournaments (the
-        # results of their games) and the Telegram notices
-        from games import accounts, analysis, tournaments  # noqa: F401
+        # analysis (games against the computer are analysed once over), collusion (where a
+        # player signs in from), tournaments (the results of their games) and the Telegram
+        # notices
+        from games import accounts, analysis, collusion, tournaments  # noqa: F401
         from games.telegram import notices  # noqa: F401

@@ -22,7 +22,7 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from games import admission, clocks, ratelimits, ratings, services
+from games import admission, clocks, collusion, ratelimits, ratings, services
 from games.models import QueueEntry, QueueStatus, Side, other_side
 from games.services import dispatch, playban
 
@@ -66,6 +66,7 @@ def join(user_id, preset, match_length=None, clock=None, ip=None):
     playban.check(user_id)
     admission.check()
     ratelimits.check_create(ratelimits.session_identity(user_id), ip)
+    collusion.note_seen(user_id, ip)
     now = clocks.now_ms()
     with transaction.atomic():
         # One join at a time per account (two tabs joining at once), so the old entry is left

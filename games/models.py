@@ -1062,9 +1062,10 @@ class UsedToken(models.Model):
 
 class RatingRefund(models.Model):
     """Rating points given back to ``user`` for a rated result staff undid (a boosted or
-    thrown game, ``manage.py refund_ratings``): ``points`` is what the result had moved their
-    rating by, taken off again (so a victim gets back what they lost). Unique per account and
-    game, so a refund is never applied twice."""
+    thrown game, ``manage.py refund_ratings``): ``points`` is what was added to their rating
+    then, the opposite of what the result had moved it by (a victim gets back what they lost,
+    a booster gives back what they gained). Unique per account and game, so a refund is never
+    applied twice."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+")

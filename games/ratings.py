@@ -5,8 +5,10 @@ Part of the service layer: ``rate_result`` runs inside the transaction of
 result changes both ratings exactly once or not at all. Aborted games are never rated.
 """
 
+from django.db import transaction
+
 from games import glicko2
-from games.models import PlayerRating, RatingChange, Side
+from games.models import PlayerRating, RatingChange, RatingRefund, Side
 
 
 def rating_of(user_id, preset):
@@ -68,6 +70,39 @@ def rate_result(game, winner, match=None):
         row.wins += int(won)
         row.save()
     return RatingChange.objects.bulk_create(changes)
+
+
+def refund_game(game_id, reason):
+    """Give back the rating points rated result ``game_id`` moved (a boosted or thrown game
+    found by staff, ``games.collusion``): each account's rating in the game's preset moves
+    back by what the result changed it by (the winner loses what they gained, the loser
+    regains what they lost), recorded as a ``RatingRefund``. The games played and won, the
+    deviation and the volatility stay as they are. In one transaction; an account already
+    refunded for the game is skipped, so running it twice changes nothing. Returns the
+    RatingRefund rows made (empty for a game that was never rated)."""
+    with transaction.atomic():
+        changes = list(RatingChange.objects.filter(game_id=game_id))
+        done = set(RatingRefund.objects.filter(game_id=game_id).values_list("user_id", flat=True))
+        changes = [change for change in changes if change.user_id not in done]
+        if not changes:
+            return []
+        preset = changes[0].preset
+        rows = _locked([change.user_id for change in changes], preset)
+        refunds = []
+        for change in changes:
+            row = rows[change.user_id]
+            row.rating -= change.delta
+            row.save(update_fields=["rating", "updated"])
+            refunds.append(
+                RatingRefund.objects.create(
+                    user_id=change.user_id,
+                    game_id=game_id,
+                    preset=preset,
+                    points=-change.delta,
+                    reason=reason,
+                )
+            )
+        return refunds
 
 
 def changes_of(game):

@@ -127,7 +127,7 @@ def frame_text(frame, result=None):
     if frame.kind == "abandon":
         return _("Turn %(n)s: %(side)s left the game and did not come back in time.") % params
     if frame.kind == "abort":
-        return _("Turn %(n)s: %(side)s did not make a first move in time.") % params
+        return _("Turn %(n)s: %(side)s left before a first play: the game is aborted.") % params
     if result is not None and result.is_aborted:
         return _("The game is aborted: it has no result.")
     if result is not None:

@@ -13,9 +13,10 @@ game_finished = Signal()
 #: the tournaments listen (``games.tournaments``)
 result_decided = Signal()
 
-#: sent inside the transaction that aborts a game because ``side`` did not make its first
-#: move in time (a no-show; the game has no result), with ``sender`` the Game class and
-#: ``game``: a cup counts the no-show as a lost match (``games.tournaments``)
+#: sent inside the transaction that aborts a game because ``side`` left it before its first
+#: play (the game has no result), with ``sender`` the Game class, ``game``, ``side`` and
+#: ``how`` (an ``EndReason``: "resign", "drop", "abandon", or "timeout" for a no-show): an
+#: arena scores nothing, a cup counts it as a lost match (``games.tournaments``)
 game_aborted = Signal()
 
 #: sent once a change of a game has committed, when its messages and tasks have been handed

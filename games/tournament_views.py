@@ -10,7 +10,7 @@ from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from games import accounts, clocks, dev_sign_in, ratelimits, tournaments
+from games import accounts, clocks, collusion, dev_sign_in, ratelimits, tournaments
 from games.models import (
     Entrant,
     Preset,
@@ -202,6 +202,7 @@ def tournament_join(request, tournament_id):
     try:
         ratelimits.check_entry(*ratelimits.request_identity(request))
         tournaments.join(tournament.pk, viewer.user_id)
+        collusion.note_seen(viewer.user_id, request.META.get("REMOTE_ADDR"))
     except GameError as error:  # RateLimited is one
         messages.error(request, error.message)
     return redirect(f"{event_url}#t-actions")  # the keyboard's place stays at the forms

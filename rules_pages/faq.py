@@ -228,6 +228,23 @@ FAQ = [
         diagram="time-out",
     ),
     FaqEntry(
+        id="aborted-games",
+        question=_("What if a player leaves before making a single move?"),
+        answer=_(
+            "<p>Then the game is aborted: nobody wins, no points are scored and no rating "
+            "changes. That happens when a player resigns, declines a double, leaves or lets "
+            "the clock run out before their own first play, in a single game or in a match's "
+            "first game. Later in a match a resignation is an ordinary loss.</p>"
+            "<p>In a rated game an abort still counts against the player who aborted, just "
+            "like leaving a lost game: rated games close to them for 5 minutes the first time, "
+            "and for longer if it happens again within 7 days. Otherwise two friends could "
+            "hand each other rating with games given up at once.</p>"
+            "<p>In an arena a win scores only if the loser has made at least 5 plays. A player "
+            "whose games end three times in one arena before their fifth play is withdrawn "
+            "from its pairing; the points they already have stay theirs.</p>"
+        ),
+    ),
+    FaqEntry(
         id="leaving-a-lost-game",
         question=_("What happens if I leave a lost rated game instead of resigning?"),
         answer=_(
@@ -238,8 +255,9 @@ FAQ = [
             "from the fourth, counting the last 7 days. Casual games and games against the "
             "computer stay open, and the lobby and your profile show how long is left.</p>"
             "<p>A position counts as lost when our strongest computer player gives you less "
-            "than one chance in five to win it. Resigning never counts, nor does running out "
-            "of time in a position that was still worth playing. A dropped connection does "
+            "than one chance in five to win it. Resigning a game under way never counts, nor "
+            "does running out of time in a position that was still worth playing. A dropped "
+            "connection does "
             "not count if you come back within the grace period, and if our server itself "
             "stops, the clocks stand still and nobody loses.</p>"
         ),

@@ -19,8 +19,9 @@ A record is a block of headers (``[Name "value"]``) followed by one line per tur
 
 A game with a clock (header ``Clock``) may also end by ``N side timeout`` (the side ran out of
 time) or ``N side abandon`` (it left and did not come back, or the opponent claimed the win),
-both scored like a resignation, or be aborted with no result (``N side abort``, the side did not
-make its first move in time; result line ``result aborted``).
+both scored like a resignation. Any game may be aborted with no result (``N side abort``: the
+side left before its first play, by resigning, dropping, leaving or not moving in time; result
+line ``result aborted``).
 
 ``write(record)`` and ``parse(text)`` are inverse on every Record that ``parse`` accepts;
 ``replay(record)`` plays the record through the engine and returns every position, or raises
@@ -674,12 +675,13 @@ def replay(record: Record) -> Replay:
 
 
 def _check_clock_line(record: Record, entry: Entry, position: Position, offer, played):
-    """Refuse a timeout, abandon or abort line that the clocks (RULES.md R11) cannot give: any
-    of them needs a Clock header; only the side whose clock runs (the side to move, or the side
-    offered a double) runs out of time; a no-show is a side that has not played yet, in a
-    single game or a match's first game. A side may be away (abandon) whoever is to act."""
+    """Refuse a timeout, abandon or abort line that cannot happen: a timeout or abandon needs a
+    Clock header (RULES.md R11); only the side whose clock runs (the side to move, or the side
+    offered a double) runs out of time; an abort is by a side that has not played yet, in a
+    single game or a match's first game (with or without a clock: resigning before the first
+    play aborts too). A side may be away (abandon) whoever is to act."""
     line = entry.line
-    if not (record.header("Clock") or "").strip():
+    if entry.kind != ABORT and not (record.header("Clock") or "").strip():
         raise RecordError(
             line, f"only a game with a clock (a Clock header) ends by '{entry.kind}'", "no_clock"
         )

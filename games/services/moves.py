@@ -96,19 +96,25 @@ def take(game_id, actor, version, at=None):
 
 def drop(game_id, actor, version, at=None):
     """The side offered a double declines it (R10): it loses the game at the stake before the
-    double, counted as oin. Raises NotYourTurn, StaleVersion, GameOver (TimeRanOut) or
+    double, counted as oin; before its first play it aborts the game instead, as a
+    resignation would (``turns.aborts``). Raises NotYourTurn, StaleVersion, GameOver (TimeRanOut) or
     WrongPhase (no offer waiting). Returns the game."""
 
     def apply(change):
         side = _check(change.game, actor, version, Phase.CUBE)
-        turns.apply_drop(change, side)
+        if turns.aborts(change.game, side):
+            turns.abort(change, side, EndReason.DROP)
+        else:
+            turns.apply_drop(change, side)
 
     return _act(game_id, at, apply)
 
 
 def resign(game_id, actor, version, at=None):
     """The actor resigns; the opponent wins, scored by R9 on the resigner's board (times the
-    cube, R10). In a match the match goes on with the next game (R11).
+    cube, R10). In a match the match goes on with the next game (R11). A resignation before
+    the actor's first play in a single game or a match's first game aborts it instead: no
+    result, no rating (``turns.aborts``).
 
     Allowed in any phase and on either side's turn while the game is on. Raises
     NotYourTurn (not a player), StaleVersion or GameOver (TimeRanOut). Returns the game.
@@ -116,6 +122,9 @@ def resign(game_id, actor, version, at=None):
 
     def apply(change):
         side = _check(change.game, actor, version, phase=None)
+        if turns.aborts(change.game, side):
+            turns.abort(change, side, EndReason.RESIGN)
+            return
         change.record(EventKind.RESIGN, side)
         turns.finish(change, winner=other_side(side), reason=EndReason.RESIGN)
 
@@ -125,7 +134,8 @@ def resign(game_id, actor, version, at=None):
 def claim(game_id, actor, version, at=None):
     """Claim the win against an opponent who has been away (no open socket) for the clock's
     grace period (``standard``: ``claim_after_ms``, docs/protocol.md "Clocks"). The absent
-    side loses by R9 on its position, as if it had resigned (reason ``abandon``).
+    side loses by R9 on its position, as if it had resigned (reason ``abandon``); one that
+    never made a play aborts the game instead (``turns.aborts``).
 
     Raises NotYourTurn (not a player), StaleVersion, GameOver (TimeRanOut) or CannotClaim
     (the opponent is here, has not been away long enough, or the clock has no claim).
@@ -155,7 +165,10 @@ def claim(game_id, actor, version, at=None):
                 _("Your opponent may still come back: wait until the grace period is over."),
                 game.version,
             )
-        turns.lose_by(change, opponent, EventKind.ABANDON, EndReason.ABANDON)
+        if turns.aborts(game, opponent):
+            turns.abort(change, opponent, EndReason.ABANDON)
+        else:
+            turns.lose_by(change, opponent, EventKind.ABANDON, EndReason.ABANDON)
 
     return _act(game_id, at, apply)
 

@@ -3,9 +3,12 @@ playban). A signed-in player who loses a rated game on time or by leaving (``tim
 ``abandon``), in a position where the hard bot's network (``games.bots.neural``) gave them
 less than ``LOST_CHANCE`` to win, has an ``Abandonment`` recorded. The n-th within the rolling
 ``WINDOW`` closes rated games to them for ``WAITS[n - 1]`` from that moment (the last wait for
-any beyond). Resigning never counts, nor does a game lost on time in a position still worth
-playing; an outage never ends a game (``outages``), and a player who comes back within the
-grace period has lost nothing. Casual games and games against the computer never count."""
+any beyond). A rated game aborted by a player before their first play (resigned, a double
+dropped, left or never started: ``turns.aborts``) counts the same way (reason "abort"), so
+aborting is no free way to dodge an opponent (issue #30). Resigning a game under way never
+counts, nor does a game lost on time in a position still worth playing; an outage never ends
+a game (``outages``), and a player who comes back within the grace period has lost nothing.
+Casual games and games against the computer never count."""
 
 import math
 from dataclasses import dataclass
@@ -46,11 +49,13 @@ class Wait:
         seconds = self.seconds_left(now_ms)
         if self.reason == EndReason.TIMEOUT:
             why = _("you let the clock run out in a lost rated game instead of resigning")
+        elif self.reason == EndReason.ABORT:
+            why = _("you left a rated game before making your first play")
         else:
             why = _("you left a lost rated game instead of resigning")
         return _(
-            "Rated games are closed to you for %(time)s more: %(why)s. Lost rated games "
-            "ended like that in the last 7 days: %(count)d. Casual games and games against the "
+            "Rated games are closed to you for %(time)s more: %(why)s. Rated games you aborted "
+            "or left lost in the last 7 days: %(count)d. Casual games and games against the "
             "computer stay open."
         ) % {"time": duration_text(seconds), "why": why, "count": self.count}
 
@@ -83,6 +88,23 @@ def note_loss(game, side, reason):
         user_id=user_id,
         game=game,
         reason=reason,
+        chance=chance,
+        created=clocks.from_ms(clocks.now_ms()),
+    )
+
+
+def note_abort(game, side):
+    """``side`` aborted the locked rated ``game`` before its first play (``turns.abort``):
+    record an Abandonment with reason "abort" for its account. Returns it, or None when the
+    game is casual or the side is a guest or the computer."""
+    user_id = game.user_of(side)
+    if not game.rated or not user_id:
+        return None
+    chance, _equity = neural.cubeless_chances(game.get_position(), side)
+    return Abandonment.objects.create(
+        user_id=user_id,
+        game=game,
+        reason=EndReason.ABORT,
         chance=chance,
         created=clocks.from_ms(clocks.now_ms()),
     )

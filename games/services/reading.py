@@ -141,7 +141,8 @@ def options_of(game):
 
 def result_of(game):
     """The snapshot's ``result`` of a game that is over, else None. An aborted game (a no-show,
-    docs/protocol.md "Clocks") has ``winner`` null, ``points`` 0 and ``reason`` "aborted";
+    docs/protocol.md "Aborts") has ``winner`` null, ``points`` 0, ``reason`` "aborted" and
+    ``aborted_by`` how its ``loser`` left (resign, drop, abandon, or timeout: a no-show);
     ``loser`` names the side that lost (or did not show up); ``match_lost`` is true when a
     ``match`` clock ran out and the loser lost the whole match (R11)."""
     if game.status == Status.ACTIVE:
@@ -153,6 +154,7 @@ def result_of(game):
             "kind": None,
             "points": 0,
             "reason": "aborted",
+            "aborted_by": game.end_reason or EndReason.TIMEOUT,
             "cube": game.cube_value,
             "loser": last.side if last else None,
             "match_lost": False,

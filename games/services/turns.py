@@ -156,18 +156,31 @@ def lose_by(change, side, event_kind, reason):
     finish(change, winner=other_side(side), reason=reason, match_lost=match_lost)
 
 
-def abort(change, side):
-    """``side`` did not make its first move in time: the game (and its match) ends with no
-    result and no winner."""
+def aborts(game, side):
+    """True when ``side`` leaving the locked ``game`` now (resigning, dropping a double, running
+    out of time or staying away) aborts it instead of losing it (issue #30; lichess's abort):
+    ``side`` has made no play in it, and it is a single game or a match's first game. A result
+    needs a game, so nobody can hand an accomplice a rating or arena points by resigning at
+    once."""
+    return (game.match_number or 1) == 1 and not clockwork.has_moved(game, side)
+
+
+def abort(change, side, how=EndReason.TIMEOUT):
+    """``side`` left before its first play (``aborts``): the game (and its match) ends with no
+    result and no winner, and nobody's rating moves. ``how`` (an ``EndReason``: resign, drop,
+    abandon, or timeout for a no-show) is kept as the game's ``end_reason``. In a rated game
+    the abort counts toward ``side``'s waits before rated games (``playban.note_abort``)."""
     game = change.game
     change.record(EventKind.ABORT, side)
     game.status = Status.ABORTED
     game.phase = Phase.OVER
     game.dice = None
+    game.end_reason = how
     clockwork.clock_over(game)
+    playban.note_abort(game, side)
     if game.match_id:
         Match.objects.filter(pk=game.match_id).update(status=Status.ABORTED)
-    game_aborted.send(sender=Game, game=game, side=side)
+    game_aborted.send(sender=Game, game=game, side=side, how=how)
 
 
 #: after a game of a match, the next game's clock starts this much later (ms), so the

@@ -145,3 +145,30 @@ def play_turn(game_id, rng=None, at=None):
     # a game that is over has no dice: the service says so (GameOver)
     notation = random_legal_play(game, rng) if game.dice else ""
     return services.play(game_id, actor, game.version, notation, at=at)
+
+
+def actor_of(game, side):
+    """The Actor of the person playing ``side`` of ``game`` (an account, else a guest)."""
+    user_id = game.user_of(side)
+    if user_id:
+        return services.Actor(user_id=user_id)
+    return services.Actor(guest_id=game.guest_of(side))
+
+
+def play_turns(game_id, count, rng=None):
+    """``count`` turns are played, each by the side to act: a person rolls (if due) and plays
+    a random legal play through the services, the computer makes its move. Two turns from the
+    start and neither side can abort any more (``turns.aborts``): a resignation is then a
+    result. Returns the game."""
+    rng = rng or random.Random(0)
+    game = Game.objects.get(pk=game_id)
+    for _turn in range(count):
+        if game.is_bot_turn:
+            game = services.bot_turn(game_id, game.version)
+            continue
+        actor = actor_of(game, game.awaiting)
+        if game.phase == Phase.ROLL:
+            game = services.roll(game_id, actor, game.version)
+        notation = random_legal_play(game, rng) if game.dice else ""
+        game = services.play(game_id, actor, game.version, notation)
+    return game

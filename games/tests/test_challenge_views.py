@@ -15,7 +15,7 @@ from django.urls import reverse
 from games import lobby, services
 from games.clocks import CLOCKS, MATCH, STANDARD
 from games.models import Challenge, ChallengeStatus, Game, Match, Profile, Status
-from games.tests.factories import new_people_game, play_turn
+from games.tests.factories import new_people_game, play_turn, play_turns
 
 pytestmark = pytest.mark.django_db
 
@@ -299,15 +299,13 @@ def test_my_games_lists_games_with_friends_aborted_games_and_open_links(time_mac
     assert rows[0]["status"] == "aborted" and not rows[0]["against_bot"]
     assert [c["id"] for c in response.context["open_challenges"]] == [str(open_link.id)]
     page = response.content.decode()
-    assert "Aborted: a first move was not made in time; no result" in page
+    assert "Aborted before a first play: no result" in page
     assert "with a friend" in page and page_of(open_link) in page
 
     # An aborted game is over: anyone may see its replay, which says there is no result.
     replay = Client().get(reverse("games:replay", kwargs={"game_id": game.id}))
     assert replay.status_code == 200
-    assert "Game aborted: a first move was not made in time; no result." in (
-        replay.content.decode()
-    )
+    assert "Game aborted before a first play: no result." in (replay.content.decode())
 
 
 def test_a_game_lost_on_time_shows_why_in_my_games_and_the_replay(time_machine):
@@ -361,6 +359,7 @@ def test_my_games_names_an_opponent_with_an_account_and_says_rated(time_machine)
         services.create_challenge(as_anna, preset="match", match_length=5, colour="white").pk,
         "guest-of-a-match-friend",
     )
+    match = play_turns(match.pk, 2)  # both have played: a resignation is a result
     services.resign(match.pk, as_anna, match.version)  # the match goes on with game 2
     second = Game.objects.get(match_id=match.match_id, match_number=2)
     client = Client()

@@ -182,5 +182,5 @@ def test_an_aborted_game_is_recorded_without_a_result(fixed):
         .context["frames"]
     )
     assert [f["kind"] for f in frames] == ["start", "abort", "end"]
-    assert frames[1]["text"] == "Turn 1: White did not make a first move in time."
+    assert frames[1]["text"] == "Turn 1: White left before a first play: the game is aborted."
     assert frames[2]["text"] == "The game is aborted: it has no result."

@@ -284,6 +284,7 @@ def test_no_first_move_in_time_aborts_the_game_and_its_match(clock, preset):
         "kind": None,
         "points": 0,
         "reason": "aborted",
+        "aborted_by": "timeout",
         "cube": 1,
         "loser": no_show,
         "match_lost": False,

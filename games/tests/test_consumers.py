@@ -432,11 +432,12 @@ def test_reconnecting_queues_no_bot_move(fixed, unattended_queue):
 
 def test_resign_over_the_socket_shows_the_result(fixed):
     game = new_bot_game(fixed, opening=(6, 5))
+    game = services.play(game.id, services.Actor(guest_id=HUMAN), 1, "24/18 18/13")
 
     async def scenario():
         comm = await communicator(game.id)
         await connect(comm)
-        await comm.send_json_to({"type": "resign", "version": 1})
+        await comm.send_json_to({"type": "resign", "version": game.version})
         snap = (await receive(comm))["game"]
         assert snap["status"] == "finished" and snap["phase"] == "over" and snap["turn"] is None
         assert snap["result"] == {

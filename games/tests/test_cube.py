@@ -48,6 +48,23 @@ def cube_game(fixed, position=EVEN, human_side="white"):
     return Game.objects.get(pk=game.pk)
 
 
+def cube_game_after_a_play(fixed, position):
+    """As ``cube_game``, the human (white) having made its first play: its drop or resignation
+    is then a result, not an abort (``turns.aborts``)."""
+    game = new_bot_game(fixed, opening=(6, 5), preset="classic", cube=True)
+    game = services.play(game.id, ME, 1, "24/18 18/13")
+    set_position(game, position)
+    return Game.objects.get(pk=game.pk)
+
+
+def test_dropping_or_resigning_before_the_first_play_aborts_the_game(fixed):
+    game = cube_game(fixed, dict(BLACK_AHEAD, turn="black"))
+    game = services.bot_turn(game.id, game.version)  # the bot doubles
+    game = services.drop(game.id, ME, game.version)
+    assert (game.status, game.winner, game.end_reason) == ("aborted", "", "drop")
+    assert services.result_of(game)["aborted_by"] == "drop"
+
+
 def test_a_double_waits_for_the_answer_of_the_other_side(fixed):
     game = cube_game(fixed)
     game = services.double(game.id, ME, game.version)
@@ -131,7 +148,7 @@ def test_the_bot_offers_when_clearly_ahead_and_the_human_answers(fixed):
 
 
 def test_the_human_may_drop_the_bots_double(fixed):
-    game = cube_game(fixed, dict(BLACK_AHEAD, turn="black"))
+    game = cube_game_after_a_play(fixed, dict(BLACK_AHEAD, turn="black"))
     game = services.bot_turn(game.id, game.version)
     game = services.drop(game.id, ME, game.version)
     assert (game.winner, game.result_kind, game.result_points, game.end_reason) == (
@@ -141,6 +158,7 @@ def test_the_human_may_drop_the_bots_double(fixed):
         "drop",
     )
     assert [h["kind"] for h in services.snapshot(game, HUMAN)["game"]["history"]] == [
+        "play",
         "double",
         "drop",
     ]
@@ -214,7 +232,7 @@ def test_the_cube_stops_at_64(fixed):
 
 
 def test_resigning_while_a_double_waits_is_scored_on_the_resigners_board(fixed):
-    game = cube_game(fixed, dict(BLACK_AHEAD, turn="black"))
+    game = cube_game_after_a_play(fixed, dict(BLACK_AHEAD, turn="black"))
     game = services.bot_turn(game.id, game.version)  # the bot doubles
     game = services.resign(game.id, ME, game.version)
     assert (game.winner, game.result_kind, game.result_points, game.end_reason) == (

@@ -445,10 +445,19 @@ def test_a_no_show_aborts_the_game_without_a_result(body, side):
     assert replay.frames[-1].kind == "end" and replay.frames[-1].side is None
 
 
+def test_a_game_without_a_clock_is_aborted_by_a_resignation_before_the_first_play():
+    head = GOOD.split("\n\n")[0] + "\n"
+    body = "1 white 6-5 24/18 18/13\n2 black abort\n"
+    text = head.replace("[Event", '[Result "aborted"]\n[Event') + "\n" + body + "result aborted\n"
+    replay = rec.replay(rec.parse(text))
+    assert replay.result == rec.Result(None, None, 0, "aborted")
+    assert replay.frames[-2].kind == "abort" and replay.frames[-2].side == "black"
+
+
 CLOCK_REFUSALS = [
     # (the record, the line refused, the code)
     (GOOD.split("3 white double 2")[0] + "3 white timeout\n", 8, "no_clock"),
-    (GOOD.split("\n\n")[0] + "\n\n1 white abort\n", 6, "no_clock"),
+    (GOOD.split("\n\n")[0] + "\n\n1 white abandon\n", 6, "no_clock"),
     (with_clock(GOOD.split("3 white double 2")[0]) + "3 black timeout\n", 9, "timeout_side"),
     (CLOCKED_OFFER + "4 black timeout\n", 13, "timeout_side"),
     (with_clock(GOOD.split("3 white double 2")[0]) + "3 white abort\n", 9, "abort_after_play"),

@@ -5,7 +5,7 @@ import pytest
 from games import services
 from games.engine import Position
 from games.models import EventKind, Game, GameEvent
-from games.tests.factories import HUMAN, ONLOOKER, FixedDice, new_bot_game
+from games.tests.factories import HUMAN, ONLOOKER, FixedDice, new_bot_game, play_turns
 
 pytestmark = pytest.mark.django_db
 
@@ -15,7 +15,8 @@ def test_querysets_find_active_finished_and_a_guests_games(monkeypatch):
     white = new_bot_game(fixed, opening=(6, 5))
     black = new_bot_game(fixed, opening=(6, 5), human_side="black")
     other = new_bot_game(fixed, opening=(6, 5), guest=ONLOOKER)
-    services.resign(other.id, services.Actor(guest_id=ONLOOKER), 1)
+    other = play_turns(other.id, 1)  # a resignation before any play would abort the game
+    services.resign(other.id, services.Actor(guest_id=ONLOOKER), other.version)
 
     assert set(Game.objects.for_guest(HUMAN)) == {white, black}
     assert set(Game.objects.for_guest(ONLOOKER)) == {other}

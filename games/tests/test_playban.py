@@ -17,7 +17,7 @@ from django.urls import reverse
 from games import clocks, lobby, services
 from games.models import Abandonment, Game, Heartbeat, QueueEntry, Status
 from games.services import outages, playban
-from games.tests.factories import set_position
+from games.tests.factories import play_turns, set_position
 from games.tests.test_lobby import join_frame, lobby_socket
 from games.tests.test_rated_games import account, person, rated_game
 
@@ -38,13 +38,12 @@ def lost_for_the_side_to_act(game):
 
 
 def lost_game_of(sitter, opponent):
-    """A rated game in which ``sitter`` is to act in a lost position (games whose roll-off
-    gave the opponent the first turn are resigned by the opponent: resigning never counts)."""
-    while True:
-        game = rated_game(sitter, opponent)
-        if game.user_of(game.awaiting) == sitter.pk:
-            return lost_for_the_side_to_act(game)
-        services.resign(game.pk, person(opponent), game.version)
+    """A rated game in which ``sitter`` is to act in a lost position (when the roll-off gave
+    the opponent the first turn, the opponent plays it first)."""
+    game = rated_game(sitter, opponent)
+    if game.user_of(game.awaiting) != sitter.pk:
+        game = play_turns(game.pk, 1)
+    return lost_for_the_side_to_act(game)
 
 
 def runs_out(game, time_machine):
@@ -107,7 +106,7 @@ def test_a_timeout_in_a_position_still_worth_playing_does_not_count(time_machine
     assert not Abandonment.objects.exists()
 
 
-def test_resigning_casual_games_guests_and_no_shows_never_count(time_machine):
+def test_resigning_casual_games_and_guests_never_count_but_a_rated_no_show_does(time_machine):
     time_machine.move_to(T0, tick=False)
     alice, bob = account("alice"), account("bob")
     resigned = lost_for_the_side_to_act(rated_game(alice, bob))
@@ -120,11 +119,14 @@ def test_resigning_casual_games_guests_and_no_shows_never_count(time_machine):
         services.create_challenge("guest-a", colour="white").pk, "guest-b", clock=True
     )
     runs_out(lost_for_the_side_to_act(guests), time_machine)
-    no_show = rated_game(alice, bob)  # nobody moves: aborted after 60 s
-    time_machine.shift(61)
-    assert services.apply_timeouts(no_show.pk).status == Status.ABORTED
     assert Game.objects.filter(end_reason="timeout").count() == 2
     assert not Abandonment.objects.exists()
+    no_show = rated_game(alice, bob)  # nobody moves: aborted after 60 s, and that counts
+    absent = no_show.user_of(no_show.awaiting)
+    time_machine.shift(61)
+    assert services.apply_timeouts(no_show.pk).status == Status.ABORTED
+    assert list(Abandonment.objects.values_list("user_id", "reason")) == [(absent, "abort")]
+    assert "before making your first play" in playban.current_wait(absent).message()
 
 
 def test_leaving_a_lost_rated_match_counts(time_machine):

@@ -15,6 +15,7 @@ from django.urls import reverse
 
 from games import profiles, services
 from games.models import Game, PlayerRating, Profile, RatingChange
+from games.tests.factories import play_turns
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("unattended_queue")]
 
@@ -44,7 +45,8 @@ def rated_game(white, black, preset="sport", **options):
 
 
 def resign(game, loser):
-    game = Game.objects.get(pk=game.pk)
+    """``loser`` resigns once each side has played (before, it would abort the game)."""
+    game = play_turns(game.pk, 2)
     return services.resign(game.pk, actor(loser), game.version)
 
 

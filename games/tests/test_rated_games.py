@@ -20,6 +20,7 @@ from games import clocks, lobby, services
 from games.clocks import ClockSpec
 from games.loadtool.gameview import GameView
 from games.models import (
+    Abandonment,
     Challenge,
     ChallengeStatus,
     EventKind,
@@ -30,8 +31,9 @@ from games.models import (
     RatingChange,
     Status,
 )
+from games.services import playban
 from games.tests.conftest import TEST_SWEEP_SECONDS
-from games.tests.factories import FixedDice, random_legal_play, set_position
+from games.tests.factories import FixedDice, play_turns, random_legal_play, set_position
 from games.tests.test_consumers import origin
 from games.tests.test_lobby import signed_in_cookie
 
@@ -321,6 +323,7 @@ def test_a_casual_game_between_accounts_changes_no_rating():
     assert challenge.rated is False and challenge.creator_user_id == alice.pk
     game = services.accept_challenge(challenge.pk, person(bob))
     assert not game.rated and {game.white_user_id, game.black_user_id} == {alice.pk, bob.pk}
+    game = play_turns(game.pk, 2)
     game = services.resign(game.pk, services.Actor(user_id=bob.pk), game.version)
     assert game.status == Status.FINISHED and game.winner == "white"
     assert services.result_of(game)["rating"] is None
@@ -330,12 +333,32 @@ def test_a_casual_game_between_accounts_changes_no_rating():
 @pytest.mark.django_db
 def test_a_resigned_rated_game_rates_once_and_a_second_resign_is_refused():
     alice, bob = account("alice"), account("bob")
-    game = rated_game(alice, bob)
+    game = play_turns(rated_game(alice, bob).pk, 2)
     game = services.resign(game.pk, services.Actor(user_id=bob.pk), game.version)
     with pytest.raises(services.GameOver):
         services.resign(game.pk, services.Actor(user_id=alice.pk), game.version)
     assert RatingChange.objects.filter(game=game).count() == 2
     assert [row[2:] for row in ratings_of(alice, bob)] == [(1, 1), (1, 0)]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("after_turns", [0, 1])
+def test_a_rated_game_resigned_before_the_first_play_changes_no_rating(after_turns):
+    """Issue #30's farming: an accomplice resigning at once (before their own first play, even
+    after the opponent's) gives no result, no rating, and counts toward their waits."""
+    alice, bob = account("alice"), account("bob")
+    game = rated_game(alice, bob)
+    if game.awaiting == "white":  # bob (black) must not have played
+        game = play_turns(game.pk, after_turns)
+    game = services.resign(game.pk, services.Actor(user_id=bob.pk), game.version)
+    assert game.status == Status.ABORTED and not game.winner
+    assert not RatingChange.objects.exists()
+    assert ratings_of(alice, bob) == [None, None]
+    assert services.result_of(game)["rating"] is None
+    assert list(Abandonment.objects.values_list("user_id", "reason")) == [(bob.pk, "abort")]
+    with pytest.raises(services.PlayBanned):
+        playban.check(bob.pk)
+    playban.check(alice.pk)  # the opponent who stayed is free to play on
 
 
 # --- challenges: rated or casual, and their clock ------------------------------------------

@@ -14,7 +14,7 @@ from games.engine import Position
 from games.engine import record as rec
 from games.engine.position_id import encode
 from games.models import Game, ImportedRecord, Match, Phase
-from games.tests.factories import FixedDice, set_position
+from games.tests.factories import FixedDice, play_turns, set_position
 from games.tests.test_engine_record import GOOD
 
 pytestmark = pytest.mark.django_db
@@ -74,7 +74,10 @@ def test_bad_options_get_400_with_a_reason_and_create_nothing(client, data):
 def test_my_games_lists_this_sessions_games_with_links(client, fixed):
     start(client)
     _response, finished = start(client, preset="match", match_length="3")
-    services.resign(finished.id, services.Actor(guest_id=client.session["guest_id"]), 1)
+    finished = play_turns(finished.id, 2)  # both have played: the resignation is a result
+    services.resign(
+        finished.id, services.Actor(guest_id=client.session["guest_id"]), finished.version
+    )
     other = Client()
     start(other)
     response = client.get(reverse("games:my_games"))

@@ -263,7 +263,8 @@ def test_bearing_off_the_last_checker_ends_and_scores_the_game(fixed, preset, bl
 
 def test_resignation_is_scored_on_the_resigners_board(fixed):
     game = new_bot_game(fixed, opening=(6, 5))
-    game = services.resign(game.id, ME, 1)
+    game = services.play(game.id, ME, 1, "24/18 18/13")
+    game = services.resign(game.id, ME, game.version)  # allowed on the opponent's turn too
     assert (game.status, game.winner, game.result_kind, game.result_points, game.end_reason) == (
         Status.FINISHED,
         "black",
@@ -271,17 +272,48 @@ def test_resignation_is_scored_on_the_resigners_board(fixed):
         2,
         "resign",
     )
-    assert [e[1] for e in events(game)] == ["opening", "resign", "end"]
+    assert [e[1] for e in events(game)] == ["opening", "play", "resign", "end"]
     with unchanged(game.id), pytest.raises(services.GameOver):
         services.resign(game.id, ME, game.version)
     with unchanged(game.id), pytest.raises(services.GameOver):
         services.play(game.id, ME, 1, "24/18 18/13")  # an old version: still "game over"
 
 
+def test_resigning_before_the_first_play_aborts_the_game_without_a_result(fixed):
+    game = new_bot_game(fixed, opening=(6, 5))
+    game = services.resign(game.id, ME, 1)
+    assert (game.status, game.winner, game.result_kind, game.end_reason) == (
+        Status.ABORTED,
+        "",
+        "",
+        "resign",
+    )
+    assert [e[1:3] for e in events(game)] == [("opening", "white"), ("abort", "white")]
+    result = services.result_of(game)
+    assert (result["reason"], result["aborted_by"], result["loser"]) == (
+        "aborted",
+        "resign",
+        "white",
+    )
+    with unchanged(game.id), pytest.raises(services.GameOver):
+        services.resign(game.id, ME, game.version)
+
+
+def test_resigning_after_the_first_play_of_the_opponent_only_still_aborts(fixed):
+    """The bot has played, the human not yet: the human's resignation is still an abort."""
+    fixed.rolls.append([3, 1])
+    game = new_bot_game(fixed, opening=(5, 6))  # black (the bot) starts
+    game = services.bot_turn(game.id, game.version)
+    assert game.awaiting == "white" and game.plays == 1
+    game = services.resign(game.id, ME, game.version)
+    assert game.status == Status.ABORTED and not game.winner
+
+
 def test_resignation_after_bearing_off_some_is_oin(fixed):
     game = new_bot_game(fixed, opening=(6, 5))
+    game = services.play(game.id, ME, 1, "24/18 18/13")
     set_position(game, {"turn": "black", "white": {"3": 2}, "black": {"1": 2}, "first_turn": False})
-    game = services.resign(game.id, ME, 1)  # allowed on the opponent's turn too
+    game = services.resign(game.id, ME, game.version)  # allowed on the opponent's turn too
     assert (game.winner, game.result_kind, game.result_points) == ("black", "oin", 1)
 
 

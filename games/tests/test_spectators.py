@@ -26,7 +26,7 @@ from django.urls import reverse
 
 from games import services
 from games.models import Game, Profile
-from games.tests.factories import state, unchanged
+from games.tests.factories import play_turns, state, unchanged
 from games.tests.test_consumers import TIMEOUT, origin, run
 from games.tests.test_e2e_browser import (  # noqa: F401 - fixtures used by name
     ARTIFACTS,
@@ -567,7 +567,9 @@ def test_an_onlooker_in_the_browser_sees_names_ratings_no_controls_and_the_ratin
         white = services.Actor(guest_id="guest-id-of-anna-e2e-1", user_id=anna.pk)
         black = services.Actor(guest_id="guest-id-of-boris-e2e-2", user_id=boris.pk)
         challenge = services.create_challenge(white, colour="white", rated=True)
-        return anna, boris, black, services.accept_challenge(challenge.pk, black)
+        game = services.accept_challenge(challenge.pk, black)
+        # both have played: black's resignation below is a result, not an abort
+        return anna, boris, black, play_turns(game.pk, 2)
 
     anna, boris, black, game = in_thread(setup)
     base = daphne_server.base

@@ -119,7 +119,7 @@ def test_a_player_who_leaves_keeps_their_points_and_is_not_paired_again():
     assert entrant(event, winner_id).active
 
 
-def test_a_no_show_scores_nothing_and_is_marked_away_until_back():
+def test_a_no_show_scores_nothing_and_is_marked_away_until_back(time_machine):
     users = accounts("Ann", "Bob", "Cid")
     event = arena()
     enter(event, [users["Ann"], users["Bob"]])
@@ -134,6 +134,9 @@ def test_a_no_show_scores_nothing_and_is_marked_away_until_back():
     enter(event, [users["Cid"]])
     (second,) = tournaments.advance(event.pk)
     assert {second.white.user_id, second.black.user_id} == {present, users["Cid"]}
+    with pytest.raises(services.PlayBanned):  # an abort counts toward the waits
+        tournaments.join(event.pk, absent)
+    time_machine.move_to(clocks.from_ms(clocks.now_ms()) + timedelta(minutes=5, seconds=1))
     tournaments.join(event.pk, absent)  # "resume"
     assert not entrant(event, absent).away
 

@@ -1,5 +1,5 @@
 """Helpers of the tournament tests: accounts with a page of the event open, and games of the
-event ended through the services (a resignation, or a no-show abort)."""
+event ended through the services (a resignation after some plays, or a no-show abort)."""
 
 from datetime import timedelta
 
@@ -16,6 +16,8 @@ from games.models import (
     TournamentSocket,
 )
 from games.services import turns, unit
+from games.tests.factories import play_turns
+from games.tournaments import play, rules
 
 
 def accounts(*names, ratings=None):
@@ -70,11 +72,15 @@ def playing(tournament):
     )
 
 
-def resign(game_or_id, loser_user_id):
-    """Account ``loser_user_id`` resigns the game (in a match: its current game)."""
+def resign(game_or_id, loser_user_id, plays=rules.MIN_LOSER_PLAYS):
+    """Account ``loser_user_id`` resigns the game (in a match: its current game) once it has
+    made ``plays`` plays in it (both sides play in turn until then: a win counts in an arena
+    only against a loser who played, and a resignation before the first play aborts)."""
     game = Game.objects.get(pk=getattr(game_or_id, "pk", game_or_id))
     if game.match_id:
         game = game.match.latest_game()
+    while play.plays_of(game, loser_user_id) < plays:
+        game = play_turns(game.pk, 1)
     return services.resign(game.pk, services.Actor(user_id=loser_user_id), game.version)
 
 

@@ -1,16 +1,20 @@
 """Arena events (lichess-style): during a fixed time, entrants who are free are paired at once
 with a free entrant of close score and rating (``rules.arena_pairs``); a win scores 2 points,
-a mars or koks 3, doubled after two wins in a row. A player away at pairing time is marked
-away and skipped. Games under way at the end still count; the standings freeze when the
-last of them ends."""
+a mars or koks 3, doubled after two wins in a row. A win against a loser who made fewer than
+``rules.MIN_LOSER_PLAYS`` plays scores nothing, and an entrant who aborts or loses so
+``rules.QUICK_LOSS_LIMIT`` times is withdrawn (no farming of points by accomplices). A player
+away at pairing time is marked away and skipped. Games under way at the end still count; the
+standings freeze when the last of them ends."""
 
 from games import clocks, ratings
 from games.models import (
+    EndReason,
     Entrant,
     Pairing,
     PairingOutcome,
     PairingStatus,
     TournamentStatus,
+    Withdrawal,
     other_side,
 )
 from games.services import playban
@@ -31,7 +35,8 @@ def pair(change, now_ms):
     """Pair every free entrant of the running arena who can be paired now (``now_ms``): in
     it, not busy (``play.busy``: in a game between people, or awaited by a cup's match), not
     closed to rated games, and with a page of the event open; an entrant whose pages are all
-    gone is marked away and skipped.
+    gone is marked away and skipped. While the site is full (``play.admitted``) nobody is
+    paired and the page says so.
     After the end time nobody is paired and the arena finishes once its last game is over.
     Returns the new pairings."""
     tournament = change.tournament
@@ -51,6 +56,7 @@ def pair(change, now_ms):
         if entrant.pk not in busy
     ]
     if not candidates:
+        play.room_again(change)
         return []
     users = [entrant.user_id for entrant in candidates]
     here = presence.here(tournament.pk, users, now_ms)
@@ -78,6 +84,8 @@ def pair(change, now_ms):
     )
     made = []
     for a, b in pairs:
+        if not play.admitted(change, now_ms):
+            break  # the site is full: the rest wait for the next tick
         first, second = by_key[a.key], by_key[b.key]
         pairing = Pairing(
             tournament=tournament,
@@ -104,13 +112,19 @@ def _last_opponent_entrant(entrant, by_key):
 def record_result(change, pairing, game, winner_side, now_ms):
     """Score the decided game (or 1-point match) of ``pairing``, whose deciding game is
     ``game``: the winner gets ``rules.arena_points`` and their streak grows, the loser's
-    streak ends; both have their new rating and are free again."""
+    streak ends; both have their new rating and are free again. If the loser made fewer than
+    ``rules.MIN_LOSER_PLAYS`` plays the win scores nothing (outcome "short": no points, no win,
+    the winner's streak as it was) and counts as the loser's quick loss (``_quick_loss``)."""
     winner = play.entrant_of(pairing, game, winner_side)
     loser = play.entrant_of(pairing, game, other_side(winner_side))
-    points = rules.arena_points(game.result_kind, winner.streak)
-    winner.score += points
-    winner.wins += 1
-    winner.streak += 1
+    counts = rules.scores(play.plays_of(game, loser.user_id))
+    points = rules.arena_points(game.result_kind, winner.streak) if counts else 0
+    if counts:
+        winner.score += points
+        winner.wins += 1
+        winner.streak += 1
+    else:
+        _quick_loss(loser)
     loser.streak = 0
     tournament = change.tournament
     for entrant in (winner, loser):
@@ -123,20 +137,23 @@ def record_result(change, pairing, game, winner_side, now_ms):
     else:
         pairing.black_points = points
     pairing.winner = winner
-    pairing.outcome = PairingOutcome.PLAYED
+    pairing.outcome = PairingOutcome.PLAYED if counts else PairingOutcome.SHORT
     _done(pairing, now_ms)
     change.mark()
     change.advance = True
 
 
-def record_no_show(change, pairing, side, now_ms):
-    """The game of ``pairing`` was aborted because ``side`` never made its first move: no
-    points; that player is marked away (until their page is back or they resume), the other
-    is free again."""
+def record_abort(change, pairing, side, how, now_ms):
+    """The game of ``pairing`` was aborted because ``side`` left before its first play
+    (``how``: an ``EndReason``; "timeout" is a no-show): no points. A no-show is marked away
+    (until their page is back or they resume); every abort is the side's quick loss
+    (``_quick_loss``). The other player is free again."""
     game = pairing.game
     absent = play.entrant_of(pairing, game, side)
     present = play.entrant_of(pairing, game, other_side(side))
-    absent.away = True
+    if how == EndReason.TIMEOUT:
+        absent.away = True
+    _quick_loss(absent)
     absent.free_since = present.free_since = clocks.from_ms(now_ms)
     absent.save()
     present.save()
@@ -144,6 +161,15 @@ def record_no_show(change, pairing, side, now_ms):
     _done(pairing, now_ms)
     change.mark()
     change.advance = True
+
+
+def _quick_loss(entrant):
+    """Count a game ``entrant`` aborted or lost at once; at ``rules.QUICK_LOSS_LIMIT`` they are
+    withdrawn from pairing, with the reason their page shows (not saved here)."""
+    entrant.quick_losses += 1
+    if rules.withdraws(entrant.quick_losses):
+        entrant.active = False
+        entrant.withdrawn = Withdrawal.QUICK_LOSSES
 
 
 def _done(pairing, now_ms):

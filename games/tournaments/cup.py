@@ -61,7 +61,8 @@ def start(change, now_ms):
 def advance(change, now_ms):
     """Move the bracket on as far as it goes now: every waiting slot whose feeders are decided
     gets its players and starts its match, unless one of them is still in another game (it
-    waits for them), or is decided at once (one player is a bye, none is an empty slot).
+    waits for them) or the site is full (``play.admitted``: it waits for room), or is decided
+    at once (one player is a bye, none is an empty slot).
     Once the final and the match for third place are decided, the cup is over with its
     places. Returns the matches started."""
     tournament = change.tournament
@@ -92,9 +93,9 @@ def advance(change, now_ms):
         if len(present) == 2:
             users = [entrant.user_id for entrant in present]
             play.lock_players(users)
-            if play.busy(users, cup_matches=False):
-                # a player still in another game: the match starts once they are free (the
-                # next advance or tick); meanwhile no arena pairs them (``play.busy``)
+            if play.busy(users, cup_matches=False) or not play.admitted(change, now_ms):
+                # a player still in another game, or the site full: the match starts at a
+                # later advance or tick; meanwhile no arena pairs them (``play.busy``)
                 if (pairing.white_id, pairing.black_id) != known:
                     pairing.save(update_fields=["white", "black"])
                     change.mark()
@@ -135,8 +136,9 @@ def record_result(change, pairing, game, winner_side, now_ms):
 
 
 def record_no_show(change, pairing, side, now_ms):
-    """The first game of ``pairing``'s match was aborted because ``side`` never made its first
-    move: that player loses the match."""
+    """The first game of ``pairing``'s match was aborted because ``side`` left it before its
+    first play (never moved, resigned or left at once): that player loses the match, unrated
+    (``turns.abort``)."""
     winner = play.entrant_of(pairing, pairing.game, other_side(side))
     decide(change, pairing, winner, PairingOutcome.NO_SHOW, now_ms)
 

@@ -91,8 +91,9 @@ def join(tournament_id, user_id):
     """Enter account ``user_id`` in the event (or, in an arena, bring them back after they
     left or were marked away). A cup that becomes full starts at once (its bracket drawn).
     Raises BadFrame without an account, services.PlayBanned while rated games are closed to
-    it, TournamentError when the event is over, or a cup is full or under way, and
-    Tournament.DoesNotExist. Returns the Entrant."""
+    it, TournamentError when the event is over, a cup is full or under way, or the event
+    withdrew them (``arena``'s quick losses), and Tournament.DoesNotExist. Returns the
+    Entrant."""
     if not user_id:
         raise BadFrame(_("Sign in to play in tournaments."))
     playban.check(user_id)
@@ -103,6 +104,8 @@ def join(tournament_id, user_id):
         if ended or (tournament.is_arena and now >= clocks.to_ms(tournament.ends_at)):
             raise TournamentError(_("This event is over."))
         entrant = Entrant.objects.filter(tournament=tournament, user_id=user_id).first()
+        if entrant is not None and entrant.withdrawn:
+            raise TournamentError(withdrawal_message())
         if entrant is not None:
             if not entrant.active or entrant.away:
                 entrant.active, entrant.away = True, False
@@ -131,6 +134,15 @@ def join(tournament_id, user_id):
         ):
             change.advance = True  # paired at once (an arena past its start starts now)
     return entrant
+
+
+def withdrawal_message():
+    """Why an arena withdrew an entrant from pairing, in the active language."""
+    return _(
+        "You were withdrawn from this arena: %(count)d of your games here ended before you "
+        "had made %(plays)d plays (aborted, resigned or left at once). Your points stay; "
+        "join the next arena to play again."
+    ) % {"count": rules.QUICK_LOSS_LIMIT, "plays": rules.MIN_LOSER_PLAYS}
 
 
 def leave(tournament_id, user_id):

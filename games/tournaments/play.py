@@ -6,10 +6,12 @@ import secrets
 from django.contrib.auth import get_user_model
 from django.db.models import Q
 
-from games import clocks
+from games import admission, clocks
 from games.models import (
     Entrant,
+    EventKind,
     Game,
+    GameEvent,
     Pairing,
     PairingStatus,
     Preset,
@@ -56,6 +58,31 @@ def start_game(change, pairing, now_ms, seat_by_colour=False):
         sender=Game, tournament=tournament, game=game, user_ids=(first.user_id, second.user_id)
     )
     return game
+
+
+def admitted(change, now_ms):
+    """Whether the site has room for the event's next game now (``admission.check``, which
+    then holds its place). When it has not, pairing (an arena) or the next match (a cup)
+    waits, and ``full_since`` tells its page since when; games under way are untouched
+    (docs/deploy.md "Capacity")."""
+    tournament = change.tournament
+    try:
+        admission.check()
+    except admission.SiteFull:
+        if tournament.full_since is None:
+            tournament.full_since = clocks.from_ms(now_ms)
+            change.mark()
+        return False
+    room_again(change)
+    return True
+
+
+def room_again(change):
+    """Clear the event's ``full_since`` once the site has room again (``admission.has_room``)."""
+    tournament = change.tournament
+    if tournament.full_since is not None and admission.has_room():
+        tournament.full_since = None
+        change.mark()
 
 
 def lock_players(user_ids):
@@ -108,3 +135,17 @@ def entrant_of(pairing, game, side):
         if entrant.user_id == user_id:
             return entrant
     raise Entrant.DoesNotExist(f"nobody of {pairing} played {side} of {game.pk}")
+
+
+def plays_of(game, user_id):
+    """How many plays (passes not counted) account ``user_id`` made in ``game``, or over every
+    game of its match."""
+    games = Game.objects.filter(match_id=game.match_id) if game.match_id else [game]
+    plays = Q()
+    for each in games:
+        for side in ("white", "black"):
+            if each.user_of(side) == user_id:
+                plays |= Q(game_id=each.pk, side=side)
+    if not plays:
+        return 0
+    return GameEvent.objects.filter(plays, kind=EventKind.PLAY).exclude(play="").count()

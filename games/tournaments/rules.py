@@ -8,6 +8,12 @@ WIN_POINTS = 2
 BIG_WIN_POINTS = 3
 #: wins in a row after which every further win counts double (until a game is lost)
 STREAK_FOR_DOUBLE = 2
+#: an arena win scores only if the loser made at least this many plays (a game resigned at
+#: once is no game: it gives no points, no win and no streak; issue #30)
+MIN_LOSER_PLAYS = 5
+#: arena games aborted or lost in fewer than MIN_LOSER_PLAYS plays after which an entrant is
+#: withdrawn from pairing
+QUICK_LOSS_LIMIT = 3
 #: the sizes of a knockout cup and the lengths of its matches (RULES.md R11)
 CUP_SIZES = (4, 8, 16)
 CUP_MATCH_LENGTHS = (3, 5, 7)
@@ -22,6 +28,16 @@ def arena_points(result_kind, streak_before):
     ``STREAK_FOR_DOUBLE`` or more games in a row before this one. A loss scores 0."""
     points = WIN_POINTS if result_kind == "oin" else BIG_WIN_POINTS
     return points * 2 if streak_before >= STREAK_FOR_DOUBLE else points
+
+
+def scores(loser_plays):
+    """Whether an arena win counts: the loser made at least ``MIN_LOSER_PLAYS`` plays."""
+    return loser_plays >= MIN_LOSER_PLAYS
+
+
+def withdraws(quick_losses):
+    """Whether an entrant with ``quick_losses`` games aborted or lost at once is withdrawn."""
+    return quick_losses >= QUICK_LOSS_LIMIT
 
 
 def on_fire(streak):

@@ -37,8 +37,10 @@ def record_result(sender, game, match, winner, **kwargs):
 
 
 @receiver(game_aborted)
-def record_no_show(sender, game, side, **kwargs):
-    """``game_aborted`` receiver: a tournament game aborted because ``side`` never moved."""
+def record_abort(sender, game, side, how, **kwargs):
+    """``game_aborted`` receiver: a tournament game aborted because ``side`` left before its
+    first play (``how``: an ``EndReason``). In an arena it scores nothing; in a cup the
+    aborting side loses the match (a no-show)."""
     pairing = Pairing.objects.filter(game=game).first()
     if pairing is None:
         return
@@ -48,7 +50,7 @@ def record_no_show(sender, game, side, **kwargs):
         if pairing.status != PairingStatus.PLAYING:
             return
         if change.tournament.kind == TournamentKind.ARENA:
-            arena.record_no_show(change, pairing, side, now)
+            arena.record_abort(change, pairing, side, how, now)
         else:
             cup.record_no_show(change, pairing, side, now)
 

@@ -65,6 +65,14 @@ test("the status line for rolling, doubling, a pass, the opponent and the end", 
   assert.equal(statusText(room({ status: "aborted" })), "The game was aborted.");
 });
 
+test("while the computer's play is shown the status waits with the Roll button, then asks for the roll", () => {
+  const state = room(Object.assign({}, ROLL, { last: { side: "black", dice: [5, 2], play: "24/19 19/17", version: 6 } }));
+  state.anim = { view: {} }; // board-view.js slides the play; the controls are disabled meanwhile
+  assert.equal(statusText(state), "The computer rolled 5\u20112 and is moving…");
+  state.anim = null; // the slide is over: the Roll button is enabled on the same redraw
+  assert.equal(statusText(state), "Your turn: roll the dice.");
+});
+
 test("names: the computer, your opponent, the colour for onlookers of two guests", () => {
   assert.equal(who(game(), "white"), "You");
   assert.equal(who(game(), "black"), "Computer");
@@ -98,6 +106,12 @@ test("results: title, meaning and reason, for each way a game ends", () => {
   const aborted = { winner: null, kind: null, points: 0, reason: "aborted", cube: 1, loser: "white", match_lost: false };
   assert.equal(resultTitle(g, aborted), "Game aborted: no result.");
   assert.equal(resultReason(g, aborted), "You did not make a first move in time.");
+  assert.equal(resultExplain(aborted), "Nobody wins, no points are scored and no rating changes.");
+  const resigned = { ...aborted, loser: "black", aborted_by: "resign" };
+  assert.match(resultReason(g, resigned), /resigned before their first play\.$/);
+  assert.equal(resultReason(g, { ...aborted, aborted_by: "resign" }), "You resigned before your first play.");
+  assert.equal(resultReason(g, { ...aborted, aborted_by: "drop" }), "You dropped the double before your first play.");
+  assert.equal(resultReason(g, { ...aborted, aborted_by: "abandon" }), "You left before your first play.");
 });
 
 test("the match score puts the viewer first, white for onlookers", () => {

@@ -1,6 +1,6 @@
-"""The read side of a game: snapshots and the parts of an event that every socket shares
-(docs/protocol.md), each player's actions and legal plays, the history, the players' names
-and ratings, the clock and presence as a page shows them. Nothing here changes a game."""
+"""The read side of a game: snapshots and the parts of an event every socket shares
+(docs/protocol.md), actions, legal plays, history, names, ratings, clock and presence as a
+page shows them. Nothing here changes a game."""
 
 from collections import namedtuple
 
@@ -140,11 +140,9 @@ def options_of(game):
 
 
 def result_of(game):
-    """The snapshot's ``result`` of a game that is over, else None. An aborted game (a no-show,
-    docs/protocol.md "Aborts") has ``winner`` null, ``points`` 0, ``reason`` "aborted" and
-    ``aborted_by`` how its ``loser`` left (resign, drop, abandon, or timeout: a no-show);
-    ``loser`` names the side that lost (or did not show up); ``match_lost`` is true when a
-    ``match`` clock ran out and the loser lost the whole match (R11)."""
+    """The snapshot's ``result`` of a game that is over, else None (docs/protocol.md: an
+    aborted game has ``reason`` "aborted" and ``aborted_by``, see "Aborts"; ``match_lost``: a
+    ``match`` clock ran out and the loser lost the whole match, R11)."""
     if game.status == Status.ACTIVE:
         return None
     if game.status == Status.ABORTED:

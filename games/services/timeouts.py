@@ -6,7 +6,7 @@ never shows a clock past zero). What a passed deadline does to the game is
 import logging
 
 from games import clocks
-from games.models import Game, Presence
+from games.models import Game, Presence, Status
 from games.services import moves, outages, presence, turns, unit
 from games.services.clockwork import TIMER_GRACE_MS
 
@@ -31,7 +31,7 @@ def apply_timeouts(game_id, version=None):
     logger.info(
         "clock: game %s ended (%s) %s ms after its deadline",
         game_id,
-        game.end_reason or game.status,
+        "aborted" if game.status == Status.ABORTED else game.end_reason,
         "?" if due is None else now - due,
     )
     return game

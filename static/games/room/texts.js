@@ -278,7 +278,7 @@ export function resultTitle(game, result) {
  * @returns {string}
  */
 export function resultExplain(result) {
-  if (isAborted(result)) return gettext("Nobody wins and no points are scored.");
+  if (isAborted(result)) return gettext("Nobody wins, no points are scored and no rating changes.");
   if (result.reason === "drop") {
     return gettext("A dropped double counts as oin at the stake before the double.");
   }
@@ -307,9 +307,22 @@ export function resultReason(game, result) {
   if (isAborted(result)) {
     const absent = result.loser;
     if (!absent) return gettext("A first move was not made in time.");
-    return absent === me
-      ? gettext("You did not make a first move in time.")
-      : fmt(gettext("%(name)s did not make a first move in time."), { name: subject(game, absent) });
+    const mine = absent === me;
+    const name = subject(game, absent);
+    switch (result.aborted_by) {
+      case "resign":
+        return mine ? gettext("You resigned before your first play.")
+          : fmt(gettext("%(name)s resigned before their first play."), { name });
+      case "drop":
+        return mine ? gettext("You dropped the double before your first play.")
+          : fmt(gettext("%(name)s dropped the double before their first play."), { name });
+      case "abandon":
+        return mine ? gettext("You left before your first play.")
+          : fmt(gettext("%(name)s left before their first play."), { name });
+      default:
+        return mine ? gettext("You did not make a first move in time.")
+          : fmt(gettext("%(name)s did not make a first move in time."), { name });
+    }
   }
   const loser = result.loser || other(result.winner);
   const mine = loser === me;
@@ -400,7 +413,7 @@ export function historyEntryText(game, entry) {
     case "abandon":
       return gettext("left the game");
     case "abort":
-      return gettext("no first move: game aborted");
+      return gettext("left before a first play: game aborted");
     default:
       return who(game, entry.side);
   }

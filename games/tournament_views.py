@@ -19,6 +19,7 @@ from games.models import (
     TournamentStatus,
 )
 from games.services import GameError, playban
+from games.tournaments import rules as tournament_rules
 from games.views import clock_name, clock_summary, login_url, viewer_of
 
 #: how many finished events the list shows
@@ -104,7 +105,8 @@ def tournament_page(request, tournament_id):
     id: name}), ``you`` (the viewer's standings row, or None), ``your_game`` (the page of
     their game under way, or None), ``can_join``, ``can_leave``, ``signed_in``,
     ``login_url``, ``sign_in_with``, ``dev_sign_in``, ``clock`` ({"name", "summary"}),
-    ``playban`` and ``ws_path``."""
+    ``playban``, ``ws_path``, the arena's fairness rules (``min_plays``, ``quick_limit``) and
+    ``withdrawal`` (why an entrant was withdrawn)."""
     tournament = get_object_or_404(Tournament, pk=tournament_id)
     viewer = viewer_of(request, create=False)
     state = tournaments.state(tournament.pk)
@@ -120,7 +122,8 @@ def tournament_page(request, tournament_id):
         and tournament.status == TournamentStatus.UPCOMING
         and state["entrants"] >= tournament.size
     )
-    can_join = open_for_entries and not full and (you is None or not you["active"] or you["away"])
+    comes_back = you is None or (not you["active"] and not you["withdrawn"]) or you["away"]
+    can_join = open_for_entries and not full and comes_back
     can_leave = you is not None and (
         tournament.status == TournamentStatus.UPCOMING
         or (tournament.status == TournamentStatus.RUNNING and tournament.is_arena and you["active"])
@@ -154,6 +157,9 @@ def tournament_page(request, tournament_id):
         "clock": {"name": clock_name(spec.kind), "summary": clock_summary(spec)},
         "playban": playban.notice(viewer.user_id),
         "ws_path": f"/ws/tournament/{tournament.pk}/?lang={get_language()}",
+        "min_plays": tournament_rules.MIN_LOSER_PLAYS,
+        "quick_limit": tournament_rules.QUICK_LOSS_LIMIT,
+        "withdrawal": tournaments.withdrawal_message(),
     }
     return render(request, "games/tournament.html", context)
 

@@ -5,7 +5,8 @@ the stack runs with ``DJANGO_ENV=development``), enters the arena with its page'
 keeps the event's socket open (``ws/tournament/<uuid>/``; ``ramp_rate`` pages open a second). On
 each ``paired`` frame it opens
 the game with its opponent and both play random legal moves (``client.Table``, with the think
-time of the game runs) until, after about ``game_seconds``, the side to act resigns; then they
+time of the game runs) until, after about ``game_seconds``, the first side to act that has made
+``ARENA_MIN_PLAYS`` plays resigns (a shorter loss scores nothing in an arena); then they
 wait for their next pairing. After ``duration`` seconds every player leaves the arena and
 every game still going is resigned.
 
@@ -25,6 +26,7 @@ import requests
 from websockets.exceptions import WebSocketException
 
 from games.loadtool.client import (
+    ARENA_MIN_PLAYS,
     HTTP_TIMEOUT,
     LANG,
     SetupError,
@@ -129,7 +131,9 @@ class Arena:
 
     async def _play(self, game_id, players):
         self.stats.games_started += 1
-        table = Table(game_id, self.stats, self.rng, self.think, self.stall)
+        table = Table(
+            game_id, self.stats, self.rng, self.think, self.stall, min_plays=ARENA_MIN_PLAYS
+        )
         self.live[table] = players
         self.most = max(self.most, self.under_way())
         resign = asyncio.Event()

@@ -51,6 +51,12 @@ FINISH_TIMEOUT = 30
 ECHO_TIMEOUT = 60
 #: ways a game may end without counting as an error
 CLEAN_ENDS = ("bore_off", "resign")
+#: a player resigns only once it has made this many plays: before its first the server would
+#: abort the game instead (docs/protocol.md "Aborts"), and an arena scores a win only against
+#: a loser with ``ARENA_MIN_PLAYS`` (games/tournaments/rules.py MIN_LOSER_PLAYS; the client
+#: imports no Django, a test checks the two agree)
+MIN_PLAYS = 1
+ARENA_MIN_PLAYS = 5
 
 _CHALLENGE = re.compile(r"/challenge/([0-9a-f-]{36})/$")
 _GAME = re.compile(r"/game/([0-9a-f-]{36})/$")
@@ -247,14 +253,16 @@ class Table:
 
     ``think`` is the mean pause before each action in seconds (each pause uniform in
     0.5-1.5 times it); ``stall`` the seconds without a new version after which the game is
-    counted as an error and dropped."""
+    counted as an error and dropped; ``min_plays`` the plays a side makes before it may
+    resign (until then a game asked to end is played on)."""
 
-    def __init__(self, game_id, stats, rng, think, stall):
+    def __init__(self, game_id, stats, rng, think, stall, min_plays=MIN_PLAYS):
         self.game_id = game_id
         self.stats = stats
         self.rng = rng
         self.think = think
         self.stall = stall
+        self.min_plays = min_plays
         self.players = []
         self.pending_play = None  # (version sent at, t sent, side)
         self.pending_roll = None
@@ -322,14 +330,17 @@ class Table:
             await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _resign_and_wait(self):
-        # Whoever holds the newest snapshot resigns; a stale version is retried on the next.
-        player = max(self.players, key=lambda p: p.version)
-        player.resign_wanted = True
-        player.wake.set()
+        # The first side to act that has made its plays resigns (the other plays on until
+        # then); a stale version is retried on the next snapshot.
+        for player in self.players:
+            player.resign_wanted = True
+            player.wake.set()
+        # the plays still to make before a side may resign take their think times too
+        wait = FINISH_TIMEOUT + 2 * self.min_plays * 1.5 * self.think
         try:
-            await asyncio.wait_for(self.over.wait(), FINISH_TIMEOUT)
+            await asyncio.wait_for(self.over.wait(), wait)
         except TimeoutError:
-            self.stats.error(f"game {self.game_id}: resignation not answered in {FINISH_TIMEOUT} s")
+            self.stats.error(f"game {self.game_id}: resignation not answered in {wait:.0f} s")
 
 
 async def _first(*awaitables, timeout):
@@ -447,9 +458,9 @@ class Player:
         version = game["version"]
         if version <= self.acted:
             return None  # acted on this version already (a stale action brings a newer one)
-        if self.resign_wanted:
+        if self.resign_wanted and self.plays_made(game) >= self.table.min_plays:
             return {"type": "resign", "version": version} if "resign" in actions else None
-        if self.table.stopping or game["awaiting"] != self.side:
+        if game["awaiting"] != self.side:
             return None
         if "roll" in actions:
             return {"type": "roll", "version": version}
@@ -458,6 +469,14 @@ class Player:
         if "take" in actions:  # no cube in the load tool's presets; answered all the same
             return {"type": "take", "version": version}
         return None
+
+    def plays_made(self, game):
+        """How many plays (not passes) this player's side has made in ``game``."""
+        return sum(
+            1
+            for entry in game.get("history") or ()
+            if entry.get("kind") == "play" and entry.get("side") == self.side and entry.get("play")
+        )
 
     async def _act(self):
         table = self.table
@@ -474,9 +493,7 @@ class Player:
             pause = max(pause, self.retry_at - time.monotonic())
             if pause > 0:
                 await asyncio.sleep(pause)
-                if self.latest["version"] != game["version"] or (
-                    table.stopping and frame["type"] != "resign"
-                ):
+                if self.latest["version"] != game["version"]:
                     self.wake.set()  # things moved on meanwhile: decide again
                     continue
             self.acted = game["version"]

@@ -6,8 +6,9 @@ second), the tests' Redis and database. Four accounts are signed in (sessions ma
 given to the browsers as cookies: the sign-in providers are outside this machine); a guest
 watches the event's page on a phone and sees the standings, the bracket and the winners
 change without reloading. The players join on the event's page, each page announces their
-game and opens it after the countdown; every game is ended by a resignation clicked on the
-loser's page, whose next game then opens by itself. The time from each game's end to its
+game and opens it after the countdown; in each game both sides first make the plays an arena
+asks of a loser (through the services: the pages follow live), then the loser's page clicks
+Resign and its next game opens by itself. The time from each game's end to its
 players' next pairing is written to ``artifacts/tournaments/browser.json``; screenshots go to
 ``artifacts/e2e/``.
 """
@@ -65,11 +66,31 @@ def playing(event_id):
     return found
 
 
-def resign_on(page, game_id, deadline):
-    """On ``page`` (the loser's), once it shows game ``game_id`` (it opens it by itself),
-    click Resign and wait for the result."""
+def played_before_resigning(game_id, loser):
+    """Both sides play in turn (random legal plays through the services) until account
+    ``loser`` has made ``rules.MIN_LOSER_PLAYS`` plays in the game or its match: a resignation
+    before would abort the game or score nothing in an arena. Returns the game's version."""
+    from games.models import Game
+    from games.tests.factories import play_turns
+    from games.tournaments import play, rules
+
+    game = Game.objects.get(pk=game_id)
+    while play.plays_of(game, loser) < rules.MIN_LOSER_PLAYS:
+        game = play_turns(game.pk, 1)
+    return game.version
+
+
+def resign_on(page, game_id, loser, deadline):
+    """On ``page`` (account ``loser``'s), once it shows game ``game_id`` (it opens it by
+    itself) and the plays before a resignation are made, click Resign and wait for the
+    result."""
     page.wait_for_url(
         re.compile(rf"/game/{game_id}/$"), timeout=max(1000, (deadline - time.monotonic()) * 1000)
+    )
+    version = in_thread(lambda: played_before_resigning(game_id, loser))
+    page.wait_for_function(
+        f"() => Number(document.getElementById('game').dataset.version) >= {version}",
+        timeout=15_000,
     )
     page.locator("#resign-btn").wait_for(state="visible", timeout=15_000)
     page.locator("#resign-btn").click()
@@ -94,7 +115,7 @@ def play_out(event_id, pages, deadline, on_round=None):
             continue
         for game_id, loser, _winner in games:
             seen.add(game_id)
-            resign_on(pages[loser], game_id, deadline)
+            resign_on(pages[loser], game_id, loser, deadline)
             resigned += 1
         if on_round:
             on_round()

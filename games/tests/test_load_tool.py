@@ -17,10 +17,11 @@ from channels.testing import WebsocketCommunicator
 from games import clocks, tournaments
 from games.echo import EchoConsumer
 from games.loadtool.arena import run_arena
-from games.loadtool.client import Player, Stats, Table, echo_frame
+from games.loadtool.client import ARENA_MIN_PLAYS, Player, Stats, Table, echo_frame
 from games.loadtool.runner import RunConfig, percentiles, run_load
 from games.models import Game
 from games.routing import websocket_patterns, websocket_urlpatterns
+from games.tournaments import rules
 from nardy_site.tests.servers import DaphneServer, free_port
 
 
@@ -172,6 +173,28 @@ def test_a_game_ended_by_the_clock_counts_as_an_error_but_our_resignation_does_n
     assert ours.errors == [] and borne_off.errors == []
     assert len(theirs.errors) == 1  # nobody resigns during a run but the tool at its end
     assert timeout.games_over == {"timeout": 1}
+
+
+def test_a_player_asked_to_resign_plays_on_until_it_has_made_its_plays():
+    """The server aborts a game resigned before the resigner's first play, and an arena scores
+    a win only against a loser who made ``MIN_LOSER_PLAYS``: the tool's players play on."""
+    assert ARENA_MIN_PLAYS == rules.MIN_LOSER_PLAYS
+
+    def game(plays_made):
+        history = [{"kind": "play", "side": "white", "play": "24/18"}] * plays_made
+        history += [{"kind": "play", "side": "white", "play": ""}]  # a pass is no play
+        return {
+            "version": 9,
+            "awaiting": "white",
+            "actions": ["roll", "resign"],
+            "history": history,
+        }
+
+    table = Table("g", Stats(), random.Random(1), think=0, stall=60, min_plays=ARENA_MIN_PLAYS)
+    player = Player(table, "http://127.0.0.1:1", "")
+    player.side, player.resign_wanted = "white", True
+    assert player._decide(game(ARENA_MIN_PLAYS - 1)) == {"type": "roll", "version": 9}
+    assert player._decide(game(ARENA_MIN_PLAYS)) == {"type": "resign", "version": 9}
 
 
 def test_a_frame_refused_as_too_quick_is_sent_again_after_the_wait_not_counted_as_an_error():

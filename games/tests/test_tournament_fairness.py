@@ -4,10 +4,17 @@ first play is aborted (no points, no rating), a win against a loser who made few
 ``rules.QUICK_LOSS_LIMIT`` times is withdrawn with the reason; and no event starts a game
 while the site is full (docs/deploy.md "Capacity")."""
 
+import re
+
 import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.urls import reverse
+from django.utils import translation
+from django.utils.html import escape
 
 from games import admission, tournaments
-from games.models import Entrant, Game, RatingChange, Status
+from games.models import Entrant, Game, RatingChange, Status, Tournament
 from games.tests.factories import new_bot_game
 from games.tests.tournament_helpers import accounts, arena, enter, playing, resign
 from games.tournaments import TournamentError, rules
@@ -120,3 +127,27 @@ def test_a_full_site_holds_arena_pairing_and_cup_matches_and_says_so(settings, m
     for held in (event, cup):
         held.refresh_from_db()
         assert held.full_since is None
+
+
+@pytest.mark.parametrize("lang", ["en", "ru", "bg"])
+def test_the_arena_page_states_the_rule_the_withdrawal_and_a_full_site(lang, settings):
+    users = accounts("Ann", "Quitter")
+    event = arena()
+    enter(event, users.values())
+    Entrant.objects.filter(user_id=users["Quitter"]).update(
+        active=False, withdrawn="quick_losses", quick_losses=rules.QUICK_LOSS_LIMIT
+    )
+    Tournament.objects.filter(pk=event.pk).update(full_since=event.starts_at)
+    client = Client()
+    client.force_login(get_user_model().objects.get(pk=users["Quitter"]))
+    with translation.override(lang):
+        url = reverse("games:tournament", kwargs={"tournament_id": event.pk})
+        html = client.get(url).content.decode()
+        rule = str(rules.MIN_LOSER_PLAYS)
+        withdrawn = tournaments.withdrawal_message()
+    fair = re.search(r'id="t-fair">([^<]*)<', html).group(1)
+    assert rule in fair and str(rules.QUICK_LOSS_LIMIT) in fair
+    you = re.search(r'id="t-you-text">([^<]*)<', html).group(1)
+    assert you == escape(withdrawn) and rule in you
+    assert re.search(r'<form[^>]*id="t-join-form" hidden', html)  # no way back in
+    assert not re.search(r'id="t-full"[^>]*hidden', html)  # the site-full note is shown

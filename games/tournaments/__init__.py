@@ -19,7 +19,15 @@ the commit (``notices``). Pairing and the bracket's advance run in Celery (the t
 The names below are the package's interface.
 """
 
-from games.tournaments.entries import arrived, cancel, check_options, create, join, leave
+from games.tournaments.entries import (
+    arrived,
+    cancel,
+    check_options,
+    create,
+    join,
+    leave,
+    withdrawal_message,
+)
 from games.tournaments.errors import TournamentError
 from games.tournaments.notices import ADVANCE, group_name
 from games.tournaments.play import ANNOUNCE_MS
@@ -58,4 +66,5 @@ __all__ = [
     "state",
     "tick",
     "title",
+    "withdrawal_message",
 ]

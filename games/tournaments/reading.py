@@ -54,10 +54,12 @@ def state(tournament_id, now_ms=None):
     """The ``tournament`` frame of event ``tournament_id``:
 
     ``{"type": "tournament", "id", "version", "kind", "status", "preset", "clock",
-    "match_length", "size", "rounds", "starts_at", "ends_at", "server_time" (ms since the
+    "match_length", "size", "rounds", "starts_at", "ends_at", "full" (pairing or the next
+    match waits because the site is full), "server_time" (ms since the
     epoch, or None), "entrants": n, "standings": [{"user", "name", "rating", "score",
     "games", "wins", "streak", "fire" (the next win counts double: only while it runs),
-    "active", "away", "playing" (game id or None), "seed", "place", "last" (``last_result``
+    "active", "withdrawn" (by the event, for quick losses), "away",
+    "playing" (game id or None), "seed", "place", "last" (``last_result``
     of their last arena game, or None)}], "games": [{"game", "white", "black"}] (games being
     played, users),
     "bracket": [{"round", "slot", "white", "black", "winner", "outcome", "status", "game",
@@ -103,6 +105,7 @@ def state(tournament_id, now_ms=None):
             # a streak doubles only the wins still to come: none once the arena is over
             "fire": running and rules.on_fire(entrant.streak),
             "active": entrant.active,
+            "withdrawn": bool(entrant.withdrawn),
             "away": entrant.away,
             "playing": playing.get(entrant.pk),
             "seed": entrant.seed,
@@ -128,6 +131,7 @@ def state(tournament_id, now_ms=None):
         "rounds": tournament.rounds,
         "starts_at": clocks.to_ms(tournament.starts_at),
         "ends_at": clocks.to_ms(tournament.ends_at),
+        "full": tournament.full_since is not None,
         "server_time": now_ms,
         "entrants": len(ranked),
         "standings": rows,

@@ -258,6 +258,8 @@
     if (mine.playing) link.href = gameUrl(mine.playing);
     if (state.status === "finished") {
       text.textContent = mine.place ? fmt(gettext("Your place: %(place)s."), { place: mine.place }) : "";
+    } else if (mine.withdrawn) {
+      text.textContent = page.dataset.withdrawal; // the server's words, in the page's language
     } else if (!mine.active && mine.playing) {
       text.textContent = gettext("You have left this event: the game under way still counts, and you will not be paired again.");
     } else if (!mine.active) {
@@ -283,7 +285,9 @@
       || (state.status === "running" && state.kind === "arena" && now() < state.ends_at);
     if (signIn) signIn.hidden = !open;
     if (!joinForm) return;
-    joinForm.hidden = !(open && (!mine || !mine.active || mine.away));
+    // an entrant the event withdrew (quick losses) may not come back: the server refuses it
+    const comesBack = !mine || (!mine.active && !mine.withdrawn) || mine.away;
+    joinForm.hidden = !(open && comesBack);
     document.getElementById("t-join").textContent = mine ? gettext("Play again") : gettext("Join");
     leaveForm.hidden = !(mine && (state.status === "upcoming"
       || (state.status === "running" && state.kind === "arena" && mine.active)));
@@ -301,6 +305,7 @@
       status.textContent = (STATUS[state.status] || STATUS.running)();
     }
     drawActions(state.standings.find((entry) => entry.user === me));
+    document.getElementById("t-full").hidden = !state.full;
     const undrawn = document.getElementById("t-undrawn");
     if (undrawn && state.bracket.length) undrawn.hidden = true;
     document.getElementById("t-count").textContent = state.size

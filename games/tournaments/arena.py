@@ -45,6 +45,7 @@ def pair(change, now_ms):
     if now_ms >= clocks.to_ms(tournament.ends_at):
         finish_if_done(change, now_ms)
         return []
+    play.room_again(change)
     busy = set()
     for white_id, black_id in Pairing.objects.filter(
         tournament=tournament, status=PairingStatus.PLAYING
@@ -56,7 +57,6 @@ def pair(change, now_ms):
         if entrant.pk not in busy
     ]
     if not candidates:
-        play.room_again(change)
         return []
     users = [entrant.user_id for entrant in candidates]
     here = presence.here(tournament.pk, users, now_ms)

@@ -68,6 +68,7 @@ def advance(change, now_ms):
     tournament = change.tournament
     if tournament.status != TournamentStatus.RUNNING:
         return []
+    play.room_again(change)
     slots = {
         (pairing.round, pairing.slot): pairing
         for pairing in Pairing.objects.filter(tournament=tournament).select_related(

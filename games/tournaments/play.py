@@ -73,12 +73,12 @@ def admitted(change, now_ms):
             tournament.full_since = clocks.from_ms(now_ms)
             change.mark()
         return False
-    room_again(change)
     return True
 
 
 def room_again(change):
-    """Clear the event's ``full_since`` once the site has room again (``admission.has_room``)."""
+    """Clear the event's ``full_since`` once the site has room again (``admission.has_room``;
+    each pairing or advance asks first, so the page's notice goes even when nobody waits)."""
     tournament = change.tournament
     if tournament.full_since is not None and admission.has_room():
         tournament.full_since = None

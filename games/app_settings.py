@@ -82,13 +82,27 @@ class AppSettings:
     def HINT_SESSION_LIMITS(self):
         """Hint searches (docs/protocol.md "Hints": a hint or a judgement not in the cache)
         one session or account may ask for: each costs a Celery worker up to 0.6 s, beside the
-        computer's moves. A player asking for both on every turn stays under it."""
+        computer's moves. A player asking for a hint on every turn, even at 3 s a turn, stays
+        under it; the judgements of the player's plays are counted apart (``JUDGE_*``)."""
         return self._setting("HINT_SESSION_LIMITS", "20/minute;400/hour")
 
     @property
     def HINT_IP_LIMITS(self):
         """Hint searches all visitors from one address may ask for together."""
         return self._setting("HINT_IP_LIMITS", "60/minute;1200/hour")
+
+    @property
+    def JUDGE_SESSION_LIMITS(self):
+        """Searches judging the player's own plays (docs/protocol.md "Hints": a ``judge`` not
+        in the cache) one session or account may ask for. The page asks one after each of
+        the player's plays, so the game itself bounds them; this only stops a script. Apart
+        from the hint limits, so judging never uses up the player's hints."""
+        return self._setting("JUDGE_SESSION_LIMITS", "60/minute;1200/hour")
+
+    @property
+    def JUDGE_IP_LIMITS(self):
+        """Judgement searches all visitors from one address may ask for together."""
+        return self._setting("JUDGE_IP_LIMITS", "180/minute;3600/hour")
 
     @property
     def ENTRY_SESSION_LIMITS(self):

@@ -400,7 +400,9 @@ class GameConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketCo
                 return
             await self._act(frame)
         except services.GameError as error:
-            await self.send_error(error.code, error.message, error.version)
+            await self.send_error(
+                error.code, error.message, error.version, getattr(error, "retry_after", None)
+            )
             if isinstance(error, services.StaleVersion):
                 await self.send_snapshot(force=True)
         except Game.DoesNotExist:
@@ -526,11 +528,14 @@ class GameConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketCo
         channel, language = self.channel_name, self.language
         visitor, ip = ratelimits.scope_identity(self.scope, self.actor.user_id)
 
+        # a judgement has limits of its own: asked after every play, it must not use up hints
+        check = ratelimits.check_hint if kind == "hint" else ratelimits.check_judge
+
         def count_search():
             try:
-                ratelimits.check_hint(visitor, ip)
+                check(visitor, ip)
             except ratelimits.RateLimited as limited:
-                raise services.TooManyHints(limited.message) from None
+                raise services.TooManyHints(limited.message, limited.retry_after) from None
 
         await self.send_answer(
             lambda game, actor: services.ask_hint(
@@ -552,19 +557,20 @@ class GameConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketCo
         elif answer is not None:
             await self.send(text_data=_frame_text(answer))
 
-    async def send_error(self, code, message, version=None):
+    async def send_error(self, code, message, version=None, retry_after=None):
+        """An ``error`` frame; ``retry_after`` (seconds, e.g. of ``too_many_hints``) is sent
+        rounded up to a tenth."""
         with translation.override(self.language):
             text = str(message)
-        await self.send(
-            text_data=_frame_text(
-                {
-                    "type": "error",
-                    "code": code,
-                    "message": text,
-                    "version": version if version is not None else self.sent_version,
-                }
-            )
-        )
+        frame = {
+            "type": "error",
+            "code": code,
+            "message": text,
+            "version": version if version is not None else self.sent_version,
+        }
+        if retry_after is not None:
+            frame["retry_after"] = math.ceil(retry_after * 10) / 10
+        await self.send(text_data=_frame_text(frame))
 
     def _parse(self, text_data):
         """The frame as a dict, or a readable reason (a str) why it is not a valid frame."""

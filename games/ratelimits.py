@@ -4,7 +4,7 @@ Counted with the ``limits`` library in a moving window in Redis
 (``games.app_settings``: ``GAMES_RATELIMIT_*``, ``GAMES_SOCKET_FRAME_LIMITS``,
 ``GAMES_SESSION_FRAME_LIMITS``, ``GAMES_CONNECT_SESSION_LIMITS``, ``GAMES_CONNECT_IP_LIMITS``,
 ``GAMES_CREATE_SESSION_LIMITS``, ``GAMES_CREATE_IP_LIMITS``, ``GAMES_HINT_SESSION_LIMITS``,
-``GAMES_HINT_IP_LIMITS``),
+``GAMES_HINT_IP_LIMITS``, ``GAMES_JUDGE_SESSION_LIMITS``, ``GAMES_JUDGE_IP_LIMITS``),
 so every Daphne process and every tab of a session share the same counters. If Redis cannot
 be reached the limits let everything through (with a warning in the log): a limiter outage
 must not stop play, and the site cannot run without that Redis anyway.
@@ -178,6 +178,16 @@ def check_import(session_id, ip):
     )
 
 
+#: what a refused hint or judgement says
+_TOO_MANY_HINTS = _in_seconds(
+    ngettext_lazy(
+        "Too many hints in a short time. Please wait %(seconds)d second and ask again.",
+        "Too many hints in a short time. Please wait %(seconds)d seconds and ask again.",
+        "seconds",
+    )
+)
+
+
 def check_hint(session_id, ip):
     """Count one hint search (docs/protocol.md "Hints") for ``session_id``
     (``session_identity``; None: not known) and the client address ``ip``. Raises
@@ -188,13 +198,21 @@ def check_hint(session_id, ip):
         app_settings.HINT_IP_LIMITS,
         session_id,
         ip,
-        _in_seconds(
-            ngettext_lazy(
-                "Too many hints in a short time. Please wait %(seconds)d second and ask again.",
-                "Too many hints in a short time. Please wait %(seconds)d seconds and ask again.",
-                "seconds",
-            )
-        ),
+        _TOO_MANY_HINTS,
+    )
+
+
+def check_judge(session_id, ip):
+    """Count one search judging the player's own play (docs/protocol.md "Hints") as
+    ``check_hint`` counts a hint, under limits of its own (``GAMES_JUDGE_*_LIMITS``): the page
+    asks one after every play, and they must not use up the hints the player asks for."""
+    _check_visitor(
+        "judge",
+        app_settings.JUDGE_SESSION_LIMITS,
+        app_settings.JUDGE_IP_LIMITS,
+        session_id,
+        ip,
+        _TOO_MANY_HINTS,
     )
 
 

@@ -46,9 +46,14 @@ class NoHints(GameError):
 class TooManyHints(GameError):
     """The visitor asked for more hint searches than its limits allow lately
     (``GAMES_HINT_SESSION_LIMITS``, ``GAMES_HINT_IP_LIMITS``); the message says how long to
-    wait. Unlike ``rate_limited`` it holds back no other frame."""
+    wait, ``retry_after`` in how many seconds (a float > 0; the page counts it down on its
+    Hint button). Unlike ``rate_limited`` it holds back no other frame."""
 
     code = "too_many_hints"
+
+    def __init__(self, message, retry_after=None, version=None):
+        super().__init__(message, version)
+        self.retry_after = retry_after
 
 
 class NothingToJudge(GameError):
@@ -98,8 +103,8 @@ def ask(game, viewer, kind, channel_name, language, count_search=None) -> dict |
     worded in ``language``, to the socket's channel ``channel_name`` as a ``hint.answer``
     message, and returns None. The same question from the same socket while its search is
     queued or running queues nothing more (the answer comes once). ``count_search()`` is called
-    before a search is queued (the consumer counts it against the hint limits); it may raise
-    TooManyHints, and then nothing is queued."""
+    before a search is queued (the consumer counts a hint against the hint limits, a
+    judgement against its own); it may raise TooManyHints, and then nothing is queued."""
     side = _side_with_hints(game, viewer)
     if kind == HINT:
         check_to_play(game, side)

@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from asgiref.sync import async_to_sync
+from asgiref.sync import async_to_sync, sync_to_async
 from django.utils import translation
 
 from games import ratelimits, services
@@ -189,7 +189,7 @@ def test_one_socket_asking_again_queues_one_search_and_the_limits_count_searches
     queued = []
     monkeypatch.setattr(dispatch, "send_hint_question", lambda *args: queued.append(args))
 
-    def count_search():  # as the consumer counts a search
+    def count_search():  # as the consumer counts a hint (here every question)
         try:
             ratelimits.check_hint(("session", "s1"), "10.0.0.1")
         except ratelimits.RateLimited as limited:
@@ -211,6 +211,74 @@ def test_one_socket_asking_again_queues_one_search_and_the_limits_count_searches
     services.hint(game, ME)
     frame = ask("hint", "chan-3")
     assert frame["type"] == "hint" and len(queued) == 2
+
+
+def human_to_play(game_id):
+    """Play the computer's turns (no worker reads the queue) and roll for the human (white)
+    until the human is to play; returns the game."""
+    from games.models import Game
+
+    while True:
+        game = Game.objects.get(pk=game_id)
+        assert game.status == "active", "the game ended too soon for the test"
+        if game.turn != "white":
+            services.bot_turn(game.id, game.version)
+        elif game.phase == "roll":
+            services.roll(game.id, ME, game.version)
+        else:
+            return game
+
+
+def play_turns(game_id, turns):
+    """The human's next ``turns`` turns in a game against the computer, yielding what the
+    page asks between them: "hint" once the human is to play, "judge" after its play."""
+    for _ in range(turns):
+        game = human_to_play(game_id)
+        yield "hint"
+        plays = legal_plays(game.get_position(), tuple(game.dice), game.ruleset)
+        services.play(game.id, ME, game.version, plays[0].notation)
+        yield "judge"
+
+
+async def drained(comm):
+    """Every frame ``comm`` has been sent and not yet read."""
+    frames = []
+    while not await comm.receive_nothing(timeout=0.3):
+        frames.append(json.loads(await comm.receive_from()))
+    return frames
+
+
+def test_judging_every_play_leaves_the_hint_limit_to_the_hints_asked(fixed, monkeypatch):
+    """Issue #30: a player asking for a hint on every turn, with the page judging each play, as
+    fast as 20 turns a minute (3 s a turn), under the real default limits: every hint and every
+    judgement goes to the worker, none is refused. Only a 21st hint in that minute is, with
+    the wait the page counts down."""
+    game = new_bot_game(fixed, opening=(6, 5))
+    queued = []
+    monkeypatch.setattr(dispatch, "send_hint_question", lambda kind, *args: queued.append(kind))
+    turns = play_turns(game.id, 20)
+
+    async def scenario():
+        comm = await communicator(game.id)
+        await connect(comm)
+        frames = []
+        while question := await sync_to_async(next)(turns, None):
+            await comm.send_json_to({"type": question})
+            frames += await drained(comm)
+        # a 21st turn within the minute: its hint is over the hint limit
+        await sync_to_async(human_to_play)(game.id)
+        frames += await drained(comm)
+        await comm.send_json_to({"type": "hint"})
+        refusal = json.loads(await comm.receive_from(timeout=5))
+        await comm.disconnect()
+        return frames, refusal
+
+    frames, refusal = async_to_sync(scenario)()
+    assert [f for f in frames if f["type"] not in ("event", "snapshot")] == []
+    assert queued.count("hint") == 20 and queued.count("judge") == 20
+    assert (refusal["type"], refusal["code"]) == ("error", "too_many_hints")
+    assert 0 < refusal["retry_after"] <= 60
+    assert refusal["message"].startswith("Too many hints in a short time. Please wait ")
 
 
 def test_equities_and_losses_are_rounded_not_cut():

@@ -20,7 +20,7 @@ function element() {
 
 /** The coach on white's turn to play 5-3 (version 7) against the computer, hints on or off. */
 function room({ hints = true, offered = true, open = true } = {}) {
-  const els = { coach: element(), hint: element(), coachNote: element() };
+  const els = { coach: element(), hint: Object.assign(element(), { textContent: "Hint" }), coachNote: element() };
   const state = createState({
     game: game({ hints: offered }),
     isPlayer: true,
@@ -76,7 +76,7 @@ test("after the player's play the judgement is asked for and shown with the play
 test("an error while a question waits ends the wait and is left to the room; other frames pass", () => {
   const { els, coach } = room();
   coach.ownPlay();
-  assert.equal(coach.onFrame({ type: "error", code: "too_many_hints", message: "Wait." }), false);
+  assert.equal(coach.onFrame({ type: "error", code: "game_over", message: "The game is over." }), false);
   assert.equal(els.coachNote.textContent, "");
   assert.equal(coach.onFrame({ type: "why", message: "…" }), false);
   assert.equal(coach.onFrame({ type: "error", code: "stale_version" }), false);
@@ -87,4 +87,33 @@ test("without a connection nothing is sent", () => {
   coach.draw();
   els.hint.click();
   assert.deepEqual(sent, []);
+});
+
+test("over the hint limit the note says how long to wait and the Hint button counts it down, then asks again", (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout", "Date"], now: 1_000_000 });
+  const { els, sent, coach } = room();
+  coach.draw();
+  els.hint.click();
+  const refusal = "Too many hints in a short time. Please wait 3 seconds and ask again.";
+  assert.equal(coach.onFrame({ type: "error", code: "too_many_hints", message: refusal, retry_after: 2.4, version: 7 }), true);
+  assert.equal(els.coachNote.textContent, refusal); // in the note, not left empty
+  assert.deepEqual([els.hint.hidden, els.hint.disabled, els.hint.textContent], [false, true, "Hint (3 s)"]);
+  t.mock.timers.tick(400);
+  assert.deepEqual([els.hint.disabled, els.hint.textContent], [true, "Hint (2 s)"]);
+  t.mock.timers.tick(1000);
+  assert.deepEqual([els.hint.disabled, els.hint.textContent], [true, "Hint (1 s)"]);
+  t.mock.timers.tick(1000);
+  assert.deepEqual([els.hint.disabled, els.hint.textContent, els.coachNote.textContent], [false, "Hint", ""]);
+  els.hint.click(); // the same position, asked again once the wait is over
+  assert.deepEqual(sent, [{ type: "hint" }, { type: "hint" }]);
+});
+
+test("a refused judgement says so in the note and leaves the Hint button alone", () => {
+  const { els, coach } = room();
+  coach.ownPlay();
+  const refusal = "Too many hints in a short time. Please wait 9 seconds and ask again.";
+  assert.equal(coach.onFrame({ type: "error", code: "too_many_hints", message: refusal, retry_after: 8.2 }), true);
+  assert.equal(els.coachNote.textContent, refusal);
+  coach.draw();
+  assert.deepEqual([els.hint.disabled, els.hint.textContent], [false, "Hint"]);
 });

@@ -2,7 +2,8 @@
  * Hints (docs/protocol.md "Hints"): in a casual game against the computer, the player who turns
  * hints on gets a Hint button that asks the server for the best play of the roll, and after each
  * of their plays the page asks the server how much equity it lost against the best. The server
- * searches and words both answers in the page's language; the page only shows them.
+ * searches and words both answers in the page's language; the page only shows them. Over the
+ * hint limit (`too_many_hints`) the button counts the server's `retry_after` down, disabled.
  */
 import { myTurn } from "./state.js";
 
@@ -18,6 +19,11 @@ const ANSWER_WAIT_MS = 20000; // a worker answers within a second or two; past t
 export function createCoach(els, state, { connection }) {
   let askedFor = null; // the version a hint was asked for: one question per position
   let waiting = null; // the timer of a question not answered yet
+  let lastAsked = null; // "hint" or "judge": what a refusal answers
+  let heldUntil = 0; // Date.now() until which the server refuses hints
+  let holdTimer = null;
+  let refusal = ""; // the note that says how long to wait, cleared when the wait is over
+  const hintLabel = els.hint ? els.hint.textContent : "";
 
   /** Hints are offered to this viewer (the snapshot's `hints`) and turned on. */
   function on() {
@@ -26,6 +32,7 @@ export function createCoach(els, state, { connection }) {
 
   function ask(frame, waitingText) {
     if (!connection.isOpen()) return;
+    lastAsked = frame.type;
     connection.send(frame);
     els.coachNote.textContent = waitingText;
     window.clearTimeout(waiting);
@@ -40,6 +47,28 @@ export function createCoach(els, state, { connection }) {
   function answered() {
     window.clearTimeout(waiting);
     waiting = null;
+  }
+
+  /** Whole seconds left before hints may be asked again (0: now). */
+  function heldFor() {
+    return Math.max(0, Math.ceil((heldUntil - Date.now()) / 1000));
+  }
+
+  /** The server refused hints for `seconds`: the button counts them down, then asks again. */
+  function hold(seconds) {
+    heldUntil = Date.now() + Math.max(0, Number(seconds) || 0) * 1000;
+    askedFor = null; // once the wait is over the same position may be asked again
+    tick();
+  }
+
+  function tick() {
+    window.clearTimeout(holdTimer);
+    holdTimer = null;
+    const leftMs = heldUntil - Date.now();
+    if (leftMs > 0) holdTimer = window.setTimeout(tick, leftMs % 1000 || 1000);
+    else if (refusal && els.coachNote.textContent === refusal) els.coachNote.textContent = "";
+    if (leftMs <= 0) refusal = "";
+    draw();
   }
 
   if (els.hint) {
@@ -57,7 +86,9 @@ export function createCoach(els, state, { connection }) {
     els.coach.hidden = !(game.hints && state.isPlayer);
     const canAsk = on() && myTurn(state) && game.phase === "play" && game.status === "active";
     els.hint.hidden = !canAsk;
-    els.hint.disabled = !state.connected || askedFor === game.version;
+    const held = heldFor();
+    els.hint.disabled = !state.connected || askedFor === game.version || held > 0;
+    els.hint.textContent = held > 0 ? NB.fmt(gettext("Hint (%(seconds)s s)"), { seconds: held }) : hintLabel;
     if (!on()) els.coachNote.textContent = "";
   }
 
@@ -71,6 +102,14 @@ export function createCoach(els, state, { connection }) {
    * An error while a question waits ends the wait (the room shows the error itself).
    */
   function onFrame(frame) {
+    if (frame.type === "error" && frame.code === "too_many_hints") {
+      // Said here, where the answer was awaited, and not again as the room's error.
+      answered();
+      refusal = frame.message || "";
+      els.coachNote.textContent = refusal;
+      if (lastAsked === "hint") hold(frame.retry_after);
+      return true;
+    }
     if (frame.type === "error" && waiting !== null) {
       answered();
       els.coachNote.textContent = "";

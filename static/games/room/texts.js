@@ -174,6 +174,12 @@ export function statusText(state) {
   if (game.status !== "active") return gettext("The game is over.");
   const me = viewer(game);
   const mover = game.turn;
+  // While the opponent's play slides on the board the controls wait (state.anim): so does
+  // the status, or it would ask for a roll the disabled button cannot make yet.
+  const shown = state.anim && game.last;
+  if (shown) {
+    return fmt(gettext("%(name)s rolled %(dice)s and is moving…"), { name: subject(game, shown.side), dice: diceText(shown.dice || []) });
+  }
   const offer = cubeOffer(game);
   if (offer) {
     const stake = offer.value * 2;

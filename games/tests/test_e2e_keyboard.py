@@ -1,6 +1,6 @@
 """A whole game against the computer with the keyboard alone, in headless Chromium (issue #15):
 the page moves the focus to where the next action is (the board after a roll, Confirm once a
-move is complete, Pass when nothing can move), the arrow keys walk the board's places, Enter
+move is complete, Pass when nothing can move, "Play again" at the end), the arrow keys walk the board's places, Enter
 picks, Space rolls; and the live region says the player's own rolls, the computer's plays and
 the result."""
 
@@ -111,8 +111,10 @@ def test_a_whole_game_against_the_computer_with_the_keyboard_alone(
         counts[action] += 1
         wait_for_new_version(page, version, deadline)
         assert sum(counts.values()) < 600, counts
-    # the result is said too (the live region is filled a moment after the panel shows)
+    # the result is said too (the live region is filled a moment after the panel shows), and
+    # the focus goes to "Play again", not to the page's body (issue #30)
     page.wait_for_function("() => window.__said.some((text) => / won: /.test(text))", timeout=5000)
+    wait_for_focus(page, lambda f: f == "again-btn", "Play again")
     said = page.evaluate("() => window.__said")
     page.close()
 

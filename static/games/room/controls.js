@@ -127,15 +127,24 @@ export function createControls(els, state, { connection, say, render, stopAnimat
       || els.board.contains(el) || el.matches(".btn");
   }
 
+  let endedHere = false; // the game ended while this page was open: its end is yet to be focused
+
   /**
    * After a change is shown: the focus goes where the next action is, if it is free to move
    * (focusIsFree): the board when the player is to move checkers, the Roll button when they
-   * are to roll, Take when a double is offered to them, Pass when no move is possible.
+   * are to roll, Take when a double is offered to them, Pass when no move is possible, and
+   * once the game has ended, "Play again" (or a match's next game), not the page's body.
    */
   function guideFocus() {
-    if (!focusIsFree() || state.anim) return;
+    if (state.anim) return;
+    const ended = endedHere;
+    endedHere = false;
+    if (!focusIsFree()) return;
     const usable = (el) => el && !el.hidden && !el.disabled;
-    if (canStage(state) && !state.staged.length) {
+    if (ended) {
+      const end = [els.nextLink, els.againButton].find((el) => usable(el) && !el.closest("[hidden]"));
+      if (end) NB.focusInView(end);
+    } else if (canStage(state) && !state.staged.length) {
       const el = document.activeElement;
       if (els.board.contains(el) && el.matches(".can-move, .dest, .selected")) return;
       board.focusBoard();
@@ -364,6 +373,7 @@ export function createControls(els, state, { connection, say, render, stopAnimat
 
   /** A newer game than the typed play's version: the play went through, the text goes. */
   function noteGame(game, sameGame) {
+    if (sameGame && state.game.status === "active" && game.status !== "active") endedHere = true;
     if (state.typedFor !== null && (!sameGame || game.version > state.typedFor)) {
       state.typedFor = null;
       els.moveText.value = "";

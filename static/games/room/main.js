@@ -67,6 +67,7 @@ function elements() {
     nextLink: $("next-game-link"),
     nextNote: $("next-game-note"),
     again: $("again-form"),
+    againButton: $("again-btn"),
     lastPlay: $("last-play"),
     legend: $("numbering-legend"),
     history: $("history-list"),

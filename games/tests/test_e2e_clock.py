@@ -40,6 +40,22 @@ AGED_MS = 54_000
 COUNTDOWN = re.compile(r"^Opponent disconnected — reconnecting… (\d+):(\d\d)$")
 TEST_LIMIT_S = 240
 
+# How much of the board's top is under the clock bar stuck to the top of a phone's screen
+# (0 when the board is below it).
+BOARD_UNDER_BAR_JS = """() => {
+  const bar = document.querySelector(".game-sticky").getBoundingClientRect();
+  const board = document.getElementById("board").getBoundingClientRect();
+  return board.bottom <= bar.bottom ? 0 : Math.max(0, bar.bottom - board.top);
+}"""
+
+# Scroll a phone's page down until the board's top is 30 px under the stuck clock bar, as a
+# player scrolls to reach the buttons below the board.
+SCROLL_BOARD_UNDER_BAR_JS = """() => {
+  const bar = document.querySelector(".game-sticky").getBoundingClientRect();
+  const board = document.getElementById("board").getBoundingClientRect();
+  window.scrollBy(0, board.top - (bar.bottom - bar.top) + 30);
+}"""
+
 MY_TURN_JS = """() => {
   const game = document.getElementById("game");
   return game.classList.contains("my-turn") && game.dataset.ready === "true";
@@ -160,9 +176,16 @@ def test_two_guests_play_with_the_match_clock_and_a_player_who_leaves_loses_the_
     page_a.screenshot(path=str(ARTIFACTS / "clock-running-1280.png"), full_page=True)
     page_b.screenshot(path=str(ARTIFACTS / "clock-running-360.png"))
 
-    # Both make their first moves (and one more each), clicking like people.
-    moved = [play_one_turn([page_a, page_b], deadline) for _ in range(4)]
+    # Both make their first moves (and one more each), clicking like people. On B's phone,
+    # scrolled down to reach the buttons, each move leaves the board clear of the clock bar
+    # (issue #30).
+    moved, under_bar = [], []
+    for _ in range(4):
+        page_b.evaluate(SCROLL_BOARD_UNDER_BAR_JS)
+        moved.append(play_one_turn([page_a, page_b], deadline))
+        under_bar.append(page_b.evaluate(BOARD_UNDER_BAR_JS))
     assert {page_a, page_b} <= set(moved)
+    assert under_bar == [0, 0, 0, 0], under_bar
     # The match clock: 12 s free per move, then the reserve of 2 min for the match.
     page_b.wait_for_function(
         "() => /^to move · reserve 2:00$/.test((document.querySelector("

@@ -202,8 +202,12 @@ function start(rootEl) {
     state.pending = false;
     if (state.anim) board.stopAnimation();
     const theirs = freshPlay && last.side !== you(state);
+    const slides = theirs && last.play && state.settings.animate && !NB.prefersReducedMotion();
     if (sameGame && playedSince(game.history, you(state), previous.version)) coach.ownPlay();
     const said = [];
+    // what the viewer is to do next is said once the opponent's play has slid into place,
+    // when the controls come on: a screen reader hears "your turn" with the button, not before
+    const afterSlide = [];
     if (theirs) {
       said.push(playText(game, last.side, last.dice || [], last.play));
       if (state.settings.reader) said.push(NB.describePosition(NB.positionBoards(game.position).boards, you(state)));
@@ -228,12 +232,15 @@ function start(rootEl) {
         const opening = openingLine(game);
         if (opening) said.push(opening);
       }
-      if (status !== state.saidStatus && !waitsForBot) said.push(status);
+      if (status !== state.saidStatus && !waitsForBot) (slides ? afterSlide : said).push(status);
       state.saidStatus = status;
     }
     say.announce(said.join(" "));
-    if (theirs && last.play && state.settings.animate && !NB.prefersReducedMotion()) {
-      board.animateLast(game, afterGame);
+    if (slides) {
+      board.animateLast(game, () => {
+        afterGame();
+        say.announce(afterSlide.join(" "));
+      });
       return;
     }
     render();

@@ -219,6 +219,7 @@ def test_a_game_whose_first_move_never_comes_is_aborted(clock_lags):
             "kind": None,
             "points": 0,
             "reason": "aborted",
+            "aborted_by": "timeout",
             "cube": 1,
             "loser": starter,
             "match_lost": False,

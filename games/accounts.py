@@ -41,7 +41,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 
 from games import dev_sign_in, lobby, one_use, services
+from games.guests import GUEST_SESSION_KEY
 from games.models import Profile
+from games.profiles import DISPLAY_NAME_MAX
 from games.services import dispatch
 from games.telegram import init_data
 from rules_pages.cache import csrf_input
@@ -53,7 +55,6 @@ ACCOUNT_MENU_MARKER = "<!--account-menu-->"
 _ACCOUNT_MENU_MARKER_BYTES = ACCOUNT_MENU_MARKER.encode()
 
 #: the longest display name a profile holds (``Profile.display_name``)
-DISPLAY_NAME_MAX = Profile._meta.get_field("display_name").max_length
 AVATAR_URL_MAX = Profile._meta.get_field("avatar_url").max_length
 
 #: fields Telegram's sign-in data must have (https://core.telegram.org/widgets/login)
@@ -180,7 +181,7 @@ def adopt_guest(sender, request, user, **kwargs):
     (kept in the session across the login) now belong to the account too."""
     if request is None or not hasattr(request, "session"):
         return
-    guest_id = request.session.get("guest_id")
+    guest_id = request.session.get(GUEST_SESSION_KEY)
     if guest_id:
         services.adopt_guest_games(guest_id, user.pk)
 

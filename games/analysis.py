@@ -242,8 +242,6 @@ def state_of(game) -> dict:
     ``failed``), ``can_request`` (a request would queue one), ``request_url``, ``status_url``,
     ``thresholds`` ``{"mistake", "blunder"}`` (points), and when done ``plays`` (rows keyed by
     the play's turn number ``n``, as a string), ``summary``, ``method`` and ``duration_ms``."""
-    from games.models import AnalysisStatus, GameAnalysis, Status
-
     analysis = GameAnalysis.objects.filter(game=game).first()
     status = analysis.status if analysis else "none"
     now = timezone.now()

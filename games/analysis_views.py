@@ -1,6 +1,6 @@
 """HTTP views of the post-game analysis (docs/protocol.md "Analysis"): the request button of
 the replay page and the small status the page polls. Thin: ``games.analysis`` does the work;
-access is that of the replay (``views._viewable_game``)."""
+access is that of the replay (``views.viewable_game``)."""
 
 from django.http import JsonResponse
 from django.shortcuts import redirect
@@ -9,7 +9,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from games import analysis
-from games.views import _viewable_game
+from games.views import viewable_game
 
 
 def _wants_json(request):
@@ -23,7 +23,7 @@ def analysis_request(request, game_id):
     analysis state (``analysis.state_of``) with ``queued``. A game still in play or aborted:
     409 with ``{"error": "not_finished", "message"}`` (the page offers no button then). At
     most one analysis per game is queued at a time; asking again meanwhile changes nothing."""
-    game = _viewable_game(request, game_id)
+    game = viewable_game(request, game_id)
     try:
         queued = analysis.request_analysis(game.pk)[1]
     except analysis.AnalysisRefused as exc:
@@ -41,7 +41,7 @@ def analysis_request(request, game_id):
 def analysis_status(request, game_id):
     """GET: the analysis state of a game (``analysis.state_of``) as JSON, never cached: the
     replay page polls it while the analysis is pending or running."""
-    game = _viewable_game(request, game_id)
+    game = viewable_game(request, game_id)
     response = JsonResponse(analysis.state_of(game))
     response["Cache-Control"] = "no-store"
     return response

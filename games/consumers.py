@@ -25,13 +25,13 @@ from django.utils.translation import gettext as _
 from redis.exceptions import RedisError
 
 from games import clocks, lobby, ratelimits, services, socket_watch, tournaments
+from games.guests import GUEST_SESSION_KEY
 from games.models import Game, Tournament
+from games.protocol import MAX_FRAME, MERGED_FIELDS
 from games.services import dispatch
 
 logger = logging.getLogger(__name__)
 
-#: largest accepted client frame, in characters
-MAX_FRAME = 4096
 #: the largest version a frame may name (the games' version is a PositiveIntegerField)
 MAX_VERSION = 2**31 - 1
 #: what a send on a connection the server closed raises: Daphne's (autobahn's)
@@ -650,9 +650,9 @@ class GameConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketCo
 
 def _change(field, held, value):
     """What an event says of ``field``, held by the socket as ``held`` and now ``value``: for
-    an object of ``services.MERGED_FIELDS`` held as an object, its keys whose value changed;
+    an object of ``MERGED_FIELDS`` held as an object, its keys whose value changed;
     else the whole value."""
-    if field in services.MERGED_FIELDS and isinstance(held, dict) and isinstance(value, dict):
+    if field in MERGED_FIELDS and isinstance(held, dict) and isinstance(value, dict):
         return {key: item for key, item in value.items() if held.get(key) != item}
     return value
 
@@ -660,10 +660,6 @@ def _change(field, held, value):
 def _frame_text(frame):
     """A server frame as the text sent: compact JSON (no spaces after separators)."""
     return json.dumps(frame, separators=(",", ":"))
-
-
-#: the session key of the visitor's guest id (games.views.GUEST_SESSION_KEY)
-GUEST_SESSION_KEY = "guest_id"
 
 
 def _actor_of(scope):
@@ -897,7 +893,7 @@ class TournamentConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebso
     ms, "server_time": ms}`` when a game of theirs starts (its clock runs from
     ``starts_at``). Client frames: none (an entry is a form on the page). A signed-in
     player's open socket counts as here for the arena's pairing (``tournaments.arrived``),
-    touched every ``tournaments.TOUCH_MS``."""
+    touched every ``tournaments.PAGE_TOUCH_MS``."""
 
     STATE_EVERY_S = 0.5
 
@@ -1030,7 +1026,7 @@ class TournamentConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebso
 
     async def _touch(self):
         while True:
-            await asyncio.sleep(tournaments.TOUCH_MS / 1000)
+            await asyncio.sleep(tournaments.PAGE_TOUCH_MS / 1000)
             try:
                 await database_sync_to_async(tournaments.socket_opened)(
                     self.tournament_id, self.user_id, self.channel_name

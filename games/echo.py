@@ -8,8 +8,7 @@ the channel layer: its round trip is what Daphne and the network alone cost.
 
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-#: largest frame echoed, in characters or bytes (the game socket's limit)
-MAX_FRAME = 4096
+from games.protocol import MAX_FRAME  # the game socket's limit
 
 
 class EchoConsumer(AsyncWebsocketConsumer):

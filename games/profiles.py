@@ -27,7 +27,7 @@ from games.models import (
 )
 
 #: longest display name (characters), as ``Profile.display_name`` stores it
-DISPLAY_NAME_MAX = 40
+DISPLAY_NAME_MAX = Profile._meta.get_field("display_name").max_length
 #: rated results drawn in a rating's chart (the latest ones)
 CHART_RESULTS = 60
 #: rated results listed under a rating's chart (the latest ones)

@@ -14,7 +14,7 @@ from games.engine import record as rec
 from games.engine.position_id import encode as encode_position
 from games.models import EventKind, Preset, Side, Status
 from games.services.clockwork import clock_spec
-from games.services.reading import HISTORY_KINDS, display_name, opening_of, player_of
+from games.services.reading import HISTORY_KINDS, display_name, opening_of
 
 EVENT_NAME = "Long nardy game"
 
@@ -200,11 +200,6 @@ def fairness_of(game):
             else None
         ),
     }
-
-
-def players_of(game):
-    """``{"white": {...}, "black": {...}}`` as in the snapshot."""
-    return {side: player_of(game, side) for side in Side.values}
 
 
 #: the computer's levels as the list of games names them (templates/games/_game_title.html)

@@ -3,7 +3,6 @@ guest, call ``games.services`` (every change) or the read-only ``games.replays``
 redirect."""
 
 import hashlib
-import secrets
 from datetime import timedelta
 from importlib import metadata
 from pathlib import Path
@@ -41,6 +40,7 @@ from games.board_svg import VIEW_H, VIEW_W, render_board
 from games.engine import PositionError
 from games.engine import record as rec
 from games.engine.position_id import decode as decode_position
+from games.guests import GUEST_SESSION_KEY, ensure_guest_id
 from games.models import (
     Challenge,
     ChallengeStatus,
@@ -58,8 +58,6 @@ from games.services import playban
 from games.telegram import notices as telegram_notices
 from games.telegram import pages as telegram_pages
 
-#: session key holding the visitor's guest id (a random, URL-safe token)
-GUEST_SESSION_KEY = "guest_id"
 #: the game room's ES modules (static/games/room/), preloaded together by the game page
 ROOM_MODULES = tuple(
     f"games/room/{name}.js"
@@ -86,16 +84,6 @@ LEVEL_LABELS = {
     "hard": gettext_lazy("Hard"),
     "expert": gettext_lazy("Expert"),
 }
-
-
-def ensure_guest_id(request):
-    """The guest id of this browser's session; created with ``secrets.token_urlsafe(16)``
-    if the session has none."""
-    guest_id = request.session.get(GUEST_SESSION_KEY)
-    if not guest_id:
-        guest_id = secrets.token_urlsafe(16)
-        request.session[GUEST_SESSION_KEY] = guest_id
-    return guest_id
 
 
 def viewer_of(request, create=True):
@@ -898,7 +886,7 @@ def lobby_page(request):
     return render(request, "games/lobby.html", context)
 
 
-def _viewable_game(request, game_id):
+def viewable_game(request, game_id):
     """The game if this visitor may see its replay: a player at any time, anyone once it is
     over; else 404."""
     game = get_object_or_404(Game.objects.select_related("match"), pk=game_id)
@@ -960,7 +948,7 @@ def _replay_context(request, record, *, game=None, imported=False, title=""):
 def replay_page(request, game_id):
     """GET: the replay of a game (docs/protocol.md, replay page context): every roll and play
     to step through, the record, the export link and, once over, the revealed seed."""
-    game = _viewable_game(request, game_id)
+    game = viewable_game(request, game_id)
     record = replays.game_record(game)
     title = replays.replay_title(game, game.side_of(viewer_of(request, create=False)))
     context = _replay_context(request, record, game=game, title=title)
@@ -972,7 +960,7 @@ def replay_page(request, game_id):
 def record_download(request, game_id):
     """GET: the game's record as a text file (docs/record-format.md); same access as the
     replay. The seed is in it only once the game is over."""
-    game = _viewable_game(request, game_id)
+    game = viewable_game(request, game_id)
     response = HttpResponse(replays.record_text(game), content_type="text/plain; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="nardy-{str(game.id)[:8]}.txt"'
     return response

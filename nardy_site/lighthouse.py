@@ -62,7 +62,7 @@ def guest_session(guest_id):
     key, for the ``sessionid`` cookie."""
     from django.conf import settings
 
-    from games.views import GUEST_SESSION_KEY
+    from games.guests import GUEST_SESSION_KEY
 
     store = import_module(settings.SESSION_ENGINE).SessionStore()
     store[GUEST_SESSION_KEY] = guest_id

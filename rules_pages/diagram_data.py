@@ -9,7 +9,7 @@ Figures quoted in captions (pip counts, points won) are the engine's: ``Position
 
 from django.utils.translation import gettext_lazy as _
 
-from .diagrams import Diagram
+from .diagram_types import Diagram
 
 START = {"turn": "white", "white": {"24": 15}, "black": {"24": 15}, "first_turn": True}
 

@@ -13,7 +13,6 @@ screen readers (:func:`describe`), both in the active language.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
 from django.core.exceptions import ImproperlyConfigured
@@ -33,30 +32,8 @@ from games.engine import (
     step_graph,
 )
 
-
-@dataclass(frozen=True)
-class Diagram:
-    """One board picture of the rules pages.
-
-    - ``id``: slug used in templates, e.g. ``"head-opening-6-6"`` (unique).
-    - ``position``: RULES.md JSON position; ``turn`` is the side whose play is shown.
-    - ``dice``: the roll the play uses, e.g. ``(6, 5)``, or None for a position only.
-    - ``play``: the example play in RULES.md notation (``""`` = no play shown).
-    - ``legal``: True if ``play`` is legal with ``dice`` from ``position`` (checked by the tests).
-    - ``caption``: gettext_lazy plain text (no HTML): what the diagram shows and why.
-    - ``ruleset``: the preset the play is judged by (RULES.md R12).
-    - ``marks``: extra points to highlight, ``(side, point)`` in that side's own numbering.
-    """
-
-    id: str
-    position: dict
-    dice: tuple | None
-    play: str
-    legal: bool
-    caption: str
-    ruleset: str = "sport"
-    marks: tuple = ()
-
+from .diagram_data import DIAGRAMS
+from .diagram_types import Diagram
 
 # Why a refused play is refused, by IllegalPlay.code (games/engine/movegen.py check_play).
 REFUSAL_REASONS = {
@@ -87,8 +64,6 @@ def registry() -> dict[str, Diagram]:
 
 @lru_cache(maxsize=1)
 def _registry() -> dict[str, Diagram]:
-    from .diagram_data import DIAGRAMS  # declared there, importing Diagram from here
-
     found: dict[str, Diagram] = {}
     for diagram in DIAGRAMS:
         if not isinstance(diagram, Diagram):

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET
 from django.views.generic import TemplateView
 
 from .cache import cached_page
+from .faq import FAQ
 from .seo import site_origin
 
 
@@ -84,8 +85,6 @@ class FaqView(PageView):
     template_name = "rules_pages/faq.html"
 
     def get_context_data(self, **kwargs):
-        from .faq import FAQ
-
         context = super().get_context_data(**kwargs)
         context["faq"] = FAQ
         context["faq_json_ld"] = json_ld(faq_structured_data(FAQ))

@@ -22,9 +22,10 @@ import numpy as np
 
 from games.engine import Position, legal_plays, mirror, other
 
+from .search import ROLLS
+
 PATH = Path(__file__).with_name("data") / "bearoff.npz"
 MARS_ROLLS = 10
-ROLLS = tuple(((a, b), 1 if a == b else 2) for a in range(1, 7) for b in range(a, 7))
 _EMPTY_OPPONENT = (15,) + (0,) * 24
 
 

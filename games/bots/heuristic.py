@@ -14,8 +14,8 @@ to, seen from the side that played it, and the best is chosen.
 
 from __future__ import annotations
 
-from games.engine.movegen import _ALL, PATH_POINT, _mask_steps
-from games.engine.position import HEAD, mirror, mirrored, occupied
+from games.engine.movegen import PATH_POINT, mask_steps
+from games.engine.position import FLAGS, HEAD, mirror, mirrored, occupied
 
 from .bearoff import race_is_over
 
@@ -44,14 +44,14 @@ def _behind(opponent):
 def faces_without_step(opponent, board):
     """How many die faces 1..6 give the side whose board is ``opponent`` (to move next) no legal
     single step at all against ``board`` (R4, R5 with the head free to move, R7, R8). Uses the
-    engine's flag form of the step rules (``_mask_steps``), the same steps as its ``_gen``."""
+    engine's flag form of the step rules (``mask_steps``), the same steps as its ``_gen``."""
     occ = occupied(int.from_bytes(bytes(opponent), "little"))
     # Points in the opponent's numbering that ``board`` does not hold (R1, R4).
-    free = _ALL ^ occupied(mirrored(int.from_bytes(bytes(board), "little")))
+    free = FLAGS ^ occupied(mirrored(int.from_bytes(bytes(board), "little")))
     front = 0 if board[0] else next((q for q in range(1, 25) if board[q]), 0)
     opp = list(opponent)
     # A checker on p may step to p - d when that point is free: p's flag in ``free << 8d``.
-    return sum(1 for d in range(1, 7) if not _mask_steps(opp, occ, occ & free << 8 * d, d, front))
+    return sum(1 for d in range(1, 7) if not mask_steps(opp, occ, occ & free << 8 * d, d, front))
 
 
 def medium_terms(board, opponent) -> dict:

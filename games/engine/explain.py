@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from .errors import IllegalPlay
-from .movegen import _makes_block, _Search, step_graph
+from .movegen import Search, makes_block, step_graph
 from .notation import OFF, format_step, parse_play
 from .position import HEAD, Position
 
@@ -57,7 +57,7 @@ class _Turn:
     """One roll from one position: the search, the step graph and the staged walk through it."""
 
     def __init__(self, pos: Position, dice, ruleset):
-        self.search = _Search(pos, dice)
+        self.search = Search(pos, dice)
         self.nodes = step_graph(pos, dice, ruleset)["nodes"]
 
     def walk(self, staged):
@@ -104,7 +104,7 @@ class _Turn:
             if not board[target] and search.front:
                 trial = list(board)
                 trial[point] -= 1
-                if _makes_block(trial, target, search.front):
+                if makes_block(trial, target, search.front):
                     return SIX_BLOCK
         else:
             if any(board[7:25]):

@@ -6,9 +6,9 @@ opponent is seen through ``opp_here`` (does the opponent hold my point p?) and `
 which is all R7 needs to know.
 
 Two searches share the single-step rules of _gen. legal_plays, the hot one, goes depth first on
-one mutable board with the occupied points as bit masks (_mask_steps, with its loop inlined in
+one mutable board with the occupied points as bit masks (mask_steps, with its loop inlined in
 _mixed and _double), merging partial plays that reach the same board, so each distinct result
-is found once; the tests hold it to _gen's rules and to a naive reference. _Search (step_graph,
+is found once; the tests hold it to _gen's rules and to a naive reference. Search (step_graph,
 check_play, explanations) expands the roll breadth first with _gen, keeping how each board was
 reached.
 """
@@ -69,7 +69,7 @@ def _context(pos: Position):
     return opp_here, front
 
 
-def _makes_block(board, t: int, opp_front: int) -> bool:
+def makes_block(board, t: int, opp_front: int) -> bool:
     """R7: after landing on the newly taken point ``t``, does ``board`` hold six or more points
     in a row along the opponent's path with no opponent checker ahead of them?"""
     k = PATH_INDEX[t]
@@ -101,7 +101,7 @@ def _gen(b, die: int, opp_here, front: int, from_head: bool) -> list:
     """Every legal single step ``(from, to)`` with ``die`` from the mutable board ``b``: R4
     moving, R5 head (``from_head``: may a checker still leave point 24), R7 block, R8 bearing
     off. ``b`` is changed while checking R7 and restored before returning. The plain statement
-    of the single-step rules: _Search uses it, legal_plays a faster form (_mask_steps) that
+    of the single-step rules: Search uses it, legal_plays a faster form (mask_steps) that
     lists the same steps in the same order."""
     out = []
     home = not any(b[7:])
@@ -112,7 +112,7 @@ def _gen(b, die: int, opp_here, front: int, from_head: bool) -> list:
                 out.append((p, t))
             else:
                 b[p] -= 1
-                blocked = _makes_block(b, t, front)
+                blocked = makes_block(b, t, front)
                 b[p] += 1
                 if not blocked:
                     out.append((p, t))
@@ -128,7 +128,7 @@ def _gen(b, die: int, opp_here, front: int, from_head: bool) -> list:
     return out
 
 
-class _Search:
+class Search:
     """The breadth-first expansion of one roll from one position.
 
     ``levels[k]`` maps each board reachable in exactly k steps to ``{dice_left: parent}``,
@@ -233,7 +233,7 @@ _KEY = tuple(tuple((1 << 4 * t) - (1 << 4 * p) for t in range(25)) for p in rang
 _new = tuple.__new__  # makes a NamedTuple without its Python-level __new__ (hot)
 
 
-def _mask_steps(board, occ: int, src: int, die: int, front: int) -> list:
+def mask_steps(board, occ: int, src: int, die: int, front: int) -> list:
     """_gen's steps (same rules, same order) from flags: ``occ`` the occupied points of the
     list ``board``, ``src`` those whose checker may move ``die`` as far as R4 and R5 go (landing
     point not the opponent's; the head left out once it may not move). ``front`` as for _gen,
@@ -247,7 +247,7 @@ def _mask_steps(board, occ: int, src: int, die: int, front: int) -> list:
         if board[t] or not front:
             out.append((p, t))
         else:
-            board[p] -= 1  # R7 with the checker gone from p: inline _makes_block (hot)
+            board[p] -= 1  # R7 with the checker gone from p: inline makes_block (hot)
             k = PATH_INDEX[t]
             lo = k
             while lo and board[PATH_POINT[lo - 1]]:
@@ -279,7 +279,7 @@ def _mixed(me, a: int, b: int, occ: int, free: int, front: int) -> list:
     keys, flag, path_index, path_point = _KEY, _FLAG, PATH_INDEX, PATH_POINT  # locals: hot
     for d1, d2 in ((a, b), (b, a)):
         ok2 = (free << 8 * d2) & _ALL
-        for s1 in _mask_steps(board, occ, occ & (free << 8 * d1), d1, front):
+        for s1 in mask_steps(board, occ, occ & (free << 8 * d1), d1, front):
             p1, t1 = s1
             board[p1] -= 1
             board[t1] += 1
@@ -291,7 +291,7 @@ def _mixed(me, a: int, b: int, occ: int, free: int, front: int) -> list:
                 src &= _NO_HEAD
             k1 = keys[p1][t1]
             played = False
-            # _mask_steps for the second die, inlined (the hottest loop)
+            # mask_steps for the second die, inlined (the hottest loop)
             while src:
                 bit = src.bit_length() - 1
                 src ^= 1 << bit
@@ -358,7 +358,7 @@ def _double(me, die: int, occ: int, free: int, front: int, limit: int) -> list:
 
     def walk(depth, occ, key, steps):
         nonlocal best, found
-        # _mask_steps inlined and taken one step at a time: the board is restored after each
+        # mask_steps inlined and taken one step at a time: the board is restored after each
         # child, so a later step is judged on the same board as in a list made beforehand.
         src = occ & ok
         if head0 - board[HEAD] >= limit:
@@ -488,7 +488,7 @@ def step_graph(pos: Position, dice, ruleset="sport") -> dict:
     that can still end in a legal play are listed, so the graph and legal_plays never disagree.
     """
     get_ruleset(ruleset)
-    search = _Search(pos, dice)
+    search = Search(pos, dice)
     depth = search.depth
     finals = set(search.results()) if depth else {search.me}
     # good[k]: boards at level k from which a legal result can still be reached.
@@ -547,7 +547,7 @@ def _dice_text(dice) -> str:
     return f"{dice[0]}-{dice[1]}"
 
 
-def _apply(search: _Search, steps) -> tuple:
+def _apply(search: Search, steps) -> tuple:
     """Play ``steps`` checker by checker (R4, R8 mechanics; not R5/R6/R7, which the result set
     decides). Returns ``(board, dice_used)`` or raises IllegalPlay with the first fault."""
     a, b = search.dice
@@ -631,7 +631,7 @@ def check_play(pos: Position, dice, play, ruleset="sport") -> Play:
     for s in steps:
         if len(s) != 2 or not all(isinstance(x, int) for x in s):
             raise NotationError(f"bad step {s!r}")
-    search = _Search(pos, dice)
+    search = Search(pos, dice)
     results = search.results() if search.depth else {search.me: ()}
     board = _board_after(search, steps)
     if board in results:
@@ -646,7 +646,7 @@ def check_play(pos: Position, dice, play, ruleset="sport") -> Play:
     raise _diagnose(search, steps, used)
 
 
-def _board_after(search: _Search, steps):
+def _board_after(search: Search, steps):
     """The mover's board after ``steps`` if the roll can account for them, else None.
 
     Only what makes the steps a play of these dice at all is required here: each step moves
@@ -677,7 +677,7 @@ def _board_after(search: _Search, steps):
     return tuple(board) if min(board) >= 0 else None
 
 
-def _in_legal_order(search: _Search, steps) -> bool:
+def _in_legal_order(search: Search, steps) -> bool:
     """Can ``steps`` be played one by one in this order (R4, R5, R7, R8)?"""
     try:
         _apply(search, steps)
@@ -686,7 +686,7 @@ def _in_legal_order(search: _Search, steps) -> bool:
     return _step_rule_broken(search, steps) is None
 
 
-def _step_rule_broken(search: _Search, steps):
+def _step_rule_broken(search: Search, steps):
     """The first step of ``steps`` (already known to be mechanically playable) that breaks
     the head rule (R5) or builds a forbidden six-point block (R7), as an IllegalPlay; or None."""
     board = search.me
@@ -701,7 +701,7 @@ def _step_rule_broken(search: _Search, steps):
                     "head", "At most two checkers may leave the head on this first turn.", step
                 )
             return IllegalPlay("head", "Only one checker may leave the head this turn.", step)
-        if t != OFF and not board[t] and _makes_block(nb, t, search.front):
+        if t != OFF and not board[t] and makes_block(nb, t, search.front):
             return IllegalPlay(
                 "six_block",
                 f"{format_step(step)} would build six points in a "
@@ -712,7 +712,7 @@ def _step_rule_broken(search: _Search, steps):
     return None
 
 
-def _diagnose(search: _Search, steps, used) -> IllegalPlay:
+def _diagnose(search: Search, steps, used) -> IllegalPlay:
     """Why a mechanically possible play is not legal: the first rule it breaks."""
     dice, depth = search.dice, search.depth
     broken = _step_rule_broken(search, steps)

@@ -2,15 +2,14 @@
 the last snapshot's ``game`` with every ``event`` frame since applied on top. Used by the
 load tool's scripted players and by the tests' socket clients."""
 
+from games.protocol import MERGED_FIELDS
+
 #: ``apply_event`` outcomes besides a new game dict
 OLD_NEWS = "old_news"
 GAP = "gap"
 
 #: links whose path holds the position ID (replaced when ``position_id`` changes)
 POSITION_LINKS = ("share", "image", "png")
-#: object fields an event gives as their changed keys, merged into the held object (as
-#: ``games.services.reading.MERGED_FIELDS`` sends them; this client imports no Django)
-MERGED_FIELDS = ("position", "pips", "off", "cube", "clock", "presence", "fairness")
 
 
 def apply_event(game, frame):

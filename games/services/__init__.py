@@ -81,7 +81,6 @@ from games.services.presence import (
 from games.services.reading import (
     ACTION_ORDER,
     HISTORY_FIELDS,
-    MERGED_FIELDS,
     SHARED_FIELDS,
     EventRow,
     actions_for,
@@ -125,7 +124,6 @@ __all__ = [
     "DEFAULT_MATCH_LENGTH",
     "HISTORY_FIELDS",
     "MATCH_LENGTHS",
-    "MERGED_FIELDS",
     "PRESENCE_STALE_MS",
     "PRESENCE_TOUCH_MS",
     "SHARED_FIELDS",

@@ -225,10 +225,6 @@ SHARED_FIELDS = (
     "presence",
     "fairness",
 )
-#: the object fields among them, each with a fixed set of keys, that an event gives as their
-#: changed keys only, for the client to merge into the object it holds (``last`` is not sent:
-#: a client takes it from the history's last play)
-MERGED_FIELDS = ("position", "pips", "off", "cube", "clock", "presence", "fairness")
 
 
 def shared_state(game, now):

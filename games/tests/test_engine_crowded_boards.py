@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games.engine import Position, PositionError, legal_plays, mirror, other
-from games.engine.movegen import _ALL, _NO_HEAD, _context, _gen, _mask_steps
+from games.engine.movegen import _ALL, _NO_HEAD, _context, _gen, mask_steps
 from games.engine.position import mirrored, occupied
 
 from .engine_reference import OPP_PATH, _has_forbidden_block, reference_results
@@ -95,7 +95,7 @@ def test_mask_steps_lists_the_single_steps_of_gen_in_its_order(seed):
         for from_head in (True, False):
             src = occ & (free << 8 * die) & (_ALL if from_head else _NO_HEAD)
             expected = _gen(list(me), die, opp_here, front, from_head)
-            assert _mask_steps(list(me), occ, src, die, front) == expected, (pos, die)
+            assert mask_steps(list(me), occ, src, die, front) == expected, (pos, die)
 
 
 @pytest.mark.parametrize("point", range(1, 25))

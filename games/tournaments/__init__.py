@@ -31,7 +31,7 @@ from games.tournaments.entries import (
 from games.tournaments.errors import TournamentError
 from games.tournaments.notices import ADVANCE, group_name
 from games.tournaments.play import ANNOUNCE_MS
-from games.tournaments.presence import TOUCH_MS, socket_closed, socket_opened
+from games.tournaments.presence import PAGE_TOUCH_MS, socket_closed, socket_opened
 from games.tournaments.reading import (
     announcement,
     event_of_game,
@@ -46,7 +46,7 @@ from games.tournaments.schedule import ensure as ensure_schedule
 __all__ = [
     "ADVANCE",
     "ANNOUNCE_MS",
-    "TOUCH_MS",
+    "PAGE_TOUCH_MS",
     "TournamentError",
     "advance",
     "announcement",

@@ -9,7 +9,7 @@ from games.models import TournamentSocket
 #: a socket not seen for this long (ms) no longer counts (its server went away)
 STALE_MS = 45_000
 #: how often an open socket says it is still there (ms), well under STALE_MS
-TOUCH_MS = 15_000
+PAGE_TOUCH_MS = 15_000
 #: a closed socket still counts this long (ms): a page that reloads (after the join form, or
 #: from the event's page to the game's) is not marked away in between
 CLOSE_GRACE_MS = 5_000
@@ -17,7 +17,7 @@ CLOSE_GRACE_MS = 5_000
 
 def socket_opened(tournament_id, user_id, channel_name):
     """Record the open socket ``channel_name`` of account ``user_id`` on the tournament as seen
-    now (also every ``TOUCH_MS`` while it is open: a row the tick forgot after a stall comes
+    now (also every ``PAGE_TOUCH_MS`` while it is open: a row the tick forgot after a stall comes
     back)."""
     TournamentSocket.objects.update_or_create(
         channel_name=channel_name,

@@ -59,14 +59,14 @@ def active_games():
     ``GAMES_ACTIVE_WINDOW_SECONDS``), as counted at most ``COUNT_SECONDS`` ago."""
     try:
         found = cache.get(CACHE_KEY)
-    except Exception:  # noqa: BLE001 - Redis away: count without the cache
+    except Exception:
         logger.warning("admission: the cache is unavailable", exc_info=True)
         return _count()
     if found is None:
         found = _count()
         try:
             cache.set(CACHE_KEY, found, COUNT_SECONDS)
-        except Exception:  # noqa: BLE001 - counted anyway; the next call counts again
+        except Exception:
             logger.warning("admission: the cache is unavailable", exc_info=True)
     return found
 
@@ -103,7 +103,7 @@ def _take_ticket(second):
     try:
         cache.add(key, 0, TICKET_SECONDS + 5)
         cache.incr(key)
-    except Exception:  # noqa: BLE001 - Redis away: the database's count alone decides
+    except Exception:
         logger.warning("admission: the cache is unavailable", exc_info=True)
         return False
     return True
@@ -112,7 +112,7 @@ def _take_ticket(second):
 def _give_back_ticket(second):
     try:
         cache.decr(TICKET_KEY.format(second))
-    except Exception:  # noqa: BLE001 - expired or Redis away: it lapses within TICKET_SECONDS
+    except Exception:
         logger.warning("admission: a refused place was not given back", exc_info=True)
 
 
@@ -121,7 +121,7 @@ def _tickets(second):
     keys = [TICKET_KEY.format(second - n) for n in range(TICKET_SECONDS)]
     try:
         return sum(cache.get_many(keys).values())
-    except Exception:  # noqa: BLE001 - Redis away: the database's count alone decides
+    except Exception:
         logger.warning("admission: the cache is unavailable", exc_info=True)
         return 0
 

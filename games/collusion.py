@@ -127,12 +127,12 @@ def _complete(found):
         game_id__in=games
     ).values_list("user_id", "game_id", "rating_before", "rating_after"):
         moved[(user_id, str(game_id))] += after - before
-    refunded = set(
+    refunded = {
         str(game_id)
         for game_id in RatingRefund.objects.filter(game_id__in=games).values_list(
             "game_id", flat=True
         )
-    )
+    }
     for pair in found:
         pair.names = tuple(names[user] for user in pair.users)
         pair.addresses = tuple(addresses.get(user) for user in pair.users)

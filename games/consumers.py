@@ -367,7 +367,7 @@ class GameConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketCo
                     ),
                 )
             await self._snapshot_if_possible()
-        except Exception:  # noqa: BLE001 - a crash would skip disconnect() and leave presence
+        except Exception:
             logger.exception("game socket %s: frame failed", self.channel_name)
             with translation.override(self.language):
                 await self.send_error(

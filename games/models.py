@@ -1036,13 +1036,13 @@ class TelegramLink(models.Model):
     )
     updated = models.DateTimeField(auto_now=True)
 
+    def __str__(self):
+        return f"telegram {self.chat_id} of user {self.user_id}"
+
     @property
     def sending(self):
         """True when the player's notices go out (asked for, and not refused by Telegram)."""
         return self.notices and not self.off_reason
-
-    def __str__(self):
-        return f"telegram {self.chat_id} of user {self.user_id}"
 
 
 class UsedToken(models.Model):

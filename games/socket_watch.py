@@ -90,7 +90,7 @@ class SocketWatch:
                 if since_presence >= services.PRESENCE_TOUCH_MS:
                     since_presence = 0
                     await self.touch()
-            except Exception:  # noqa: BLE001 - a database or Redis outage: try next round
+            except Exception:
                 logger.warning("socket watch: round failed", exc_info=True)
 
     async def check(self, touch=False):

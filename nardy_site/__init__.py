@@ -8,6 +8,6 @@ import os
 # oversubscribe the cores (2 cores: hard's arena test took 26 s, with one thread 16 s).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from .celery import app as celery_app  # noqa: E402 - after the BLAS setting
+from .celery import app as celery_app
 
 __all__ = ("celery_app",)

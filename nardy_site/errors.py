@@ -28,7 +28,7 @@ def _error_page(
     status."""
     try:
         body = loader.render_to_string(template_name, context, request=request)
-    except Exception:  # noqa: BLE001 - the last line of defence; the cause is logged
+    except Exception:
         logger.exception("the error page %s itself failed to render", template_name)
         return HttpResponse(fallback, status=status, content_type="text/plain; charset=utf-8")
     return HttpResponse(body, status=status)

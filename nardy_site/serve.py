@@ -103,7 +103,7 @@ class SiteServer(Server):
         while True:
             try:
                 await database_sync_to_async(outages.keep_alive)(check_redis)
-            except Exception:  # noqa: BLE001 - any failure means no heartbeat, and is logged
+            except Exception:
                 if not failing:
                     logger.warning("heartbeat not noted: Redis or the database fails", exc_info=1)
                 failing = True

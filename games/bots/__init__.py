@@ -19,7 +19,7 @@ import os
 # training), which do not load the site: set before numpy loads.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import random as _random  # noqa: E402
+import random as _random
 
 from games.engine import legal_plays, other
 

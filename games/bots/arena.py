@@ -227,7 +227,7 @@ def run(
             for level, ts in t.items():
                 times[level].extend(ts)
     mean, ci95 = score_interval(pair_scores)
-    summary = {
+    return {
         "a": a,
         "b": b,
         "pairs": pairs,
@@ -240,7 +240,6 @@ def run(
         "move_ms": {level: _spread([t[0] for t in ts]) for level, ts in times.items()},
         "move_cpu_ms": {level: _spread([t[1] for t in ts]) for level, ts in times.items()},
     }
-    return summary
 
 
 def score_interval(pair_scores) -> tuple:

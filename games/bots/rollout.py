@@ -26,6 +26,7 @@ import random
 import statistics
 import sys
 from multiprocessing import Pool
+from pathlib import Path
 
 from games.engine import Position, legal_plays, other
 from games.engine.scoring import game_value
@@ -174,7 +175,7 @@ def main(argv=None) -> int:
         for rows in pool.imap(compare_game, tasks):
             found.extend(rows)
             if args.record:
-                with open(args.record, "a", encoding="utf-8") as record:
+                with Path(args.record).open("a", encoding="utf-8") as record:
                     record.writelines(json.dumps(row) + "\n" for row in rows)
     print(json.dumps(summary(found, args.games)))
     return 0

@@ -39,8 +39,8 @@ from games.engine import WHITE, Position, legal_plays, other
 from .features import encode
 from .network import WEIGHTS, Network, equity, flip
 
-# flip as a signed permutation of the outputs:
-# flip(y)[k] = const + _FLIP_SIGN[k] * y[_FLIP_ORDER[k]]
+# flip as a signed permutation of the outputs: output k of flip(y) is a constant plus
+# _FLIP_SIGN[k] times output _FLIP_ORDER[k] of y
 _FLIP_ORDER = np.array([0, 2, 1])
 _FLIP_SIGN = np.array([-1.0, 1.0, 1.0], np.float32)
 
@@ -169,7 +169,7 @@ class Checkpoint:
         state = dict(games=games, rng=[version, list(internal), gauss])
         temporary = self.dir / f".{CHECKPOINT}.{os.getpid()}.npz"
         net.save(temporary, options=options, state=state)
-        os.replace(temporary, self.file)
+        temporary.replace(self.file)
 
     def load(self) -> tuple:
         """``(net, options, games, rng)`` as saved. Raises FileNotFoundError without one."""
@@ -184,7 +184,7 @@ class Checkpoint:
     def log(self, line: dict) -> None:
         """Append one progress line."""
         self.dir.mkdir(parents=True, exist_ok=True)
-        with open(self.dir / LOG, "a", encoding="utf-8") as out:
+        with (self.dir / LOG).open("a", encoding="utf-8") as out:
             out.write(json.dumps(line) + "\n")
 
 

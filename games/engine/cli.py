@@ -18,6 +18,7 @@ import random
 import statistics
 import sys
 import time
+from pathlib import Path
 
 from .errors import EngineError
 from .movegen import legal_plays
@@ -102,7 +103,7 @@ def _serve(answer, stdin, stdout) -> int:
 
 def bench(path: str, stdout) -> int:
     """Time legal_plays over every request in ``path`` (parsing the position included)."""
-    with open(path, encoding="utf-8") as fh:
+    with Path(path).open(encoding="utf-8") as fh:
         requests = [_load(line) for line in fh if line.strip()]
     times = []
     total_plays = 0

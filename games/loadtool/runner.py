@@ -335,10 +335,12 @@ def summary_lines(result):
     """A short human-readable account of one run's report."""
     config = result["config"]
     lines = [
-        f"{result['mode']}: {config['games']} {'pairs' if config['echo'] else 'games'}, "
-        f"{result['sockets']} sockets, think {config['think']} s, window "
-        f"{result['window_s']} s, ramp {result['ramp_s']} s, "
-        f"{result['actions_per_s']} actions/s, errors {result['errors']}"
+        (
+            f"{result['mode']}: {config['games']} {'pairs' if config['echo'] else 'games'}, "
+            f"{result['sockets']} sockets, think {config['think']} s, window "
+            f"{result['window_s']} s, ramp {result['ramp_s']} s, "
+            f"{result['actions_per_s']} actions/s, errors {result['errors']}"
+        )
     ]
     for kind, figures in result["round_trip_ms"].items():
         lines.append(

@@ -116,7 +116,7 @@ class Stack:
 
 
 def _spawn(stack, role, command, env, log_name):
-    log_file = open(stack.log_dir / log_name, "ab")  # noqa: SIM115 - open as long as the process
+    log_file = (stack.log_dir / log_name).open("ab")
     process = subprocess.Popen(
         command, cwd=ROOT, env=env, stdout=log_file, stderr=subprocess.STDOUT
     )

@@ -117,7 +117,7 @@ def deliver(notice):
                 eta=clocks.from_ms(notice.presence_notice_at + TIMER_GRACE_MS),
                 ignore_result=True,
             )
-    except Exception:  # noqa: BLE001 - the sweep queues lost moves and applies lost deadlines
+    except Exception:
         logger.exception("game %s v%s: a task was not queued", game_id, version)
     _send_now(group_name(game_id), change_message(notice))
     for receiver, error in change_delivered.send_robust(sender=Game, notice=notice):
@@ -150,7 +150,7 @@ def send_to_socket(channel_name, message):
     socket's channel; a failure is logged (the page stops waiting and says so)."""
     try:
         async_to_sync(get_channel_layer().send)(channel_name, message)
-    except Exception:  # noqa: BLE001 - the socket's page times the question out
+    except Exception:
         logger.exception("%s: the message %s was not sent", channel_name, message.get("type"))
 
 
@@ -248,12 +248,12 @@ def _send_now(group, message):
         return
     try:
         async_to_sync(_group_send)(get_channel_layer(), group, message)
-    except Exception:  # noqa: BLE001 - the socket watch sends the sockets a snapshot instead
+    except Exception:
         logger.exception("%s: a message was not sent", group)
 
 
 async def _group_send(layer, group, message):
     try:
         await layer.group_send(group, message)
-    except Exception:  # noqa: BLE001 - logged; the socket watch catches the sockets up
+    except Exception:
         logger.warning("%s: the message %s was not sent", group, message.get("type"), exc_info=True)

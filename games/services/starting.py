@@ -90,8 +90,8 @@ def new_game(preset, table, length, colour, spec, players, clock_from=None):
             )
         reserves = None
         if spec is not None:
-            reserves = {side: spec.reserve_ms for side in Side.values}
-        game = turns.start_game(
+            reserves = dict.fromkeys(Side.values, spec.reserve_ms)
+        return turns.start_game(
             preset=preset,
             table=table,
             colour=colour,
@@ -103,7 +103,6 @@ def new_game(preset, table, length, colour, spec, players, clock_from=None):
             clock_from=clocks.now_ms() if clock_from is None else clock_from,
             **players,
         )
-    return game
 
 
 def adopt_guest_games(guest_id, user_id):

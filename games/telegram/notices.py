@@ -59,7 +59,7 @@ def _queue(kind, user_id, object_id, version=0, countdown=0):
             countdown=countdown or None,
             ignore_result=True,
         )
-    except Exception:  # noqa: BLE001 - a notice is a courtesy: a lost one costs no game
+    except Exception:
         logger.exception("telegram notice %s for user %s was not queued", kind, user_id)
 
 

@@ -11,7 +11,7 @@ OPP_PATH = list(range(12, 0, -1)) + list(range(24, 12, -1))
 
 
 def _has_forbidden_block(me, opp):
-    for start in range(0, 19):
+    for start in range(19):
         window = OPP_PATH[start : start + 6]
         if all(me[p] for p in window):
             # Opponent checkers on points it reaches after the window, or borne off.

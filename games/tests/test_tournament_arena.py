@@ -59,7 +59,7 @@ def test_wins_score_two_or_three_and_a_streak_doubles_them():
     enter(event, users.values())
     ann = users["Ann"]
     tournaments.advance(event.pk)
-    expected = {user_id: 0 for user_id in users.values()}
+    expected = dict.fromkeys(users.values(), 0)
     streaks = dict.fromkeys(users.values(), 0)
     doubled = 0
     # Ann wins whenever she plays (sitting out does not break her streak); else black wins

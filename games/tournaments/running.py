@@ -95,6 +95,6 @@ def tick(now_ms=None):
     for tournament_id in ids:
         try:
             started += len(advance(tournament_id, now_ms))
-        except Exception:  # noqa: BLE001 - one broken event must not stop the others
+        except Exception:
             logger.exception("tournament %s: the tick failed", tournament_id)
     return started

@@ -88,7 +88,7 @@ class ServerProcess:
         within ``timeout`` seconds (default ``start_timeout``), it is stopped and the test
         fails with its log."""
         timeout = self.start_timeout if timeout is None else timeout
-        with open(self.log_path, "ab") as log_file:
+        with Path(self.log_path).open("ab") as log_file:
             self.process = subprocess.Popen(
                 self.command, cwd=ROOT, env=self.env, stdout=log_file, stderr=subprocess.STDOUT
             )

@@ -5,7 +5,8 @@ import datetime
 import pytest
 from django.utils import formats, translation
 
-MOMENT = datetime.datetime(2026, 11, 29, 20, 6)
+# naive on purpose: the formats are read as written, with no time zone to convert from
+MOMENT = datetime.datetime(2026, 11, 29, 20, 6)  # noqa: DTZ001
 
 
 @pytest.mark.parametrize(

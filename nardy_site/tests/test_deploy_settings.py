@@ -128,8 +128,10 @@ def test_production_names_every_missing_variable_at_once(monkeypatch):
         ({"SITE_URL": "https://nardy.example:port"}, r"^SITE_URL .*: it is not a valid URL"),
         (
             {"LOAD_ECHO": "1"},
-            r"^LOAD_ECHO must be off when DJANGO_ENV=production: the echo socket "
-            r"is a load-test tool",
+            (
+                r"^LOAD_ECHO must be off when DJANGO_ENV=production: the echo socket "
+                r"is a load-test tool"
+            ),
         ),
         ({"DEV_SIGN_IN": "true"}, "^DEV_SIGN_IN must be off when DJANGO_ENV=production"),
         ({"DEBUG": "true"}, "DEBUG must be off"),

@@ -226,6 +226,11 @@ def decode_telegram_result(encoded):
         raise TelegramRefused(
             _("Telegram's answer could not be read. Please try signing in again.")
         ) from None
+    try:
+        # a JSON escape can make a lone surrogate, which no UTF-8 text (nor a signature) holds
+        json.dumps(data, ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        data = None
     if not isinstance(data, dict):
         raise TelegramRefused(
             _("Telegram's answer could not be read. Please try signing in again.")

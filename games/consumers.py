@@ -896,6 +896,10 @@ class TournamentConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebso
     touched every ``tournaments.PAGE_TOUCH_MS``."""
 
     STATE_EVERY_S = 0.5
+    # a socket the cap refuses never runs connect(), and disconnect() still reads these
+    group = None
+    touch_task = None
+    flush_task = None
 
     async def connect(self):
         self.group = None

@@ -8,7 +8,7 @@ result changes both ratings exactly once or not at all. Aborted games are never 
 from django.db import transaction
 
 from games import glicko2
-from games.models import PlayerRating, RatingChange, RatingRefund, Side
+from games.models import EventKind, GameEvent, PlayerRating, RatingChange, RatingRefund, Side
 
 
 def rating_of(user_id, preset):
@@ -32,12 +32,16 @@ def rate_result(game, winner, match=None):
     """Rate the finished rated ``game`` (for a match: its last game, with the ``match``) won
     by ``winner`` ("white"/"black"): both accounts' ratings in the game's preset move by
     Glicko-2 (one game = one rating period) and a RatingChange is recorded for each. Does
-    nothing for an unrated game, a game without two different accounts, or one already rated.
-    Returns the list of RatingChange rows made."""
+    nothing for an unrated game, a game without two different accounts, one already rated,
+    or a result one side reached without making a single play (a match its accomplice let go
+    by resigning or by the clock: no rating without a game, issue #30). Returns the list of
+    RatingChange rows made."""
     white_id, black_id = game.white_user_id, game.black_user_id
     if not game.rated or not white_id or not black_id or white_id == black_id:
         return []
     if RatingChange.objects.filter(game=game).exists():
+        return []
+    if not played_by_both(game, match):
         return []
     rows = _locked((white_id, black_id), game.preset)
     white, black = rows[white_id], rows[black_id]
@@ -70,6 +74,14 @@ def rate_result(game, winner, match=None):
         row.wins += int(won)
         row.save()
     return RatingChange.objects.bulk_create(changes)
+
+
+def played_by_both(game, match=None):
+    """Whether each side made at least one play in ``game`` or, with its ``match``, in any game
+    of the match (the sides keep their colours through a match)."""
+    plays = GameEvent.objects.filter(kind=EventKind.PLAY)
+    plays = plays.filter(game__match=match) if match is not None else plays.filter(game=game)
+    return set(plays.order_by().values_list("side", flat=True).distinct()) >= set(Side.values)
 
 
 def refund_game(game_id, reason):

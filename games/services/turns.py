@@ -6,7 +6,17 @@ from games import clocks, ratings
 from games import dice as dice_rolls
 from games.engine import OIN, EngineError, Position, check_play, fairdice, game_value
 from games.engine.rules import PLAY_OPENING_DICE
-from games.models import EndReason, EventKind, Game, Match, Phase, Side, Status, other_side
+from games.models import (
+    EndReason,
+    EventKind,
+    Game,
+    GameEvent,
+    Match,
+    Phase,
+    Side,
+    Status,
+    other_side,
+)
 from games.services import clockwork, outages, playban, unit, wording
 from games.services.errors import IllegalPlayError
 from games.signals import game_aborted, game_finished, result_decided
@@ -157,12 +167,18 @@ def lose_by(change, side, event_kind, reason):
 
 
 def aborts(game, side):
-    """True when ``side`` leaving the locked ``game`` now (resigning, dropping a double, running
-    out of time or staying away) aborts it instead of losing it (issue #30; lichess's abort):
-    ``side`` has made no play in it, and it is a single game or a match's first game. A result
-    needs a game, so nobody can hand an accomplice a rating or arena points by resigning at
-    once."""
-    return (game.match_number or 1) == 1 and not clockwork.has_moved(game, side)
+    """True when ``side`` resigning, dropping a double or being claimed against now aborts
+    the locked ``game`` (and its match) instead of losing it (issue #30; lichess's abort):
+    ``side`` has made no play in it, nor, in a match, in any game of the match before it. A
+    result needs a game, so nobody can hand an accomplice a rating, a match or arena points
+    by resigning at once."""
+    if clockwork.has_moved(game, side):
+        return False
+    if (game.match_number or 1) == 1:
+        return True
+    return not GameEvent.objects.filter(
+        game__match_id=game.match_id, kind=EventKind.PLAY, side=side
+    ).exists()
 
 
 def abort(change, side, how=EndReason.TIMEOUT):

@@ -92,6 +92,8 @@ def test_the_refund_command_refuses_what_it_cannot_do():
         call_command("refund_ratings", "00000000-0000-0000-0000-000000000000")
     with pytest.raises(CommandError):
         call_command("refund_ratings", "--quick")
+    with pytest.raises(CommandError):  # past SQLite's and PostgreSQL's integers (attack run)
+        call_command("refund_ratings", "--between", "1", "99999999999999999999")
 
 
 def test_an_address_that_is_not_one_is_not_noted():

@@ -84,6 +84,21 @@ def test_an_unsigned_widget_answer_with_a_huge_auth_date_is_refused_for_its_sign
     assert_widget_refused(response, "does not carry a valid signature")
 
 
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"id":1,"auth_date":1,"hash":"\\ud800"}',
+        '{"id":1,"auth_date":1,"first_name":"\\udfff","hash":"x"}',
+        '{"id":1,"auth_date":1,"\\ud800":"x","hash":"x"}',
+    ],
+    ids=["in the hash", "in a value", "in a key"],
+)
+def test_a_widget_answer_with_a_lone_surrogate_is_unreadable_not_a_500(telegram_on, text):
+    # a JSON escape made a lone surrogate, and encoding it for the signature raised (attack run)
+    assert_widget_refused(widget_post(text), "could not be read")
+
+
 WIDGET_AUTH_DATES = {
     "309 digits": DIGITS_309,
     "4301 digits": DIGITS_4301,

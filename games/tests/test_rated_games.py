@@ -16,7 +16,7 @@ from django.db import connections
 from django.test import Client
 from django.urls import reverse
 
-from games import clocks, lobby, services
+from games import clocks, lobby, ratings, services
 from games.clocks import ClockSpec
 from games.loadtool.gameview import GameView
 from games.models import (
@@ -359,6 +359,26 @@ def test_a_rated_game_resigned_before_the_first_play_changes_no_rating(after_tur
     with pytest.raises(services.PlayBanned):
         playban.check(bob.pk)
     playban.check(alice.pk)  # the opponent who stayed is free to play on
+
+
+@pytest.mark.django_db
+def test_a_rated_match_the_loser_never_played_in_is_aborted_and_rates_nobody():
+    """The attack run after issue #30: X plays once and resigns game 1, then Y resigns the
+    later games at once. Y made no play in the whole match: its resignation aborts the match."""
+    alice, bob = account("alice"), account("bob")
+    game = rated_game(alice, bob, preset="match", match_length=3)
+    x = mover(game)  # the side to move plays once and resigns: a real loss of game 1
+    y = services.Actor(user_id=alice.pk if x.user_id == bob.pk else bob.pk)
+    game = play_turns(game.pk, 1)
+    game = services.resign(game.pk, x, game.version)
+    assert game.status == Status.FINISHED  # x had played
+    second = Game.objects.get(match_id=game.match_id, match_number=2)
+    second = services.resign(second.pk, y, second.version)
+    assert second.status == Status.ABORTED
+    second.match.refresh_from_db()
+    assert second.match.status == Status.ABORTED
+    assert not RatingChange.objects.exists()
+    assert ratings.played_by_both(game, second.match) is False
 
 
 # --- challenges: rated or casual, and their clock ------------------------------------------

@@ -13,6 +13,7 @@ from games import app_settings, ratelimits, services
 from games.tests.factories import HUMAN, FixedDice, new_bot_game
 from games.tests.test_consumers import TIMEOUT, connect, origin, receive, session_cookie
 from games.tests.test_lobby import account, signed_in_cookie
+from games.tests.tournament_helpers import arena
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("unattended_queue")]
 
@@ -294,3 +295,30 @@ def test_a_player_whose_socket_closes_while_redis_refuses_is_still_marked_away(g
     async_to_sync(scenario)()
     game.refresh_from_db()
     assert game.away_since(game.side_of(services.Actor(guest_id=HUMAN))) is not None
+
+
+def test_a_tournament_page_reconnecting_in_a_loop_is_refused_without_a_traceback(settings, caplog):
+    # the refusal skipped connect() and disconnect() read what connect() sets (attack run)
+    settings.GAMES_CONNECT_SESSION_LIMITS = "2/minute"
+    event = arena()
+    path = f"/ws/tournament/{event.pk}/?lang=en"
+    cookie = session_cookie(HUMAN)
+
+    async def scenario():
+        for _ in range(2):
+            comm = socket(path, cookie)
+            connected, _ = await comm.connect(timeout=TIMEOUT)
+            assert connected
+            assert (await receive(comm))["type"] == "tournament"
+            await comm.disconnect()
+        comm = socket(path, cookie)
+        await comm.connect(timeout=TIMEOUT)
+        error = await receive(comm)
+        close = await comm.receive_output(timeout=TIMEOUT)
+        await comm.disconnect()
+        return error, close
+
+    error, close = async_to_sync(scenario)()
+    assert error["code"] == "rate_limited"
+    assert close == {"type": "websocket.close", "code": 4013}
+    assert not [r for r in caplog.records if r.levelname == "ERROR"], caplog.text

@@ -151,3 +151,22 @@ def test_the_arena_page_states_the_rule_the_withdrawal_and_a_full_site(lang, set
     assert you == escape(withdrawn) and rule in you
     assert re.search(r'<form[^>]*id="t-join-form" hidden', html)  # no way back in
     assert not re.search(r'id="t-full"[^>]*hidden', html)  # the site-full note is shown
+
+
+def test_a_cup_won_only_through_accomplices_leaving_at_once_gives_no_podium():
+    """The attack run after issue #30: Y, Z and W resign every game as soon as it is
+    announced; X won every match without a play, so nobody gets a place."""
+    users = accounts("X", "Y", "Z", "W")
+    x = users["X"]
+    cup = tournaments.create("cup", "match", size=4, match_length=3)
+    enter(cup, users.values())
+    for _match in range(4):
+        started = tournaments.advance(cup.pk)
+        for pairing in started or playing(cup):
+            sides = (pairing.white.user_id, pairing.black.user_id)
+            quitter = sides[1] if sides[0] == x else sides[0]
+            resign(pairing.game, quitter, plays=0)
+    cup.refresh_from_db()
+    assert cup.status == "finished"
+    assert not Entrant.objects.filter(tournament=cup, place__isnull=False).exists()
+    assert tournaments.podiums_of(x) == []

@@ -164,7 +164,9 @@ def decide(change, pairing, winner, outcome, now_ms):
 def _finish(change, slots, now_ms):
     """Every entrant's place: 1 and 2 from the final, 3 and 4 from the match for third place,
     then the players knocked out in each earlier round share the place after those still in
-    (a cup of 8: 5th for the quarter-final losers)."""
+    (a cup of 8: 5th for the quarter-final losers). An entrant who made no play in the whole
+    cup (every match won by byes and opponents who left at once) gets no place, so no podium
+    can be handed over by accomplices (issue #30)."""
     tournament = change.tournament
     rounds = tournament.rounds
     places = {}
@@ -182,8 +184,9 @@ def _finish(change, slots, now_ms):
         # a bye in the last round: its player takes the place
         if round_number == rounds and pairing.outcome == PairingOutcome.BYE:
             places.setdefault(pairing.winner.pk, 1 if slot == 0 else 3)
+    played = play.players_who_played(slots.values())
     for entrant in Entrant.objects.filter(tournament=tournament):
-        entrant.place = places.get(entrant.pk)
+        entrant.place = places.get(entrant.pk) if entrant.user_id in played else None
         entrant.save(update_fields=["place"])
     tournament.status = TournamentStatus.FINISHED
     tournament.finished = clocks.from_ms(now_ms)

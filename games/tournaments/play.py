@@ -149,3 +149,20 @@ def plays_of(game, user_id):
     if not plays:
         return 0
     return GameEvent.objects.filter(plays, kind=EventKind.PLAY).exclude(play="").count()
+
+
+def players_who_played(pairings):
+    """The accounts that made at least one play (a pass counts) in the games of ``pairings``
+    (each pairing's game and every game of its match)."""
+    matches = [pairing.match_id for pairing in pairings if pairing.match_id]
+    games = [pairing.game_id for pairing in pairings if pairing.game_id and not pairing.match_id]
+    found = set()
+    for white, black, side in (
+        GameEvent.objects.filter(kind=EventKind.PLAY)
+        .filter(Q(game__match_id__in=matches) | Q(game_id__in=games))
+        .order_by()
+        .values_list("game__white_user_id", "game__black_user_id", "side")
+        .distinct()
+    ):
+        found.add(white if side == "white" else black)
+    return found

@@ -38,10 +38,11 @@ def record_result(sender, game, match, winner, **kwargs):
 
 @receiver(game_aborted)
 def record_abort(sender, game, side, how, **kwargs):
-    """``game_aborted`` receiver: a tournament game aborted because ``side`` left before its
-    first play (``how``: an ``EndReason``). In an arena it scores nothing; in a cup the
-    aborting side loses the match (a no-show)."""
-    pairing = Pairing.objects.filter(game=game).first()
+    """``game_aborted`` receiver: a tournament game (or a game of its match) aborted because
+    ``side`` left before its first play (``how``: an ``EndReason``). In an arena it scores
+    nothing; in a cup the aborting side loses the match (a no-show)."""
+    own = {"match_id": game.match_id} if game.match_id else {"game": game}
+    pairing = Pairing.objects.filter(**own).first()
     if pairing is None:
         return
     now = clocks.now_ms()

@@ -38,6 +38,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, games, between, quick, reason, dry_run, **options):
         chosen = [self._game_id(text) for text in games]
+        if between and not all(1 <= user_id < 2**63 for user_id in between):
+            raise CommandError("an account id is a whole number from 1 to 2**63-1")
         if between:
             chosen += collusion.games_between(*between, quick=quick)
         elif quick:

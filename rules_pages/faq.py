@@ -233,8 +233,9 @@ FAQ = [
         answer=_(
             "<p>Then the game is aborted: nobody wins, no points are scored and no rating "
             "changes. That happens when a player resigns, declines a double, leaves or lets "
-            "the clock run out before their own first play, in a single game or in a match's "
-            "first game. Later in a match a resignation is an ordinary loss.</p>"
+            "the clock run out before their own first play. In a match only a player who has "
+            "made no play in the whole match can abort it; once they have played, resigning "
+            "a later game is an ordinary loss.</p>"
             "<p>In a rated game an abort still counts against the player who aborted, just "
             "like leaving a lost game: rated games close to them for 5 minutes the first time, "
             "and for longer if it happens again within 7 days. Otherwise two friends could "

@@ -677,9 +677,10 @@ def replay(record: Record) -> Replay:
 def _check_clock_line(record: Record, entry: Entry, position: Position, offer, played):
     """Refuse a timeout, abandon or abort line that cannot happen: a timeout or abandon needs a
     Clock header (RULES.md R11); only the side whose clock runs (the side to move, or the side
-    offered a double) runs out of time; an abort is by a side that has not played yet, in a
-    single game or a match's first game (with or without a clock: resigning before the first
-    play aborts too). A side may be away (abandon) whoever is to act."""
+    offered a double) runs out of time; an abort is by a side that has not played yet in the
+    game (with or without a clock: resigning before the first play aborts too; in a later game
+    of a match only a side with no play in the whole match aborts, which one game's record
+    cannot show). A side may be away (abandon) whoever is to act."""
     line = entry.line
     if entry.kind != ABORT and not (record.header("Clock") or "").strip():
         raise RecordError(
@@ -694,22 +695,14 @@ def _check_clock_line(record: Record, entry: Entry, position: Position, offer, p
                 "timeout_side",
                 params={"side": running},
             )
-    elif entry.kind == ABORT:
-        if played[entry.side]:
-            raise RecordError(
-                line,
-                f"{entry.side} has already moved: only a side that has not "
-                "made its first move can be a no-show",
-                "abort_after_play",
-                params={"side": entry.side},
-            )
-        game = (record.header("Game") or "").strip()
-        if _ASCII_NUMBER.fullmatch(game) and int(game) >= 2:
-            raise RecordError(
-                line,
-                "only a single game or a match's first game is aborted for a missing first move",
-                "abort_later_game",
-            )
+    elif entry.kind == ABORT and played[entry.side]:
+        raise RecordError(
+            line,
+            f"{entry.side} has already moved: only a side that has not "
+            "made its first move can be a no-show",
+            "abort_after_play",
+            params={"side": entry.side},
+        )
 
 
 def _seed(record: Record):

@@ -225,9 +225,6 @@ def record_error_reason(exc):
             "Only a game with a clock (a Clock header) can be lost on time, lost by "
             "leaving or aborted."
         ),
-        "abort_later_game": _(
-            "Only a single game or the first game of a match is aborted for a missing first move."
-        ),
     }
     template = messages.get(exc.code)
     if template is None:

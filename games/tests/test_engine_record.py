@@ -445,6 +445,13 @@ def test_a_no_show_aborts_the_game_without_a_result(body, side):
     assert replay.frames[-1].kind == "end" and replay.frames[-1].side is None
 
 
+def test_a_later_game_of_a_match_may_be_aborted_by_a_side_that_has_not_played():
+    # only a side with no play in the whole match aborts there (games.services.turns.aborts)
+    text = with_clock(MATCH_LATER_GAME, "match") + "2 black abort\n"
+    replay = rec.replay(rec.parse(text))
+    assert replay.frames[-2].kind == "abort" and replay.frames[-2].side == "black"
+
+
 def test_a_game_without_a_clock_is_aborted_by_a_resignation_before_the_first_play():
     head = GOOD.split("\n\n")[0] + "\n"
     body = "1 white 6-5 24/18 18/13\n2 black abort\n"
@@ -461,7 +468,6 @@ CLOCK_REFUSALS = [
     (with_clock(GOOD.split("3 white double 2")[0]) + "3 black timeout\n", 9, "timeout_side"),
     (CLOCKED_OFFER + "4 black timeout\n", 13, "timeout_side"),
     (with_clock(GOOD.split("3 white double 2")[0]) + "3 white abort\n", 9, "abort_after_play"),
-    (with_clock(MATCH_LATER_GAME, "match") + "2 black abort\n", 8, "abort_later_game"),
     (CLOCKED_OFFER + "4 white timeout\nresult aborted\n", 14, "result_differs"),
     (
         with_clock(GOOD.split("3 white double 2")[0])

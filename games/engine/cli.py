@@ -18,12 +18,14 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import Any, TextIO, TypeAlias
 
 from .errors import EngineError
 from .movegen import legal_plays
 from .position import BLACK, WHITE, Position, board_from_json, board_to_json, other
-from .rules import PLAY_OPENING_DICE, PRESETS, get_ruleset
+from .rules import PLAY_OPENING_DICE, PRESETS, Ruleset, get_ruleset
 from .scoring import game_value
 
 USAGE = (
@@ -36,7 +38,11 @@ class RequestError(EngineError):
     """A request line that is not a valid request."""
 
 
-def _load(line: str) -> dict:
+#: a request: a JSON object, its values of any JSON type until checked where they are used
+Request: TypeAlias = dict[str, Any]
+
+
+def _load(line: str) -> Request:
     try:
         req = json.loads(line)
     except json.JSONDecodeError as exc:
@@ -46,9 +52,11 @@ def _load(line: str) -> dict:
     return req
 
 
-def moves_request(req: dict) -> tuple:
-    """Parse a ``moves`` request into ``(position, dice, ruleset)``; raises EngineError."""
-    ruleset = get_ruleset(req.get("ruleset"), req.get("table"))
+def moves_request(req: Request) -> tuple[Position, Any, Ruleset]:
+    """Parse a ``moves`` request into ``(position, dice, ruleset)``; raises EngineError. The
+    dice are as sent: legal_plays checks them."""
+    # a missing "ruleset" is None, refused by get_ruleset like any name that is not a preset
+    ruleset = get_ruleset(req.get("ruleset"), req.get("table"))  # type: ignore[arg-type]
     if "position" not in req:
         raise RequestError("missing 'position'")
     if "dice" not in req:
@@ -56,7 +64,7 @@ def moves_request(req: dict) -> tuple:
     return Position.from_json(req["position"]), req["dice"], ruleset
 
 
-def answer_moves(req: dict) -> dict:
+def answer_moves(req: Request) -> dict[str, list[dict[str, object]]]:
     """One ``moves`` answer: ``{"moves": [{"play": str, "result": {point: n}}, …]}``."""
     pos, dice, ruleset = moves_request(req)
     mover = pos.turn
@@ -68,9 +76,10 @@ def answer_moves(req: dict) -> dict:
     }
 
 
-def answer_score(req: dict) -> dict:
+def answer_score(req: Request) -> dict[str, str | int]:
     """One ``score`` answer: ``{"result": "oin"|"mars"|"koks", "points": int}`` (R9, R10)."""
-    ruleset = get_ruleset(req.get("ruleset"), req.get("table"))
+    # a missing "ruleset" is None, refused by get_ruleset like any name that is not a preset
+    ruleset = get_ruleset(req.get("ruleset"), req.get("table"))  # type: ignore[arg-type]
     if req.get("winner") not in (WHITE, BLACK):
         raise RequestError("winner must be 'white' or 'black'")
     loser = board_from_json(req.get("loser", {}), other(req["winner"]))
@@ -86,11 +95,14 @@ def answer_score(req: dict) -> dict:
     return {"result": kind, "points": points}
 
 
-def _serve(answer, stdin, stdout) -> int:
+def _serve(
+    answer: Callable[[Request], Mapping[str, object]], stdin: Iterable[str], stdout: TextIO
+) -> int:
     bad = False
     for line in stdin:
         if not line.strip():
             continue
+        out: Mapping[str, object]
         try:
             out = answer(_load(line))
         except (EngineError, ValueError, TypeError) as exc:
@@ -101,7 +113,7 @@ def _serve(answer, stdin, stdout) -> int:
     return 2 if bad else 0
 
 
-def bench(path: str, stdout) -> int:
+def bench(path: str, stdout: TextIO) -> int:
     """Time legal_plays over every request in ``path`` (parsing the position included)."""
     with Path(path).open(encoding="utf-8") as fh:
         requests = [_load(line) for line in fh if line.strip()]
@@ -121,7 +133,7 @@ def bench(path: str, stdout) -> int:
     return 0
 
 
-def random_game(rng: random.Random, ruleset) -> int:
+def random_game(rng: random.Random, ruleset: Ruleset) -> int:
     """Play one game with ``rng`` choosing the dice and, each turn, one of the legal plays at
     random, from the opening (R3, by the ruleset's ``opening``) to the last checker borne off.
     Returns the number of turns played, passes included."""
@@ -143,7 +155,7 @@ def random_game(rng: random.Random, ruleset) -> int:
         dice = (rng.randint(1, 6), rng.randint(1, 6))
 
 
-def selfplay(games: int, seed, preset: str, stdout) -> int:
+def selfplay(games: int, seed: int | None, preset: str, stdout: TextIO) -> int:
     """Time ``games`` random games (random_game) from ``random.Random(seed)``; the whole loop is
     timed, dice and choices included. Prints ``games= turns= seconds=`` and, last,
     ``games_per_s=<n> turns_per_s=<n>``."""
@@ -159,9 +171,9 @@ def selfplay(games: int, seed, preset: str, stdout) -> int:
     return 0
 
 
-def _selfplay_args(args):
+def _selfplay_args(args: list[str]) -> tuple[int, int | None, str] | None:
     """``(games, seed, preset)`` from ``N [--seed S] [--preset P]``, or None if malformed."""
-    options = {"--seed": None, "--preset": "sport"}
+    options: dict[str, str | None] = {"--seed": None, "--preset": "sport"}
     rest = args[1:]
     if not args or len(rest) % 2:
         return None
@@ -179,7 +191,9 @@ def _selfplay_args(args):
     return games, seed, options["--preset"]
 
 
-def main(argv=None, stdin=None, stdout=None) -> int:
+def main(
+    argv: list[str] | None = None, stdin: Iterable[str] | None = None, stdout: TextIO | None = None
+) -> int:
     argv = sys.argv[1:] if argv is None else argv
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout

@@ -26,7 +26,7 @@ class IllegalPlay(EngineError):
     """A play that breaks a rule. ``code`` names the rule (e.g. ``head``, ``six_block``), the
     message says it in words a player can read, and ``step`` is the offending step if any."""
 
-    def __init__(self, code: str, message: str, step=None):
+    def __init__(self, code: str, message: str, step: tuple[int, int] | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.step = step

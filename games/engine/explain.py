@@ -13,12 +13,14 @@ Reason codes (docs/protocol.md "Explanations"): ``blocked`` (R4), ``head`` (R5),
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from .errors import IllegalPlay
-from .movegen import Search, makes_block, step_graph
-from .notation import OFF, format_step, parse_play
-from .position import HEAD, Position
+from .movegen import Search, StepNode, makes_block, step_graph
+from .notation import OFF, Step, format_step, parse_play
+from .position import HEAD, Board, Position
+from .rules import Ruleset
 
 BLOCKED = "blocked"
 HEAD_RULE = "head"
@@ -50,17 +52,17 @@ class Explanation(NamedTuple):
 
     point: int
     movable: bool
-    reasons: tuple
+    reasons: tuple[tuple[int | None, str], ...]
 
 
 class _Turn:
     """One roll from one position: the search, the step graph and the staged walk through it."""
 
-    def __init__(self, pos: Position, dice, ruleset):
+    def __init__(self, pos: Position, dice: Sequence[int], ruleset: Ruleset | str) -> None:
         self.search = Search(pos, dice)
         self.nodes = step_graph(pos, dice, ruleset)["nodes"]
 
-    def walk(self, staged):
+    def walk(self, staged: tuple[Step, ...]) -> tuple[Board, int, StepNode]:
         """``(board, level, node)`` after the ``staged`` steps; raises IllegalPlay
         (``not_next``) if they are not the start of a legal play."""
         board, node = self.search.me, self.nodes[0]
@@ -76,12 +78,12 @@ class _Turn:
             board = tuple(nb)
         return board, len(staged), node
 
-    def dice_left(self, board, level):
+    def dice_left(self, board: Board, level: int) -> list[int]:
         """The die values still to play from ``board`` reached in ``level`` steps, largest first."""
         lefts = self.search.levels[level].get(board, {}) if level < len(self.search.levels) else {}
         return sorted({d for left in lefts for d in left}, reverse=True)
 
-    def explain(self, point, board, level, node) -> Explanation:
+    def explain(self, point: int, board: Board, level: int, node: StepNode) -> Explanation:
         if not 1 <= point <= 24 or not board[point]:
             return Explanation(point, False, ((None, NO_CHECKER),))
         if any(int(label.split("/")[0]) == point for label in node["steps"]):
@@ -91,7 +93,7 @@ class _Turn:
             return Explanation(point, False, ((None, NO_DICE_LEFT),))
         return Explanation(point, False, tuple((d, self._reason(point, d, board)) for d in dice))
 
-    def _reason(self, point, die, board) -> str:
+    def _reason(self, point: int, die: int, board: Board) -> str:
         """The first rule that stops a checker on ``point`` from playing ``die`` from ``board``."""
         search = self.search
         can_head = search.me[HEAD] - board[HEAD] < search.limit
@@ -118,13 +120,19 @@ class _Turn:
         return MUST_PLAY_MORE
 
 
-def _staged_steps(staged) -> tuple:
+def _staged_steps(staged: str | Iterable[Sequence[int]]) -> tuple[Step, ...]:
     if isinstance(staged, str):
         return parse_play(staged)
     return tuple((int(frm), int(to)) for frm, to in staged)
 
 
-def explain_point(pos: Position, dice, point: int, staged=(), ruleset="sport") -> Explanation:
+def explain_point(
+    pos: Position,
+    dice: Sequence[int],
+    point: int,
+    staged: str | Iterable[Sequence[int]] = (),
+    ruleset: Ruleset | str = "sport",
+) -> Explanation:
     """Why the side to move's checker on ``point`` (own numbering) cannot move now.
 
     ``staged`` is a play string or steps ``(from, to)`` already made this turn (they must be the
@@ -137,12 +145,14 @@ def explain_point(pos: Position, dice, point: int, staged=(), ruleset="sport") -
     return turn.explain(int(point), board, level, node)
 
 
-def immovable_points(pos: Position, dice, ruleset="sport") -> dict:
+def immovable_points(
+    pos: Position, dice: Sequence[int], ruleset: Ruleset | str = "sport"
+) -> dict[int, Explanation]:
     """``{point: Explanation}`` for every point holding the side to move's checkers from which no
     legal play starts with a step, at the start of the turn (before any staged step)."""
     turn = _Turn(pos, dice, ruleset)
     board, level, node = turn.walk(())
-    out = {}
+    out: dict[int, Explanation] = {}
     for point in range(24, 0, -1):
         if board[point]:
             found = turn.explain(point, board, level, node)

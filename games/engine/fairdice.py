@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import Iterator
 
 ACCEPT_BELOW = 252  # the largest multiple of 6 not above 256
 
@@ -20,7 +21,7 @@ def seed_hash(seed: bytes) -> str:
     return hashlib.sha256(seed).hexdigest()
 
 
-def dice_stream(seed: bytes, n: int):
+def dice_stream(seed: bytes, n: int) -> Iterator[int]:
     """The unbiased dice (ints 1..6) of roll number ``n``, in order, without end."""
     k = 0
     while True:
@@ -31,17 +32,17 @@ def dice_stream(seed: bytes, n: int):
         k += 1
 
 
-def roll(seed: bytes, n: int) -> list:
+def roll(seed: bytes, n: int) -> list[int]:
     """Roll number ``n`` of the game with ``seed``: ``[a, b]``."""
     stream = dice_stream(seed, n)
     return [next(stream), next(stream)]
 
 
-def opening(seed: bytes, start: int = 0) -> tuple:
+def opening(seed: bytes, start: int = 0) -> tuple[int, int, list[list[int]], int]:
     """The R3 roll-off from roll number ``start``: white's and black's die from one roll, rolled
     again while equal. Returns ``(white_die, black_die, ties, next_n)``: ``ties`` lists the equal
     rolls before it, ``next_n`` is the number of the game's next roll."""
-    ties = []
+    ties: list[list[int]] = []
     n = start
     while True:
         white, black = roll(seed, n)

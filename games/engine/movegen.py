@@ -15,17 +15,22 @@ reached.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple, TypeAlias, TypedDict, cast
 
 from .errors import DiceError, IllegalPlay, NotationError
-from .notation import OFF, format_play, format_step, parse_play
-from .position import CHECKERS, FLAGS, HEAD, Position, mirrored, occupied, other
+from .notation import OFF, Step, format_play, format_step, parse_play
+from .position import CHECKERS, FLAGS, HEAD, Board, Position, mirrored, occupied, other
 from .rules import Ruleset, get_ruleset
 
 # R7: order of the mover's points along the opponent's path (opponent 24 -> 1), i.e.
 # 12, 11, …, 1, 24, 23, …, 13. The mover's 1|24 joint is inside, its 13|12 joint is not.
 PATH_POINT = tuple(12 - i if i < 12 else 36 - i for i in range(24))
-PATH_INDEX = (None,) + tuple(12 - p if p <= 12 else 36 - p for p in range(1, 25))
+# Index 0 (off) holds None but is never read, as no step lands on point 0 of the path: typed as
+# ints so that the hot R7 walks need no None check.
+PATH_INDEX: tuple[int, ...] = (None,) + tuple(  # type: ignore[assignment]
+    12 - p if p <= 12 else 36 - p for p in range(1, 25)
+)
 EXCEPTION_DOUBLES = (3, 4, 6)  # R5: two head checkers on a first turn
 
 
@@ -33,7 +38,7 @@ class Play(NamedTuple):
     """One legal play: ``steps`` (tuple of ``(from, to)``, ``to == 0`` is off, in the order
     played) and ``result``, the Position after it with the turn passed to the opponent."""
 
-    steps: tuple
+    steps: tuple[Step, ...]
     result: Position
 
     @property
@@ -42,7 +47,7 @@ class Play(NamedTuple):
         return format_play(self.steps)
 
 
-def check_dice(dice) -> tuple:
+def check_dice(dice: Iterable[int]) -> tuple[int, int]:
     """Validate a roll: two integers from 1 to 6. Returns it as a tuple; raises DiceError."""
     try:
         a, b = dice
@@ -54,7 +59,7 @@ def check_dice(dice) -> tuple:
     return (a, b)
 
 
-def _context(pos: Position):
+def _context(pos: Position) -> tuple[Board, int]:
     """``(opp_here, front)`` for the side to move: ``opp_here[p]`` is the opponent's checker
     count on the mover's point p (R1: the opponent's p+12, or p-12), ``front`` the opponent's
     lowest occupied point in its own numbering, 0 once it has borne off a checker (R7)."""
@@ -69,7 +74,7 @@ def _context(pos: Position):
     return opp_here, front
 
 
-def makes_block(board, t: int, opp_front: int) -> bool:
+def makes_block(board: Sequence[int], t: int, opp_front: int) -> bool:
     """R7: after landing on the newly taken point ``t``, does ``board`` hold six or more points
     in a row along the opponent's path with no opponent checker ahead of them?"""
     k = PATH_INDEX[t]
@@ -83,13 +88,13 @@ def makes_block(board, t: int, opp_front: int) -> bool:
     return hi - lo >= 5 and opp_front >= 24 - hi
 
 
-def head_limit(pos: Position, dice) -> int:
+def head_limit(pos: Position, dice: Sequence[int]) -> int:
     """R5: how many checkers may leave the head this turn (2 on a first turn with 6-6, 4-4, 3-3)."""
     a, b = dice
     return 2 if pos.first_turn and a == b and a in EXCEPTION_DOUBLES else 1
 
 
-def _moved(board, p: int, t: int) -> tuple:
+def _moved(board: Board, p: int, t: int) -> Board:
     """``board`` after one checker goes from ``p`` to ``t`` (0 = off)."""
     nb = list(board)
     nb[p] -= 1
@@ -97,13 +102,13 @@ def _moved(board, p: int, t: int) -> tuple:
     return tuple(nb)
 
 
-def _gen(b, die: int, opp_here, front: int, from_head: bool) -> list:
+def _gen(b: list[int], die: int, opp_here: Board, front: int, from_head: bool) -> list[Step]:
     """Every legal single step ``(from, to)`` with ``die`` from the mutable board ``b``: R4
     moving, R5 head (``from_head``: may a checker still leave point 24), R7 block, R8 bearing
     off. ``b`` is changed while checking R7 and restored before returning. The plain statement
     of the single-step rules: Search uses it, legal_plays a faster form (mask_steps) that
     lists the same steps in the same order."""
-    out = []
+    out: list[Step] = []
     home = not any(b[7:])
     for p in range(6 if home else 24 if from_head else 23, die, -1):
         if b[p] and not opp_here[p - die]:
@@ -128,6 +133,19 @@ def _gen(b, die: int, opp_here, front: int, from_head: bool) -> list:
     return out
 
 
+#: the dice still to play, largest first, e.g. ``(6, 5)``, ``(4, 4, 4)``, ``(3,)``, ``()``
+DiceLeft: TypeAlias = tuple[int, ...]
+#: how Search reached a board: ``(board, dice_left, step)`` one level up
+Parent: TypeAlias = tuple[Board, DiceLeft, Step]
+
+
+class StepNode(TypedDict):
+    """A node of step_graph: ``steps`` maps each next step (notation) to a node index."""
+
+    steps: dict[str, int]
+    final: bool
+
+
 class Search:
     """The breadth-first expansion of one roll from one position.
 
@@ -137,18 +155,18 @@ class Search:
 
     __slots__ = ("pos", "dice", "me", "opp_here", "front", "limit", "levels", "_cache")
 
-    def __init__(self, pos: Position, dice):
+    def __init__(self, pos: Position, dice: Sequence[int]) -> None:
         self.pos = pos
         self.dice = check_dice(dice)
         a, b = self.dice
         self.me = pos.board(pos.turn)
         self.opp_here, self.front = _context(pos)
         self.limit = head_limit(pos, self.dice)
-        self._cache = {}
-        start = (a,) * 4 if a == b else (max(a, b), min(a, b))
-        self.levels = [{self.me: {start: None}}]
+        self._cache: dict[tuple[Board, int], list[tuple[int, int, Board]]] = {}
+        start: DiceLeft = (a,) * 4 if a == b else (max(a, b), min(a, b))
+        self.levels: list[dict[Board, dict[DiceLeft, Parent | None]]] = [{self.me: {start: None}}]
         while True:
-            nxt = {}
+            nxt: dict[Board, dict[DiceLeft, Parent | None]] = {}
             for board, lefts in self.levels[-1].items():
                 for left in lefts:
                     for die, rest in _spend(left):
@@ -162,7 +180,7 @@ class Search:
                 break
             self.levels.append(nxt)
 
-    def steps(self, board, die):
+    def steps(self, board: Board, die: int) -> list[tuple[int, int, Board]]:
         """Legal single steps with ``die`` from ``board`` (cached for this search)."""
         key = (board, die)
         got = self._cache.get(key)
@@ -179,35 +197,37 @@ class Search:
         """The most dice that can be played (R6)."""
         return len(self.levels) - 1
 
-    def results(self) -> dict:
+    def results(self) -> dict[Board, DiceLeft]:
         """``{board: dice_left}`` for every legal result (R6), with the dice left on the path
         chosen as its representative."""
         last = self.levels[self.depth]
         a, b = self.dice
         if self.depth == 1 and a != b:
             # R6: only one die can be played -> the larger when it can be.
-            smaller_left = (min(a, b),)
+            smaller_left: DiceLeft = (min(a, b),)
             larger = {bd: smaller_left for bd, lefts in last.items() if smaller_left in lefts}
             if larger:
                 return larger
         return {bd: next(iter(lefts)) for bd, lefts in last.items()}
 
-    def path(self, board, left) -> tuple:
+    def path(self, board: Board, left: DiceLeft) -> tuple[Step, ...]:
         """The steps of the first-found way to reach ``board`` with ``left`` dice left."""
         steps = []
         for k in range(self.depth, 0, -1):
             if board not in self.levels[k] or left not in self.levels[k][board]:
                 break
-            board, left, step = self.levels[k][board][left]
+            parent = self.levels[k][board][left]
+            assert parent is not None  # only level 0 has no parent
+            board, left, step = parent
             steps.append(step)
         return tuple(reversed(steps))
 
-    def position_after(self, board) -> Position:
+    def position_after(self, board: Board) -> Position:
         """The Position after the mover has played to ``board``."""
         return self.pos.with_boards(board, self.pos.board(other(self.pos.turn)))
 
 
-def _spend(left: tuple):
+def _spend(left: DiceLeft) -> tuple[tuple[int, DiceLeft], ...]:
     """The ways to use one die from ``left`` (sorted high to low): ``[(die, rest), …]``."""
     if len(left) <= 1:
         return ((left[0], ()),) if left else ()
@@ -233,12 +253,12 @@ _KEY = tuple(tuple((1 << 4 * t) - (1 << 4 * p) for t in range(25)) for p in rang
 _new = tuple.__new__  # makes a NamedTuple without its Python-level __new__ (hot)
 
 
-def mask_steps(board, occ: int, src: int, die: int, front: int) -> list:
+def mask_steps(board: list[int], occ: int, src: int, die: int, front: int) -> list[Step]:
     """_gen's steps (same rules, same order) from flags: ``occ`` the occupied points of the
     list ``board``, ``src`` those whose checker may move ``die`` as far as R4 and R5 go (landing
     point not the opponent's; the head left out once it may not move). ``front`` as for _gen,
     or 0 when no step of this roll can make a block (R7 is then not looked at)."""
-    out = []
+    out: list[Step] = []
     while src:
         bit = src.bit_length() - 1
         src ^= 1 << bit
@@ -268,14 +288,16 @@ def mask_steps(board, occ: int, src: int, die: int, front: int) -> list:
     return out
 
 
-def _mixed(me, a: int, b: int, occ: int, free: int, front: int) -> list:
+def _mixed(
+    me: Board, a: int, b: int, occ: int, free: int, front: int
+) -> list[tuple[Board, tuple[Step, ...]]]:
     """``[(result board, steps), …]`` for a non-double roll: both dice if possible, else the
     larger if possible, else the smaller (R6); at most one head checker (R5). Results come in
     the order first reached (die ``a`` first, then ``b`` first; checkers from the highest point
     down), each with the steps that reached it first."""
     board = list(me)
-    two = {}
-    one = {a: {}, b: {}}
+    two: dict[int, tuple[Board, tuple[Step, ...]]] = {}
+    one: dict[int, dict[int, tuple[Board, tuple[Step, ...]]]] = {a: {}, b: {}}
     keys, flag, path_index, path_point = _KEY, _FLAG, PATH_INDEX, PATH_POINT  # locals: hot
     for d1, d2 in ((a, b), (b, a)):
         ok2 = (free << 8 * d2) & _ALL
@@ -343,7 +365,9 @@ def _mixed(me, a: int, b: int, occ: int, free: int, front: int) -> list:
     return list((one[max(a, b)] or one[min(a, b)]).values())
 
 
-def _double(me, die: int, occ: int, free: int, front: int, limit: int) -> list:
+def _double(
+    me: Board, die: int, occ: int, free: int, front: int, limit: int
+) -> list[tuple[Board, tuple[Step, ...]]]:
     """``[(result board, steps), …]`` for a double: as many of the four steps as possible (R6),
     ``limit`` head checkers (R5). Depth first from the highest point down, a partial play that
     reaches a board already reached with as many steps is not followed again; results come in
@@ -351,12 +375,13 @@ def _double(me, die: int, occ: int, free: int, front: int, limit: int) -> list:
     board = list(me)
     head0 = me[HEAD]
     ok = (free << 8 * die) & _ALL
-    seen = (None, set(), set(), set(), set())
-    found = []
+    # the keys reached at each depth (1..4; index 0 is never read)
+    seen: tuple[set[int], ...] = (set(), set(), set(), set(), set())
+    found: list[tuple[Board, tuple[Step, ...]]] = []
     best = 0
     keys = _KEY
 
-    def walk(depth, occ, key, steps):
+    def walk(depth: int, occ: int, key: int, steps: tuple[Step, ...]) -> None:
         nonlocal best, found
         # mask_steps inlined and taken one step at a time: the board is restored after each
         # child, so a later step is judged on the same board as in a list made beforehand.
@@ -426,7 +451,7 @@ def _double(me, die: int, occ: int, free: int, front: int, limit: int) -> list:
     return found
 
 
-def legal_plays(pos: Position, dice, ruleset="sport") -> list:
+def legal_plays(pos: Position, dice: Sequence[int], ruleset: Ruleset | str = "sport") -> list[Play]:
     """Every legal play of ``dice`` from ``pos``, one Play per distinct resulting position
     (RULES.md R4–R8, Notation), each with one legal step order.
 
@@ -479,7 +504,9 @@ def legal_plays(pos: Position, dice, ruleset="sport") -> list:
     return [_new(Play, (steps, _new(Position, (nxt, opp, board, first)))) for board, steps in found]
 
 
-def step_graph(pos: Position, dice, ruleset="sport") -> dict:
+def step_graph(
+    pos: Position, dice: Sequence[int], ruleset: Ruleset | str = "sport"
+) -> dict[str, list[StepNode]]:
     """Every legal way to play ``dice`` one step at a time, for a user interface.
 
     Returns ``{"nodes": [{"steps": {"24/18": 1, …}, "final": bool}, …]}``: node 0 is the
@@ -492,12 +519,12 @@ def step_graph(pos: Position, dice, ruleset="sport") -> dict:
     depth = search.depth
     finals = set(search.results()) if depth else {search.me}
     # good[k]: boards at level k from which a legal result can still be reached.
-    good = [set() for _ in range(depth + 1)]
+    good: list[set[Board]] = [set() for _ in range(depth + 1)]
     good[depth] = set(finals)
-    edges = [dict() for _ in range(depth + 1)]
+    edges: list[dict[Board, dict[str, Board]]] = [dict() for _ in range(depth + 1)]
     for k in range(depth - 1, -1, -1):
         for board, lefts in search.levels[k].items():
-            out = {}
+            out: dict[str, Board] = {}
             for left in lefts:
                 for die, _rest in _spend(left):
                     for p, t, nb in search.steps(board, die):
@@ -507,7 +534,7 @@ def step_graph(pos: Position, dice, ruleset="sport") -> dict:
                 good[k].add(board)
                 edges[k][board] = out
     ids = {(0, search.me): 0}
-    nodes = [{"steps": {}, "final": depth == 0}]
+    nodes: list[StepNode] = [{"steps": {}, "final": depth == 0}]
     queue = [(0, search.me)]
     for k, board in queue:
         node = nodes[ids[(k, board)]]
@@ -521,7 +548,12 @@ def step_graph(pos: Position, dice, ruleset="sport") -> dict:
     return {"nodes": nodes}
 
 
-def legal_steps(pos: Position, dice, staged=(), ruleset="sport") -> list:
+def legal_steps(
+    pos: Position,
+    dice: Sequence[int],
+    staged: str | Iterable[Step] = (),
+    ruleset: Ruleset | str = "sport",
+) -> list[Step]:
     """The single steps that may come next after the ``staged`` steps (a play string or a
     sequence of ``(from, to)``): each begins or continues some legal play (see step_graph).
 
@@ -543,18 +575,18 @@ def legal_steps(pos: Position, dice, staged=(), ruleset="sport") -> list:
     return out
 
 
-def _dice_text(dice) -> str:
+def _dice_text(dice: Sequence[int]) -> str:
     return f"{dice[0]}-{dice[1]}"
 
 
-def _apply(search: Search, steps) -> tuple:
+def _apply(search: Search, steps: tuple[Step, ...]) -> tuple[Board, tuple[int, ...]]:
     """Play ``steps`` checker by checker (R4, R8 mechanics; not R5/R6/R7, which the result set
     decides). Returns ``(board, dice_used)`` or raises IllegalPlay with the first fault."""
     a, b = search.dice
     pool = [a] * 4 if a == b else [a, b]
     opp_here = search.opp_here
 
-    def go(board, i, pool):
+    def go(board: Board, i: int, pool: list[int]) -> tuple[Board, tuple[int, ...]]:
         if i == len(steps):
             return board, ()
         p, t = steps[i]
@@ -597,7 +629,7 @@ def _apply(search: Search, steps) -> tuple:
                 raise IllegalPlay("blocked", f"{label}: point {t} is held by your opponent.", step)
             choices = [p - t]
         nb = _moved(board, p, t)
-        fault = None
+        fault: IllegalPlay | None = None
         for d in choices:
             rest = list(pool)
             rest.remove(d)
@@ -606,6 +638,7 @@ def _apply(search: Search, steps) -> tuple:
                 return end, (d,) + used
             except IllegalPlay as exc:
                 fault = fault or exc
+        assert fault is not None  # choices is never empty: each failed and set it
         raise fault
 
     if len(steps) > len(pool):
@@ -616,7 +649,12 @@ def _apply(search: Search, steps) -> tuple:
     return go(search.me, 0, pool)
 
 
-def check_play(pos: Position, dice, play, ruleset="sport") -> Play:
+def check_play(
+    pos: Position,
+    dice: Sequence[int],
+    play: str | Iterable[Iterable[int]],
+    ruleset: Ruleset | str = "sport",
+) -> Play:
     """Check a submitted play and return it as a Play (RULES.md Notation: a play is judged by the
     position it leads to, so any step order reaching a legal result is accepted).
 
@@ -627,12 +665,17 @@ def check_play(pos: Position, dice, play, ruleset="sport") -> Play:
     ``six_block`` (R7), ``bear_off_not_home``, ``bear_off_higher`` (R8), ``too_many_steps``.
     """
     get_ruleset(ruleset)
-    steps = parse_play(play) if isinstance(play, str) else tuple(tuple(s) for s in play)
+    steps = (
+        parse_play(play)
+        if isinstance(play, str)
+        # pairs of ints: checked just below
+        else cast("tuple[Step, ...]", tuple(tuple(s) for s in play))
+    )
     for s in steps:
         if len(s) != 2 or not all(isinstance(x, int) for x in s):
             raise NotationError(f"bad step {s!r}")
     search = Search(pos, dice)
-    results = search.results() if search.depth else {search.me: ()}
+    results: dict[Board, DiceLeft] = search.results() if search.depth else {search.me: ()}
     board = _board_after(search, steps)
     if board in results:
         if not steps:
@@ -646,7 +689,7 @@ def check_play(pos: Position, dice, play, ruleset="sport") -> Play:
     raise _diagnose(search, steps, used)
 
 
-def _board_after(search: Search, steps):
+def _board_after(search: Search, steps: tuple[Step, ...]) -> Board | None:
     """The mover's board after ``steps`` if the roll can account for them, else None.
 
     Only what makes the steps a play of these dice at all is required here: each step moves
@@ -677,7 +720,7 @@ def _board_after(search: Search, steps):
     return tuple(board) if min(board) >= 0 else None
 
 
-def _in_legal_order(search: Search, steps) -> bool:
+def _in_legal_order(search: Search, steps: tuple[Step, ...]) -> bool:
     """Can ``steps`` be played one by one in this order (R4, R5, R7, R8)?"""
     try:
         _apply(search, steps)
@@ -686,7 +729,7 @@ def _in_legal_order(search: Search, steps) -> bool:
     return _step_rule_broken(search, steps) is None
 
 
-def _step_rule_broken(search: Search, steps):
+def _step_rule_broken(search: Search, steps: tuple[Step, ...]) -> IllegalPlay | None:
     """The first step of ``steps`` (already known to be mechanically playable) that breaks
     the head rule (R5) or builds a forbidden six-point block (R7), as an IllegalPlay; or None."""
     board = search.me
@@ -712,7 +755,7 @@ def _step_rule_broken(search: Search, steps):
     return None
 
 
-def _diagnose(search: Search, steps, used) -> IllegalPlay:
+def _diagnose(search: Search, steps: tuple[Step, ...], used: tuple[int, ...]) -> IllegalPlay:
     """Why a mechanically possible play is not legal: the first rule it breaks."""
     dice, depth = search.dice, search.depth
     broken = _step_rule_broken(search, steps)

@@ -4,24 +4,29 @@ bearing off is ``from/off``, a play is its steps separated by spaces, ``""`` is 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
+from typing import TypeAlias
 
 from .errors import NotationError
 
 OFF = 0
 
+#: a step ``(from, to)`` in the mover's numbering, ``to == OFF`` bearing off
+Step: TypeAlias = tuple[int, int]
 
-def format_step(step) -> str:
+
+def format_step(step: Sequence[int]) -> str:
     """``(24, 18)`` -> ``"24/18"``; ``(3, 0)`` -> ``"3/off"``."""
     frm, to = step
     return f"{frm}/{'off' if to == OFF else to}"
 
 
-def format_play(steps) -> str:
+def format_play(steps: Iterable[Sequence[int]]) -> str:
     """A sequence of steps -> ``"24/18 18/13"``; no steps -> ``""`` (a pass)."""
     return " ".join(format_step(s) for s in steps)
 
 
-def parse_step(text: str) -> tuple:
+def parse_step(text: str) -> Step:
     """``"24/18"`` -> ``(24, 18)``, ``"3/off"`` -> ``(3, 0)``.
 
     Raises NotationError unless ``from`` is 1..24 and ``to`` is 1..23 or ``off``.
@@ -41,7 +46,7 @@ def parse_step(text: str) -> tuple:
     return (int(frm_s), int(to_s))
 
 
-def parse_play(text) -> tuple:
+def parse_play(text: str) -> tuple[Step, ...]:
     """``"24/18 18/13"`` -> ``((24, 18), (18, 13))``; ``""`` -> ``()`` (a pass).
 
     Commas are accepted as separators too, and spaces around "/". Raises NotationError on a

@@ -6,7 +6,8 @@ borne off, index p (1..24) the number on point p; point 24 is the head, 1..6 the
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import NamedTuple, TypeAlias
 
 from .errors import PositionError
 
@@ -16,7 +17,10 @@ SIDES = (WHITE, BLACK)
 CHECKERS = 15
 HEAD = 24
 
-START_BOARD = (0,) * 24 + (CHECKERS,)
+#: a board as described above
+Board: TypeAlias = tuple[int, ...]
+
+START_BOARD: Board = (0,) * 24 + (CHECKERS,)
 _new = tuple.__new__
 
 
@@ -50,7 +54,7 @@ def mirrored(counts: int) -> int:
     return (counts & HIGH_BYTES) >> 96 | (counts & LOW_BYTES) << 96
 
 
-def board_from_json(data, side: str = "side") -> tuple:
+def board_from_json(data: object, side: str = "side") -> Board:
     """A board from ``{"24": 14, "13": 1}`` (own numbering; missing checkers are off).
 
     Raises PositionError for keys outside 1..24, non-positive or non-integer counts, or more
@@ -73,14 +77,14 @@ def board_from_json(data, side: str = "side") -> tuple:
     return tuple(board)
 
 
-def _slow_point(key, side) -> int:
+def _slow_point(key: object, side: str) -> int:
     """A point key that is not one of "1".."24" exactly: an int 1..24 is taken, else an error."""
     if type(key) is int and 1 <= key <= 24:
         return key
     raise PositionError(f"{side}: point {key!r} is not between 1 and 24")
 
 
-def board_to_json(board) -> dict:
+def board_to_json(board: Sequence[int]) -> dict[str, int]:
     """``{"24": 14, "13": 1}``: the occupied points of a board, highest first; off is left out."""
     return {str(p): board[p] for p in range(24, 0, -1) if board[p]}
 
@@ -94,8 +98,8 @@ class Position(NamedTuple):
     """
 
     turn: str
-    white: tuple
-    black: tuple
+    white: Board
+    black: Board
     first_turn: bool = False
 
     @classmethod
@@ -106,7 +110,7 @@ class Position(NamedTuple):
         return cls(turn, START_BOARD, START_BOARD, True)
 
     @classmethod
-    def from_json(cls, data) -> Position:
+    def from_json(cls, data: object) -> Position:
         """Parse RULES.md position JSON: ``{"turn", "white", "black", "first_turn"}``.
 
         ``first_turn`` defaults to false. Raises PositionError on anything malformed, including
@@ -131,7 +135,7 @@ class Position(NamedTuple):
             )
         return _new(cls, (turn, white, black, first_turn))
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         """The RULES.md JSON form of this position."""
         return {
             "turn": self.turn,
@@ -140,7 +144,7 @@ class Position(NamedTuple):
             "first_turn": self.first_turn,
         }
 
-    def board(self, side: str) -> tuple:
+    def board(self, side: str) -> Board:
         """The board of ``side`` in its own numbering."""
         return self.white if side == WHITE else self.black
 
@@ -154,7 +158,7 @@ class Position(NamedTuple):
         return self.board(side)[0]
 
     @property
-    def winner(self):
+    def winner(self) -> str | None:
         """The side that has borne off all 15 checkers (R9), or None while the game goes on."""
         if self.white[0] == CHECKERS:
             return WHITE
@@ -162,7 +166,7 @@ class Position(NamedTuple):
             return BLACK
         return None
 
-    def with_boards(self, mover_board: tuple, opponent_board: tuple) -> Position:
+    def with_boards(self, mover_board: Board, opponent_board: Board) -> Position:
         """The position after the side to move has played to ``mover_board``: the turn passes.
 
         ``first_turn`` stays true only while the opponent has not moved either (it still has

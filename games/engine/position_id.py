@@ -36,7 +36,7 @@ def encode(position: Position) -> str:
     return base64.urlsafe_b64encode(value.to_bytes(BITS // 8, "big")).decode("ascii").rstrip("=")
 
 
-def decode(position_id) -> Position:
+def decode(position_id: str) -> Position:
     """The Position whose ID is ``position_id``.
 
     Raises PositionError for anything that is not the ID of a valid position: wrong length or

@@ -31,13 +31,15 @@ RecordError naming the line and the rule broken.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 from . import fairdice
 from .errors import EngineError
 from .movegen import check_dice, check_play
 from .position import BLACK, SIDES, WHITE, Position, other
-from .rules import PLAY_OPENING_DICE, PRESETS, get_ruleset
+from .rules import PLAY_OPENING_DICE, PRESETS, Ruleset, get_ruleset
 from .scoring import KOKS, MARS, OIN, game_value
 
 PLAY, DOUBLE, TAKE, DROP, RESIGN = "play", "double", "take", "drop", "resign"
@@ -103,7 +105,14 @@ class RecordError(EngineError):
     names (e.g. ``{"expected": 1, "got": 2}``); a side is ``"white"`` or ``"black"``.
     """
 
-    def __init__(self, line: int, reason: str, code: str = "record", cause=None, params=None):
+    def __init__(
+        self,
+        line: int,
+        reason: str,
+        code: str = "record",
+        cause: EngineError | None = None,
+        params: Mapping[str, object] | None = None,
+    ) -> None:
         super().__init__(f"line {line}: {reason}" if line else reason)
         self.line = line
         self.reason = reason
@@ -123,7 +132,7 @@ class Entry:
     n: int
     side: str
     kind: str
-    dice: tuple | None = None
+    dice: tuple[int, int] | None = None
     play: str | None = None
     cube: int | None = None
     line: int = field(default=0, compare=False)
@@ -131,6 +140,7 @@ class Entry:
     def text(self) -> str:
         """The entry as a record line."""
         if self.kind == PLAY:
+            assert self.dice is not None  # a play has its dice (see the class docstring)
             return f"{self.n} {self.side} {self.dice[0]}-{self.dice[1]} {self.play or 'pass'}"
         if self.kind == DOUBLE:
             return f"{self.n} {self.side} double {self.cube}"
@@ -171,12 +181,16 @@ class Record:
     """A parsed record: ``headers`` as ``[(name, value), …]`` in order, the turn ``entries``,
     and the final ``result`` (None for a game still going on)."""
 
-    headers: list = field(default_factory=list)
-    entries: list = field(default_factory=list)
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    entries: list[Entry] = field(default_factory=list)
     result: Result | None = None
-    header_lines: dict = field(default_factory=dict, compare=False)
+    header_lines: dict[str, int] = field(default_factory=dict, compare=False)
 
-    def header(self, name, default=None):
+    @overload
+    def header(self, name: str) -> str | None: ...
+    @overload
+    def header(self, name: str, default: str) -> str: ...
+    def header(self, name: str, default: str | None = None) -> str | None:
         """The value of header ``name`` (the last one if repeated), or ``default``."""
         for key, value in reversed(self.headers):
             if key == name:
@@ -187,7 +201,7 @@ class Record:
 # --- writing -------------------------------------------------------------------------------
 
 
-def clean_header_value(value) -> str:
+def clean_header_value(value: object) -> str:
     """A header value that the format can hold: no double quotes or line breaks."""
     return " ".join(str(value).replace('"', "'").split())
 
@@ -202,7 +216,7 @@ def write(record: Record) -> str:
     return "\n".join(lines) + "\n"
 
 
-def opening_text(pairs, starter=None) -> str:
+def opening_text(pairs: Sequence[Sequence[int]], starter: str | None = None) -> str:
     """The Opening header: roll-off rolls ``[(white, black), …]`` as ``"3-3 6-5"``, or
     ``"white starts"`` when ``pairs`` is empty (a match game started by the previous winner)."""
     if pairs:
@@ -213,7 +227,7 @@ def opening_text(pairs, starter=None) -> str:
 # --- parsing -------------------------------------------------------------------------------
 
 
-def parse(text) -> Record:
+def parse(text: str) -> Record:
     """Read a record. Raises RecordError (with the line number) for a line that is neither a
     header, a turn line, the result line, a comment (``#``) nor blank, for headers after the
     first turn line, for anything after the result line, and for text too long to be a game."""
@@ -332,7 +346,7 @@ class Frame:
     position: Position
     n: int | None = None
     side: str | None = None
-    dice: tuple | None = None
+    dice: tuple[int, int] | None = None
     play: str | None = None
     cube_value: int = 1
     cube_owner: str | None = None
@@ -347,8 +361,8 @@ class Replay:
     whether every roll equals the seed's, and ``dice_mismatch_line`` the first line that does
     not."""
 
-    frames: list
-    ruleset: object
+    frames: list[Frame]
+    ruleset: Ruleset
     result: Result | None
     starter: str
     match_length: int
@@ -356,7 +370,7 @@ class Replay:
     dice_mismatch_line: int | None = None
 
 
-def _on_off(record: Record, name: str):
+def _on_off(record: Record, name: str) -> bool | None:
     value = record.header(name)
     if value is None:
         return None
@@ -371,7 +385,9 @@ def _on_off(record: Record, name: str):
     return lowered == "on"
 
 
-def _opening(record: Record, ruleset, match_length: int):
+def _opening(
+    record: Record, ruleset: Ruleset, match_length: int
+) -> tuple[list[tuple[int, int]], str]:
     """``(pairs, starter)`` from the Opening header. ``"<side> starts"`` (no roll-off) is
     allowed only in a match game after the first, started by the previous game's winner (R11);
     every other game begins with the R3 roll-off."""
@@ -395,7 +411,7 @@ def _opening(record: Record, ruleset, match_length: int):
                 params={"side": starts[1]},
             )
         return [], starts[1]
-    pairs = []
+    pairs: list[tuple[int, int]] = []
     for token in value.split():
         match = _PAIR.fullmatch(token)
         if not match:
@@ -418,14 +434,14 @@ def _opening(record: Record, ruleset, match_length: int):
     return pairs, WHITE if white > black else BLACK
 
 
-def ruleset_of(record: Record):
+def ruleset_of(record: Record) -> Ruleset:
     """The engine Ruleset a record is played under: the Preset header with Koks/Cube."""
     preset = record.header("Preset")
     if preset is None:
         raise RecordError(
             0, 'the record needs a Preset header ("sport", "classic" or "match")', "preset_missing"
         )
-    table = {}
+    table: dict[str, bool] = {}
     for name in ("Koks", "Cube"):
         value = _on_off(record, name)
         if value is not None:
@@ -479,7 +495,7 @@ def replay(record: Record) -> Replay:
     frames = [Frame("start", position)]
     cube, owner, offer = 1, None, None
     expected_n = 1
-    ended = None  # (winner, reason) once the game is over
+    ended: tuple[str | None, str] | None = None  # (winner, reason) once the game is over
     opening_dice = sorted(pairs[-1], reverse=True) if pairs else None
     roll_n = len(pairs)
     mismatch = None
@@ -518,10 +534,10 @@ def replay(record: Record) -> Replay:
                     params={"side": position.turn},
                 )
             try:
-                dice = check_dice(entry.dice)
+                dice = check_dice(entry.dice or ())  # a built Entry may lack them
             except EngineError as exc:  # the line pattern admits 1-6 only; kept as a guard
                 raise RecordError(line, str(exc), "dice") from None
-            if plays_seen == 0 and pairs and ruleset.opening == PLAY_OPENING_DICE:
+            if plays_seen == 0 and opening_dice and ruleset.opening == PLAY_OPENING_DICE:
                 if sorted(dice, reverse=True) != opening_dice:
                     raise RecordError(
                         line,
@@ -542,6 +558,7 @@ def replay(record: Record) -> Replay:
             frames.append(
                 Frame("roll", position, entry.n, entry.side, dice, None, cube, owner, line)
             )
+            assert entry.play is not None  # a play line has its play ("" for a pass)
             try:
                 chosen = check_play(position, dice, entry.play, ruleset)
             except EngineError as exc:
@@ -558,6 +575,7 @@ def replay(record: Record) -> Replay:
         elif entry.kind == DOUBLE:
             if not ruleset.cube:
                 raise RecordError(line, "this table has no doubling cube (R10)", "no_cube")
+            assert entry.cube is not None  # a double line has the value offered
             if entry.cube > CUBE_VALUES[-1]:
                 raise RecordError(
                     line,
@@ -645,6 +663,7 @@ def replay(record: Record) -> Replay:
         elif reason == DROP:
             kind, points = OIN, cube
         else:  # bore off, resign, timeout, abandon: R9 on the loser's position, times the cube
+            assert winner is not None  # only an abort has no winner
             kind, points = game_value(
                 position.board(other(winner)), ruleset, cube=cube, cube_turned=cube > 1
             )
@@ -674,7 +693,9 @@ def replay(record: Record) -> Replay:
     )
 
 
-def _check_clock_line(record: Record, entry: Entry, position: Position, offer, played):
+def _check_clock_line(
+    record: Record, entry: Entry, position: Position, offer: str | None, played: dict[str, int]
+) -> None:
     """Refuse a timeout, abandon or abort line that cannot happen: a timeout or abandon needs a
     Clock header (RULES.md R11); only the side whose clock runs (the side to move, or the side
     offered a double) runs out of time; an abort is by a side that has not played yet in the
@@ -705,7 +726,7 @@ def _check_clock_line(record: Record, entry: Entry, position: Position, offer, p
         )
 
 
-def _seed(record: Record):
+def _seed(record: Record) -> bytes | None:
     """The revealed seed (bytes) if the record has one; checks it against Seed hash."""
     seed_text = record.header("Seed")
     if seed_text is None:
@@ -725,7 +746,7 @@ def _seed(record: Record):
     return seed
 
 
-def _check_result(record: Record, result):
+def _check_result(record: Record, result: Result | None) -> None:
     stated = record.result
     header = record.header("Result")
     header_line = record.header_lines.get("Result", 0)

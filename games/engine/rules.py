@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import ClassVar, Literal, TypedDict
 
 from .errors import RulesetError
 
 PLAY_OPENING_DICE = "play_opening_dice"
 REROLL = "reroll"
+
+
+class _TableChanges(TypedDict, total=False):
+    """The table options a table overrides, as ``dataclasses.replace`` takes them."""
+
+    koks: bool
+    cube: bool
 
 
 @dataclass(frozen=True)
@@ -29,13 +37,13 @@ class Ruleset:
     koks: bool
     cube: bool
     gammons_need_turned_cube: bool
-    match_lengths: tuple
+    match_lengths: tuple[int, ...]
     clock: str
 
     #: table options a game may override (RULES.md R12: "table may switch off", "table option")
-    TABLE_OPTIONS = ("koks", "cube")
+    TABLE_OPTIONS: ClassVar[tuple[Literal["koks"], Literal["cube"]]] = ("koks", "cube")
 
-    def with_table(self, table: dict | None) -> Ruleset:
+    def with_table(self, table: dict[str, bool] | None) -> Ruleset:
         """Return this ruleset with the per-table overrides in ``table`` (e.g. ``{"cube": True}``).
 
         Raises RulesetError for an unknown option or a non-boolean value, or an option the
@@ -45,7 +53,7 @@ class Ruleset:
             return self
         if not isinstance(table, dict):
             raise RulesetError("table options must be an object")
-        changes = {}
+        changes: _TableChanges = {}
         for key, value in table.items():
             if key not in self.TABLE_OPTIONS:
                 raise RulesetError(f"unknown table option {key!r}")
@@ -88,7 +96,7 @@ PRESETS = {
 }
 
 
-def get_ruleset(name, table: dict | None = None) -> Ruleset:
+def get_ruleset(name: Ruleset | str, table: dict[str, bool] | None = None) -> Ruleset:
     """The preset called ``name`` (``sport``, ``classic``, ``match``) with ``table`` overrides.
 
     A Ruleset passed in is returned (with overrides). Raises RulesetError for an unknown name.

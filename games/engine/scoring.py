@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
-from .rules import get_ruleset
+from collections.abc import Sequence
+
+from .rules import Ruleset, get_ruleset
 
 OIN, MARS, KOKS = "oin", "mars", "koks"
 BASE_POINTS = {OIN: 1, MARS: 2, KOKS: 3}
 
 
 def game_value(
-    loser_board, ruleset, cube: int = 1, cube_turned: bool = False, table: dict | None = None
-) -> tuple:
+    loser_board: Sequence[int],
+    ruleset: Ruleset | str,
+    cube: int = 1,
+    cube_turned: bool = False,
+    table: dict[str, bool] | None = None,
+) -> tuple[str, int]:
     """The result and points of a finished game, from the loser's board (R9, R10).
 
     ``loser_board``: 25 ints in the loser's own numbering (index 0 = borne off).

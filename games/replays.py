@@ -22,7 +22,9 @@ EVENT_NAME = "Long nardy game"
 def _player_header(game, side):
     if game.bot_side == side:
         return f"Computer ({game.bot_level})" if game.bot_level else "Computer"
-    return "Guest"
+    user_id = game.user_of(side)
+    # an account's public name, as the game page shows it; a guest stays anonymous
+    return display_name(user_id) if user_id else "Guest"
 
 
 def game_record(game):

@@ -182,10 +182,12 @@ def test_two_guests_play_with_the_match_clock_and_a_player_who_leaves_loses_the_
     moved, under_bar = [], []
     for _ in range(4):
         page_b.evaluate(SCROLL_BOARD_UNDER_BAR_JS)
+        under_bar.append(page_b.evaluate(BOARD_UNDER_BAR_JS))  # while scrolled, too
         moved.append(play_one_turn([page_a, page_b], deadline))
         under_bar.append(page_b.evaluate(BOARD_UNDER_BAR_JS))
     assert {page_a, page_b} <= set(moved)
-    assert under_bar == [0, 0, 0, 0], under_bar
+    assert under_bar == [0] * 8, under_bar
+    page_b.screenshot(path=str(ARTIFACTS / "clock-scrolled-360.png"))
     # The match clock: 12 s free per move, then the reserve of 2 min for the match.
     page_b.wait_for_function(
         "() => /^to move · reserve 2:00$/.test((document.querySelector("

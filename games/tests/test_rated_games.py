@@ -16,8 +16,9 @@ from django.db import connections
 from django.test import Client
 from django.urls import reverse
 
-from games import clocks, lobby, ratings, services
+from games import clocks, lobby, ratings, replays, services
 from games.clocks import ClockSpec
+from games.engine import record as rec
 from games.loadtool.gameview import GameView
 from games.models import (
     Abandonment,
@@ -500,3 +501,19 @@ def test_play_again_after_a_rated_challenge_game_keeps_it_rated_with_its_clock()
     page = signed_in_client(alice).get(reverse("games:game", kwargs={"game_id": game.pk}))
     form = page.context["options_form"]
     assert form.initial["rated"] == "rated" and form.initial["clock"] == "match"
+
+
+@pytest.mark.django_db
+def test_a_record_between_accounts_names_them_as_the_game_page_does():
+    # the downloaded record said "Guest" for both accounts (the new-player tryout of issue #30)
+    alice, bob = account("alice"), account("bob")
+    Profile.objects.create(user=alice, display_name='Alice "A" Petrova')
+    game = rated_game(alice, bob)
+    record = replays.game_record(game)
+    names = {record.header("White"), record.header("Black")}
+    assert names == {'Alice "A" Petrova', f"Player {bob.pk}"}
+    parsed = rec.parse(rec.write(record))  # the quotes a header cannot hold become apostrophes
+    assert {parsed.header("White"), parsed.header("Black")} == {
+        "Alice 'A' Petrova",
+        f"Player {bob.pk}",
+    }

@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils import translation
 from django.utils.html import escape
 
-from games import admission, tournaments
+from games import admission, clocks, tournaments
 from games.models import Entrant, Game, RatingChange, Status, Tournament
 from games.tests.factories import new_bot_game
 from games.tests.tournament_helpers import accounts, arena, enter, playing, resign
@@ -100,6 +100,14 @@ def test_quick_losses_again_and_again_withdraw_the_player_with_the_reason():
     assert "withdrawn" in refused.value.message
     mine = next(row for row in tournaments.state(event.pk)["standings"] if row["user"] == quitter)
     assert mine["withdrawn"]
+    # at the end the withdrawn player gets no place, so no podium (the tryout found one)
+    for pairing in playing(event):
+        resign(pairing.game, pairing.black.user_id)
+    tournaments.advance(event.pk, clocks.to_ms(event.ends_at) + 1000)
+    assert entrant(event, quitter).place is None
+    assert sorted(
+        e.place for e in Entrant.objects.filter(tournament=event).exclude(user_id=quitter)
+    ) == [1, 2, 3]
 
 
 def test_a_full_site_holds_arena_pairing_and_cup_matches_and_says_so(settings, monkeypatch):

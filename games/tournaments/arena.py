@@ -180,17 +180,18 @@ def _done(pairing, now_ms):
 
 def finish_if_done(change, now_ms):
     """After the end time, once no game of the arena is under way: it is over, and every
-    entrant who played gets their place (points, then wins, then rating; equal entries share
-    nothing: the earlier entry ranks first; an entrant without a game has no place). Returns
-    True if it finished now."""
+    entrant who played (and was not withdrawn) gets their place (points, then wins, then
+    rating; equal entries share nothing: the earlier entry ranks first; an entrant without a
+    game has no place). Returns True if it finished now."""
     tournament = change.tournament
     if tournament.status != TournamentStatus.RUNNING:
         return False
     if Pairing.objects.filter(tournament=tournament, status=PairingStatus.PLAYING).exists():
         return False
-    # only those who played a game are ranked: an entry without one has no place
+    # only those who played a game are ranked: an entry without one has no place, nor has one
+    # the arena withdrew for games left at once (no podium for a farmer's accomplice)
     ranked = sorted(
-        Entrant.objects.filter(tournament=tournament, games__gt=0),
+        Entrant.objects.filter(tournament=tournament, games__gt=0, withdrawn=""),
         key=lambda e: (-e.score, -e.wins, -e.rating, e.joined, e.pk),
     )
     for place, entrant in enumerate(ranked, start=1):

@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { createState } from "../../../static/games/room/state.js";
 import { nextSteps, stagePath } from "../../../static/games/room/staging.js";
 import {
-  clockText, historyEntryText, lostText, matchText, openingText, playText, resultExplain, resultReason,
-  resultTitle, statusText, who,
+  clockText, historyEntryText, lostText, matchText, openingText, playText, resignQuestion, resultExplain,
+  resultReason, resultTitle, statusText, who,
 } from "../../../static/games/room/texts.js";
 import { clockFace, clockWarning, outageNote, presenceNotice } from "../../../static/games/room/clocks.js";
 import { game } from "./games.mjs";
@@ -212,4 +212,13 @@ test("the clock warns the running side at 30 and then 10 seconds before its dead
   assert.equal(clockWarning(g, "black", 95000), null); // its clock does not run
   assert.equal(clockWarning(game({ clock: null }), "white", 95000), null);
   assert.equal(clockWarning(Object.assign({}, g, { status: "finished" }), "white", 95000), null);
+});
+
+test("resigning before one's first play is asked as leaving an aborted game; after it, as a scored loss", () => {
+  const fresh = game({ history: [{ n: 1, side: "black", kind: "play", dice: [6, 5], play: "24/18 18/13", version: 2 }] });
+  assert.match(resignQuestion(fresh), /^Leave this game\? You have not made a play yet, so it is aborted/);
+  const played = game({ history: [{ n: 1, side: "white", kind: "play", dice: [6, 5], play: "24/18 18/13", version: 2 }] });
+  assert.equal(resignQuestion(played), "Resign this game? It is scored on your position as it stands now.");
+  const laterGame = game({ history: [], match: { game_number: 2 } });
+  assert.equal(resignQuestion(laterGame), "Resign this game? It is scored on your position as it stands now.");
 });

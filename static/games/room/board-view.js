@@ -49,19 +49,6 @@ export function lastPlayPoints(game) {
 }
 
 /**
- * How far the board's top lies under the bar that sticks to the top of a phone's screen (the
- * clocks), from their client rectangles: 0 when the board is clear of it, or when less than
- * half of the board shows below it (the reader has gone further down the page).
- * @param {?{bottom: number}} bar
- * @param {{top: number, bottom: number}} board
- * @returns {number}  pixels
- */
-export function underBar(bar, board) {
-  if (!bar || board.bottom - bar.bottom < (board.bottom - board.top) / 2) return 0;
-  return Math.max(0, Math.ceil(bar.bottom - board.top));
-}
-
-/**
  * What NardyBoard's draw() takes for the room as it stands.
  * @param {RoomState} state
  * @returns {Object} {boards, off, steps, dests, stagedTo, dice, cube, viewer, mover,

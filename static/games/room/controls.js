@@ -6,7 +6,7 @@
  */
 import { can, cubeOffer, saveSettings } from "./state.js";
 import { canStage, currentNode, nextSteps, shownPosition, stagedPlay, stagePath, unstageLast } from "./staging.js";
-import { statusText } from "./texts.js";
+import { resignQuestion, statusText } from "./texts.js";
 
 const NB = globalThis.NardyBoard;
 const { fmt, fromWhite } = NB;
@@ -278,7 +278,7 @@ export function createControls(els, state, { connection, say, render, stopAnimat
   els.drop.addEventListener("click", () => sendAction("drop"));
   if (els.claim) els.claim.addEventListener("click", () => sendAction("claim"));
   els.resign.addEventListener("click", () => {
-    if (window.confirm(gettext("Resign this game? It is scored on your position as it stands now."))) {
+    if (window.confirm(resignQuestion(state.game))) {
       sendAction("resign");
     }
   });

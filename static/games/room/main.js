@@ -11,7 +11,7 @@
  * catalogue (gettext, ngettext, interpolate).
  */
 import { createAnnouncer } from "./announce.js";
-import { createBoardView, underBar } from "./board-view.js";
+import { createBoardView } from "./board-view.js";
 import { CLOCK_TICK_MS, createClocks, noteClockOffset } from "./clocks.js";
 import { createCoach } from "./coach.js";
 import { createControls } from "./controls.js";
@@ -32,7 +32,6 @@ function elements() {
   return {
     root: $("game"),
     board: $("board"),
-    sticky: document.querySelector(".game-sticky"),
     players: $("players"),
     match: $("match-score"),
     connection: $("connection"),
@@ -149,18 +148,9 @@ function start(rootEl) {
     rootEl.dispatchEvent(new CustomEvent(name, { bubbles: true, detail }));
   }
 
-  /** Pixels of the board under the clock bar that sticks to the top of a phone's screen. */
-  function boardUnderBar() {
-    return underBar(els.sticky && els.sticky.getBoundingClientRect(), els.board.getBoundingClientRect());
-  }
-
   /** After a change is shown: the automatic play, and a match's move to its next game. */
   function afterGame() {
     controls.guideFocus();
-    // The page scrolled down to reach a control, or a note above the board went: the board's
-    // top may be under the stuck clock bar. Bring it back below, for the game's next move.
-    const hidden = state.game.status === "active" ? boardUnderBar() : 0;
-    if (hidden > 0) window.scrollBy(0, -hidden);
     controls.maybeAutoPlay();
     const m = state.game.match;
     if (state.game.status === "finished" && m && m.next_game && !state.nextTimer) {

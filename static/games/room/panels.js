@@ -78,10 +78,12 @@ export function createPanels(els, state) {
     const people = betweenPeople(game);
     const clocked = Boolean(game.clock);
     els.players.replaceChildren();
+    // while a play slides on the board its mover still has the turn, as the status says
+    const mover = state.anim && game.last ? game.last.side : game.awaiting || game.turn;
     for (const side of SIDES) {
       const player = (game.players && game.players[side]) || {};
       const row = document.createElement("div");
-      const isTurn = game.status === "active" && (game.awaiting || game.turn) === side;
+      const isTurn = game.status === "active" && mover === side;
       row.className = "player player-" + side + (isTurn ? " is-turn" : "");
       row.dataset.side = side;
       const chip = document.createElement("span");

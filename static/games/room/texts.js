@@ -264,6 +264,21 @@ function isAborted(result) {
 }
 
 /**
+ * The question before a resignation: before the viewer's first play of a single game or of a
+ * match's first game it aborts the game (docs/protocol.md "Aborts"), else it is scored.
+ * @param {Object} game
+ * @returns {string}
+ */
+export function resignQuestion(game) {
+  const me = viewer(game);
+  const played = (game.history || []).some((entry) => entry.kind === "play" && entry.side === me);
+  if (!played && !(game.match && game.match.game_number > 1)) {
+    return gettext("Leave this game? You have not made a play yet, so it is aborted: no result and no rating change. In a rated game leaving like this counts like leaving a lost game.");
+  }
+  return gettext("Resign this game? It is scored on your position as it stands now.");
+}
+
+/**
  * "You won: mars, 2 points." or "Game aborted: no result."
  * @param {Object} game
  * @param {Object} result  the snapshot's `result`

@@ -20,8 +20,9 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import random as _random
+from collections.abc import Sequence
 
-from games.engine import legal_plays, other
+from games.engine import Play, Position, Ruleset, legal_plays, other
 
 from .bearoff import best_bearoff_play
 from .heuristic import easy_score, score_position
@@ -33,7 +34,13 @@ ALL_LEVELS = LEVELS + ("random", "reference")
 TIE = 1e-9
 
 
-def choose_play(position, dice, ruleset, level="medium", rng=None):
+def choose_play(
+    position: Position,
+    dice: Sequence[int],
+    ruleset: Ruleset | str,
+    level: str = "medium",
+    rng: _random.Random | None = None,
+) -> Play:
     """Choose the bot's play for ``position`` with ``dice`` under ``ruleset``.
 
     Returns one of ``legal_plays(position, dice, ruleset)`` (the pass when nothing else is

@@ -29,8 +29,10 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from multiprocessing import Pool
 from pathlib import Path
+from typing import Any, Literal, TypeAlias, TypeVar
 
 from games.engine import Position, game_value, other
 
@@ -38,26 +40,32 @@ from . import bearoff, choose_play, neural, reference
 
 MAX_TURNS = 1000
 
+#: one game as ``play_game`` reports it for A: (A won, kind, points, {level: [(wall s, CPU s)
+#: per move]})
+GameResult: TypeAlias = tuple[bool, str, int, dict[str, list[tuple[float, float]]]]
+_T = TypeVar("_T")
+_R = TypeVar("_R")
+
 
 class DiceStream:
     """The dice of one pair: an opening roll-off and then roll number i, the same whatever
     is played (so both games of the pair see identical luck)."""
 
-    def __init__(self, seed: int):
+    def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
         while True:
             self.opening = (self.rng.randint(1, 6), self.rng.randint(1, 6))
             if self.opening[0] != self.opening[1]:
                 break
-        self.rolls = []
+        self.rolls: list[tuple[int, int]] = []
 
-    def roll(self, i: int):
+    def roll(self, i: int) -> tuple[int, int]:
         while len(self.rolls) <= i:
             self.rolls.append((self.rng.randint(1, 6), self.rng.randint(1, 6)))
         return self.rolls[i]
 
 
-def play_out(dice: DiceStream, choose) -> Position:
+def play_out(dice: DiceStream, choose: Callable[[Position, tuple[int, int]], Position]) -> Position:
     """One game with ``dice`` (the opening roll-off starts it, R3): ``choose(position, roll)``
     returns the position after the play of the side to play (``position.turn``). Returns the
     final position (``winner`` set). Raises RuntimeError if nobody has won after
@@ -73,13 +81,15 @@ def play_out(dice: DiceStream, choose) -> Position:
     raise RuntimeError("game did not end")
 
 
-def play_game(white: str, black: str, dice: DiceStream, seed: int):
+def play_game(
+    white: str, black: str, dice: DiceStream, seed: int
+) -> tuple[str, str, int, dict[str, list[tuple[float, float]]]]:
     """One game; returns (winner colour, kind, points, {level: [(wall s, CPU s) per move]})."""
     rngs = {"white": random.Random(seed), "black": random.Random(seed + 1)}
     levels = {"white": white, "black": black}
-    times = {white: [], black: []}
+    times: dict[str, list[tuple[float, float]]] = {white: [], black: []}
 
-    def choose(pos, roll):
+    def choose(pos: Position, roll: tuple[int, int]) -> Position:
         side = pos.turn
         started, cpu = time.perf_counter(), time.thread_time()
         play = choose_play(pos, roll, "sport", level=levels[side], rng=rngs[side])
@@ -87,11 +97,12 @@ def play_game(white: str, black: str, dice: DiceStream, seed: int):
         return play.result
 
     pos = play_out(dice, choose)
+    assert pos.winner is not None  # play_out returns a finished game
     kind, points = game_value(pos.board(other(pos.winner)), "sport")
     return pos.winner, kind, points, times
 
 
-def warm_up(levels=("medium", "hard"), weights=None) -> None:
+def warm_up(levels: Sequence[str] = ("medium", "hard"), weights: str | None = None) -> None:
     """Load what a Celery worker loads at start (games.tasks.load_bot_tables); ``weights``: a
     network file for ``hard`` and ``expert`` other than the shipped one (e.g. a training run's
     save)."""
@@ -104,9 +115,9 @@ def warm_up(levels=("medium", "hard"), weights=None) -> None:
         reference.network()
 
 
-def play_pair(args):
+def play_pair(args: tuple[str, str, int]) -> list[GameResult]:
     a, b, seed = args
-    results = []
+    results: list[GameResult] = []
     for white, black in ((a, b), (b, a)):
         winner, kind, points, times = play_game(white, black, DiceStream(seed), seed)
         a_won = (winner == "white") == (white == a)
@@ -114,7 +125,7 @@ def play_pair(args):
     return results
 
 
-def percentile(values, q):
+def percentile(values: Iterable[float], q: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, int(q * len(values)))]
 
@@ -129,12 +140,12 @@ class Record:
     points, {level: [[wall s, CPU s], ...]}], [...]]}``. A line cut short by a kill is dropped
     on reading. Raises ``RecordMismatch`` when the file holds another match."""
 
-    def __init__(self, path, match: dict):
+    def __init__(self, path: str | Path, match: dict[str, str | int | None]) -> None:
         self.path = Path(path)
-        self.pairs: dict[int, list] = {}
+        self.pairs: dict[int, list[GameResult]] = {}
         if self.path.exists() and self.path.stat().st_size:
             lines = self.path.read_text().splitlines()
-            kept = []
+            kept: list[Any] = []  # JSON
             for line in lines:
                 try:
                     kept.append(json.loads(line))
@@ -151,7 +162,7 @@ class Record:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.path.write_text(json.dumps(match) + "\n")
 
-    def add(self, index: int, pair: list) -> None:
+    def add(self, index: int, pair: list[GameResult]) -> None:
         """Append pair ``index`` (as ``play_pair`` returns it) to the file, its move times
         rounded to microseconds (a 1,000-pair record of expert stays a few megabytes, small
         enough to keep in the repository between sessions)."""
@@ -159,7 +170,7 @@ class Record:
             f.write(json.dumps({"pair": index, "games": rounded(pair)}) + "\n")
 
 
-def rounded(pair: list) -> list:
+def rounded(pair: list[GameResult]) -> list[list[object]]:
     """``pair`` (as ``play_pair`` returns it, or as read from a record) with every move time
     rounded to microseconds."""
     return [
@@ -176,7 +187,7 @@ def rounded(pair: list) -> list:
     ]
 
 
-def _play_indexed(args):
+def _play_indexed(args: tuple[int, tuple[str, str, int]]) -> tuple[int, list[GameResult]]:
     index, task = args
     return index, play_pair(task)
 
@@ -188,9 +199,9 @@ def run(
     seed: int,
     jobs: int,
     progress: int = 0,
-    weights=None,
-    record=None,
-) -> dict:
+    weights: str | None = None,
+    record: str | Path | None = None,
+) -> dict[str, object]:
     """Play ``pairs`` pairs of A against B; returns the summary dict (see module doc). With
     ``progress`` > 0 a line with A's score so far goes to standard error every that many
     pairs; ``weights`` as for ``warm_up``; ``record``: a file path (see ``Record``) whose pairs
@@ -216,10 +227,10 @@ def run(
                         file=sys.stderr,
                         flush=True,
                     )
-    outcomes = [outcomes[i] for i in sorted(outcomes)]
+    ordered = [outcomes[i] for i in sorted(outcomes)]
     pair_scores, points, mars = [], [], 0
-    times = {a: [], b: []}
-    for pair in outcomes:
+    times: dict[str, list[tuple[float, float]]] = {a: [], b: []}
+    for pair in ordered:
         pair_scores.append(sum(r[0] for r in pair) / 2)
         for a_won, kind, pts, t in pair:
             points.append(pts if a_won else -pts)
@@ -242,7 +253,7 @@ def run(
     }
 
 
-def score_interval(pair_scores) -> tuple:
+def score_interval(pair_scores: Sequence[float]) -> tuple[float, list[float]]:
     """``(mean, [low, high])`` of pair scores (each 1, 0.5 or 0): the mean and its 95 %
     interval by the normal approximation, clipped to 0..1, rounded to 4 places."""
     mean = statistics.fmean(pair_scores)
@@ -250,7 +261,7 @@ def score_interval(pair_scores) -> tuple:
     return round(mean, 4), [round(max(0.0, mean - half), 4), round(min(1.0, mean + half), 4)]
 
 
-def _spread(seconds) -> dict:
+def _spread(seconds: Sequence[float]) -> dict[str, float]:
     """Median, 95th percentile and worst of ``seconds``, in milliseconds."""
     return {
         "median": round(statistics.median(seconds) * 1e3, 2),
@@ -260,18 +271,19 @@ def _spread(seconds) -> dict:
 
 
 class _Serial:
-    def __enter__(self):
+    def __enter__(self) -> _Serial:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         return False
 
     @staticmethod
-    def imap(fn, items):
+    def imap(fn: Callable[[_T], _R], items: Iterable[_T]) -> Iterator[_R]:
         return (fn(x) for x in items)
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
+    assert __doc__ is not None  # the module's docstring (absent only under python -OO)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--a", default="medium")
     ap.add_argument("--b", default="random")

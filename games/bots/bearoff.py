@@ -16,11 +16,14 @@ import functools
 import itertools
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import NDArray
 
-from games.engine import Position, legal_plays, mirror, other
+from games.engine import Play, Position, legal_plays, mirror, other
+from games.engine.position import Board
 
 from .search import ROLLS
 
@@ -29,30 +32,30 @@ MARS_ROLLS = 10
 _EMPTY_OPPONENT = (15,) + (0,) * 24
 
 
-def _home_counts():
+def _home_counts() -> list[tuple[int, ...]]:
     """Every (c1..c6) with c1+…+c6 <= 15, ordered by pip count (bearing off lowers it)."""
     counts = [c for c in itertools.product(range(16), repeat=6) if sum(c) <= 15]
     counts.sort(key=lambda c: sum((i + 1) * n for i, n in enumerate(c)))
     return counts
 
 
-def key(board) -> tuple:
+def key(board: Board) -> tuple[int, ...]:
     """The table key of a board whose checkers are all home: its counts on points 1..6."""
     return tuple(board[1:7])
 
 
-def _board(counts) -> tuple:
+def _board(counts: tuple[int, ...]) -> Board:
     return (15 - sum(counts),) + tuple(counts) + (0,) * 18
 
 
-def build(path=PATH) -> dict:
+def build(path: str | Path = PATH) -> dict[str, float]:
     """Compute the table (about a minute) and save it to ``path``; returns stats."""
     started = time.perf_counter()
     counts = _home_counts()
     index = {c: i for i, c in enumerate(counts)}
     expected = np.zeros(len(counts), np.float64)
     fifteen = [i for i, c in enumerate(counts) if sum(c) == 15]
-    replies = {}  # index -> [(weight, [result indices])]
+    replies: dict[int, list[tuple[int, list[int]]]] = {}  # index -> [(weight, [result indices])]
     for i, c in enumerate(counts):
         if sum(c) == 0:
             continue
@@ -96,18 +99,18 @@ def build(path=PATH) -> dict:
 class Table:
     """Look-ups in a built table."""
 
-    def __init__(self, path=PATH):
+    def __init__(self, path: str | Path = PATH) -> None:
         data = np.load(path)
-        self.expected = data["expected"]
+        self.expected: NDArray[np.float32] = data["expected"]
         self.index = {tuple(int(x) for x in c): i for i, c in enumerate(data["counts"])}
-        self.first_off = data["first_off"]
+        self.first_off: NDArray[np.float32] = data["first_off"]
         self.fifteen_at = {int(i): j for j, i in enumerate(data["fifteen"])}
 
-    def rolls_to_finish(self, board) -> float:
+    def rolls_to_finish(self, board: Board) -> float:
         """Expected rolls to bear off every checker of an all-home ``board`` (best play)."""
         return float(self.expected[self.index[key(board)]])
 
-    def chance_first_off(self, board, rolls: int) -> float:
+    def chance_first_off(self, board: Board, rolls: int) -> float:
         """Chance to bear off at least one checker within ``rolls`` rolls (1 if some are off
         already), from an all-home ``board``; rolls beyond MARS_ROLLS count as MARS_ROLLS."""
         if board[0]:
@@ -124,12 +127,12 @@ def table() -> Table:
     return Table()
 
 
-def all_home(board) -> bool:
+def all_home(board: Board) -> bool:
     """True when every checker of ``board`` still on the board is on points 1..6."""
     return not any(board[7:25])
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv != ["build"]:
         print("usage: python -m games.bots.bearoff build", file=sys.stderr)
@@ -142,7 +145,7 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-def race_is_over(mine, theirs) -> bool:
+def race_is_over(mine: Board, theirs: Board) -> bool:
     """True when no checker of either side must still pass a checker of the other (RULES.md
     R1: my point p is the opponent's mirror(p)). An opponent checker on its point q must pass
     my checker on p while q > mirror(p), and the other way round."""
@@ -154,7 +157,7 @@ def race_is_over(mine, theirs) -> bool:
     )
 
 
-def best_bearoff_play(position, plays):
+def best_bearoff_play(position: Position, plays: Sequence[Play]) -> Play | None:
     """In a finished race where every legal play leaves the mover all home, the play the
     table prefers: the fewest expected rolls, or, with none off yet and mars in sight
     (RULES.md R9), the best chance to bear one off before the opponent can finish.

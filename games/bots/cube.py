@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import math
 
-from games.engine.position import other
+from games.engine.position import Position, other
+from games.engine.rules import Ruleset
 
 from .neural import NETWORK_LEVELS, cubeless_chances
 
@@ -38,11 +39,11 @@ TAKE_EQUITY = -0.5
 TOO_GOOD_EQUITY = 1.0
 
 
-def _normal_cdf(x):
+def _normal_cdf(x: float) -> float:
     return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
 
 
-def win_chance(position, side):
+def win_chance(position: Position, side: str) -> float:
     """Estimated chance (0..1) that ``side`` wins the race from ``position`` (whose ``turn`` is
     the side on roll). Pure function of the two pip counts and who is on roll."""
     mine, theirs = position.pip(side), position.pip(other(side))
@@ -56,7 +57,7 @@ def win_chance(position, side):
     return _normal_cdf(lead / spread)
 
 
-def mars_danger(position, side):
+def mars_danger(position: Position, side: str) -> bool:
     """Whether ``side`` risks a mars (R9): it has borne off nothing and needs about as many
     rolls to bring everything home and bear one checker off as the opponent needs to finish."""
     board = position.board(side)
@@ -68,7 +69,13 @@ def mars_danger(position, side):
     return rolls_to_first_off >= opponent_rolls - 1
 
 
-def should_take(position, side, cube_value, ruleset, level="medium"):
+def should_take(
+    position: Position,
+    side: str,
+    cube_value: int,
+    ruleset: Ruleset | str,
+    level: str = "medium",
+) -> bool:
     """Whether ``side``, offered a double in ``position`` (the offerer to move), should take.
     ``cube_value`` is the cube before the double; ``ruleset`` the table's rules; ``level`` the
     bot's level (``hard`` and ``expert`` judge by the network, the others by the race)."""
@@ -79,7 +86,13 @@ def should_take(position, side, cube_value, ruleset, level="medium"):
     return win_chance(position, side) > threshold
 
 
-def should_double(position, side, cube_value, ruleset, level="medium"):
+def should_double(
+    position: Position,
+    side: str,
+    cube_value: int,
+    ruleset: Ruleset | str,
+    level: str = "medium",
+) -> bool:
     """Whether ``side`` (to roll in ``position``, allowed to double) should offer a double;
     ``level`` as for ``should_take``."""
     if level in NETWORK_LEVELS:

@@ -27,9 +27,11 @@ import json
 import random
 import sys
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import NDArray
 
 from games.engine import Position, legal_plays, other
 
@@ -48,13 +50,13 @@ BATCH = 32
 _WEIGHTS = np.array([w for _dice, w in ROLLS], np.float32) / 36
 
 
-def final_outputs(result, mover):
+def final_outputs(result: Position, mover: str) -> NDArray[np.float32]:
     """The exact outputs of a finished game for ``mover``, who has just borne off its last
     checker in ``result``: it won, by mars when the other side has none off."""
     return np.array([1.0, float(result.off(other(mover)) == 0), 0.0], np.float32)
 
 
-def one_ply_targets(net, afters, mover):
+def one_ply_targets(net: Network, afters: Sequence[Position], mover: str) -> NDArray[np.float32]:
     """(k, 3) float32: the 1-ply outputs of the positions ``afters`` for ``mover`` (the side that
     has just played in each): for every opponent roll, the outputs of the reply the network
     picks (best 0-ply equity for the opponent), turned to ``mover``, averaged over the 36
@@ -70,13 +72,14 @@ def one_ply_targets(net, afters, mover):
         reply = results[i]
         picked[j] = final_outputs(reply, them) if reply.winner else outputs[i]
     ours = flip(picked).reshape(len(afters), len(ROLLS), 3)
-    return np.einsum("krc,r->kc", ours, _WEIGHTS).astype(np.float32)
+    targets: NDArray[np.float32] = np.einsum("krc,r->kc", ours, _WEIGHTS).astype(np.float32)
+    return targets
 
 
-def self_play_positions(net, rng, count):
+def self_play_positions(net: Network, rng: random.Random, count: int) -> list[tuple[str, Position]]:
     """``count`` positions (or a few more: whole games) of the network against itself: a list of
     ``(mover, position after its play)``, the game not over."""
-    found = []
+    found: list[tuple[str, Position]] = []
     while len(found) < count:
         first, dice = opening(rng)
         position = Position.initial(first)
@@ -102,7 +105,9 @@ def self_play_positions(net, rng, count):
     return found
 
 
-def label_shard(net, seed):
+def label_shard(
+    net: Network, seed: int
+) -> tuple[NDArray[np.int8], NDArray[np.int8], NDArray[np.float32]]:
     """One shard: ``SHARD`` positions of self-play from ``seed`` with their 1-ply targets, as
     ``(mine, theirs, targets)``: int8 (k, 25) boards of the side that played and of the other
     side (each in its own numbering) and float32 (k, 3)."""
@@ -111,7 +116,7 @@ def label_shard(net, seed):
     mine = np.zeros((SHARD, 25), np.int8)
     theirs = np.zeros((SHARD, 25), np.int8)
     targets = np.zeros((SHARD, 3), np.float32)
-    by_side = {"white": [], "black": []}
+    by_side: dict[str, list[int]] = {"white": [], "black": []}
     for i, (mover, position) in enumerate(positions):
         mine[i] = position.board(mover)
         theirs[i] = position.board(other(mover))
@@ -124,7 +129,7 @@ def label_shard(net, seed):
     return mine, theirs, targets
 
 
-def label(args) -> int:
+def label(args: argparse.Namespace) -> int:
     data = Path(args.data)
     data.mkdir(parents=True, exist_ok=True)
     net = Network.load(args.init)
@@ -156,11 +161,11 @@ def label(args) -> int:
     return 0
 
 
-def _shard_seed(seed, index):
+def _shard_seed(seed: int, index: int) -> int:
     return int.from_bytes(hashlib.sha256(f"{seed}:{index}".encode()).digest()[:8], "big")
 
 
-def load_data(data):
+def load_data(data: str | Path) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
     """Inputs (n, N_INPUTS) and targets (n, 3) of every shard in ``data``, in shard order."""
     xs, ts = [], []
     for path in sorted(Path(data).glob("shard-*.npz")):
@@ -172,17 +177,27 @@ def load_data(data):
     return np.concatenate(xs), np.concatenate(ts)
 
 
-def _sigmoid(z):
-    return 1.0 / (1.0 + np.exp(-z))
+def _sigmoid(z: NDArray[np.float32]) -> NDArray[np.float32]:
+    # numpy's stubs make float + float32 array float64; at run time (NEP 50) it stays float32
+    return 1.0 / (1.0 + np.exp(-z))  # type: ignore[return-value]
 
 
-def cross_entropy(y, t):
+def cross_entropy(y: NDArray[np.float32], t: NDArray[np.float32]) -> float:
     """Mean cross-entropy of outputs ``y`` against targets ``t`` (both (n, 3), in 0..1)."""
     y = np.clip(y, 1e-6, 1 - 1e-6)
     return float(-np.mean(t * np.log(y) + (1 - t) * np.log(1 - y)))
 
 
-def fit(net, x, t, epochs, rate, batch, rng, log=None):
+def fit(
+    net: Network,
+    x: NDArray[np.float32],
+    t: NDArray[np.float32],
+    epochs: int,
+    rate: float,
+    batch: int,
+    rng: np.random.Generator,
+    log: Callable[[int, float], None] | None = None,
+) -> None:
     """Train ``net`` in place on inputs ``x`` and targets ``t`` with Adam (step ``rate``) over
     ``epochs`` passes in minibatches of ``batch``, shuffled by ``rng`` (a numpy Generator).
     Calls ``log(epoch, training loss)`` after each pass."""
@@ -215,7 +230,7 @@ def fit(net, x, t, epochs, rate, batch, rng, log=None):
             log(epoch, total / len(x))
 
 
-def fit_command(args) -> int:
+def fit_command(args: argparse.Namespace) -> int:
     x, t = load_data(args.data)
     held = np.arange(len(x)) % 20 == 0
     net = Network.load(args.init)
@@ -226,7 +241,7 @@ def fit_command(args) -> int:
     )
     started = time.perf_counter()
 
-    def log(epoch, loss):
+    def log(epoch: int, loss: float) -> None:
         held_loss = cross_entropy(net.evaluate(x[held]), t[held])
         print(
             f"epoch={epoch} loss={loss:.5f} held_loss={held_loss:.5f} "
@@ -260,7 +275,8 @@ def fit_command(args) -> int:
     return 0
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
+    assert __doc__ is not None  # the module's docstring (absent only under python -OO)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = ap.add_subparsers(dest="command", required=True)
     lab = commands.add_parser("label", help="self-play positions with their 1-ply targets")

@@ -15,20 +15,21 @@ Pure numpy; no Django.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 N_BASE = 24 * 4 * 2 + 6 + 5
 N_TERMS = 10
 N_INPUTS = N_BASE + N_TERMS
 
 # Opponent's own point for each mover point 1..24 (index 0 = off), R1.
-_OPP_INDEX = np.array([0] + [p + 12 if p <= 12 else p - 12 for p in range(1, 25)])
+_OPP_INDEX: NDArray[np.intp] = np.array([0] + [p + 12 if p <= 12 else p - 12 for p in range(1, 25)])
 _POINTS = np.arange(1, 25, dtype=np.float32)
 _MIRROR = _OPP_INDEX[1:]  # mirror(p) for p = 1..24
 # The other side's path over a side's own points (games.engine.movegen.PATH_POINT), 1-based.
-_PATH = np.array([12 - i if i < 12 else 36 - i for i in range(24)])
+_PATH: NDArray[np.intp] = np.array([12 - i if i < 12 else 36 - i for i in range(24)])
 
 
-def _back(points: np.ndarray) -> np.ndarray:
+def _back(points: NDArray[np.float32]) -> NDArray[np.intp]:
     """(k, 24) counts -> (k,) the highest occupied point (0 if none)."""
     occupied = points > 0
     return np.where(occupied.any(axis=1), 24 - np.argmax(occupied[:, ::-1], axis=1), 0)
@@ -37,22 +38,27 @@ def _back(points: np.ndarray) -> np.ndarray:
 _STEPS = np.arange(24)
 # (6, 24): for die d (row d - 1) and point index q, the index q - d, or 24 (a padding column)
 # where q - d < 0.
-_DIE_FROM = np.array([[q - d if q >= d else 24 for q in range(24)] for d in range(1, 7)])
+_DIE_FROM: NDArray[np.intp] = np.array(
+    [[q - d if q >= d else 24 for q in range(24)] for d in range(1, 7)]
+)
 
 
-def _run_lengths(along: np.ndarray) -> np.ndarray:
+def _run_lengths(along: NDArray[np.bool_]) -> NDArray[np.intp]:
     """(k, 24) booleans in path order -> (k, 24): at each held place, its position in its run
     (1, 2, ...), else 0; without a Python loop (the place minus the last empty place before)."""
     last_empty = np.maximum.accumulate(np.where(along, -1, _STEPS), axis=1)
     return (_STEPS - last_empty) * along
 
 
-def _longest_run(points: np.ndarray) -> np.ndarray:
+def _longest_run(points: NDArray[np.float32]) -> NDArray[np.float32]:
     """(k, 24) counts -> (k,) the longest run of held points along the other side's path."""
-    return _run_lengths(points[:, _PATH - 1] > 0).max(axis=1).astype(np.float32)
+    longest: NDArray[np.intp] = _run_lengths(points[:, _PATH - 1] > 0).max(axis=1)
+    return longest.astype(np.float32)
 
 
-def _blocking_terms(board: np.ndarray, blocked: np.ndarray) -> np.ndarray:
+def _blocking_terms(
+    board: NDArray[np.float32], blocked: NDArray[np.float32]
+) -> NDArray[np.float64]:
     """The medium evaluation's blocking terms (``games.bots.heuristic.score_position``), for the
     side holding ``board`` against the side whose checkers are ``blocked``: both (k, 24)
     counts, each in its own numbering. Returns (k, 5), scaled to about 0..1: points held in
@@ -85,7 +91,7 @@ def _blocking_terms(board: np.ndarray, blocked: np.ndarray) -> np.ndarray:
     return np.stack([hold, near, squares, front, (6 - stepping) / 6], axis=1)
 
 
-def _units(points: np.ndarray) -> np.ndarray:
+def _units(points: NDArray[np.float32]) -> NDArray[np.float32]:
     """(k, 24) checker counts -> (k, 96) units."""
     k = points.shape[0]
     out = np.empty((k, 24, 4), dtype=np.float32)
@@ -96,7 +102,7 @@ def _units(points: np.ndarray) -> np.ndarray:
     return out.reshape(k, 96)
 
 
-def encode(mine, theirs) -> np.ndarray:
+def encode(mine: ArrayLike, theirs: ArrayLike) -> NDArray[np.float32]:
     """Inputs for k positions: ``mine`` is (k, 25) boards of the side that just played, in its
     own numbering; ``theirs`` is (k, 25) (or (25,), shared) of the opponent in ITS numbering.
     Returns a (k, N_INPUTS) float32 array."""

@@ -14,8 +14,10 @@ to, seen from the side that played it, and the best is chosen.
 
 from __future__ import annotations
 
+import random
+
 from games.engine.movegen import PATH_POINT, mask_steps
-from games.engine.position import FLAGS, HEAD, mirror, mirrored, occupied
+from games.engine.position import FLAGS, HEAD, Board, mirror, mirrored, occupied
 
 from .bearoff import race_is_over
 
@@ -33,7 +35,7 @@ EASY_HELD = 1.0  # easy: per point held
 EASY_NOISE = 2.0
 
 
-def _behind(opponent):
+def _behind(opponent: Board) -> list[int]:
     """``behind[q]``: opponent checkers on its points above q (they must still pass q)."""
     behind = [0] * 25
     for q in range(23, 0, -1):
@@ -41,7 +43,7 @@ def _behind(opponent):
     return behind
 
 
-def faces_without_step(opponent, board):
+def faces_without_step(opponent: Board, board: Board) -> int:
     """How many die faces 1..6 give the side whose board is ``opponent`` (to move next) no legal
     single step at all against ``board`` (R4, R5 with the head free to move, R7, R8). Uses the
     engine's flag form of the step rules (``mask_steps``), the same steps as its ``_gen``."""
@@ -54,7 +56,7 @@ def faces_without_step(opponent, board):
     return sum(1 for d in range(1, 7) if not mask_steps(opp, occ, occ & free << 8 * d, d, front))
 
 
-def medium_terms(board, opponent) -> dict:
+def medium_terms(board: Board, opponent: Board) -> dict[str, int]:
     """The unweighted terms of the medium evaluation (see ``score_position``): ``off``, ``pips``,
     ``head``, ``stacked``; with contact also ``hold``, ``near``, ``run_squares``, ``front``,
     ``no_reply``; in a race ``home_spread``. Absent terms are 0."""
@@ -107,7 +109,7 @@ _WEIGHTS = dict(
 )
 
 
-def score_position(board, opponent):
+def score_position(board: Board, opponent: Board) -> float:
     """The medium evaluation of a position for the side whose ``board`` it is (higher is
     better), the opponent being to move. ``board``, ``opponent``: engine boards (25 ints,
     index 0 = borne off, 1..24 own numbering, R1). A pure function of the two boards: the
@@ -116,7 +118,7 @@ def score_position(board, opponent):
     return sum(w * terms[name] for name, w in _WEIGHTS.items())
 
 
-def easy_score(board, opponent, rng):
+def easy_score(board: Board, opponent: Board, rng: random.Random) -> float:
     """The easy evaluation: borne off, the head, points held and stacking, plus Gaussian noise
     from ``rng``. It knows nothing of blocking or the opponent."""
     held = sum(1 for p in range(1, HEAD) if board[p])

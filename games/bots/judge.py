@@ -13,7 +13,10 @@ is ``forced``.
 
 from __future__ import annotations
 
-from games.engine import legal_plays, other
+from collections.abc import Sequence
+from typing import NotRequired, TypedDict
+
+from games.engine import Play, Position, Ruleset, legal_plays, other
 from games.engine.scoring import game_value
 
 from . import neural
@@ -29,6 +32,19 @@ PLAY_CAP_S = 1.0
 MARKS = ("forced", "best", "ok", "mistake", "blunder")
 
 
+class PlayAnalysis(TypedDict):
+    """What ``analyse_play`` returns: ``plays`` and ``mark`` always, the rest unless the play
+    was ``forced``."""
+
+    plays: int
+    mark: str
+    best: NotRequired[str]
+    best_position: NotRequired[dict[str, object]]
+    best_equity: NotRequired[float]
+    played_equity: NotRequired[float]
+    lost: NotRequired[float]
+
+
 def mark_of(lost: float) -> str:
     """The mark of a play that lost ``lost`` points of equity (>= 0)."""
     if lost >= BLUNDER:
@@ -40,12 +56,18 @@ def mark_of(lost: float) -> str:
     return "ok"
 
 
-def final_value(result, mover, ruleset) -> float:
+def final_value(result: Position, mover: str, ruleset: Ruleset | str) -> float:
     """Points the mover wins when its play ``result`` has borne off its last checker."""
     return float(game_value(result.board(other(mover)), ruleset)[1])
 
 
-def play_equities(position, plays, ruleset, played_index, cap_s=PLAY_CAP_S):
+def play_equities(
+    position: Position,
+    plays: Sequence[Play],
+    ruleset: Ruleset | str,
+    played_index: int,
+    cap_s: float = PLAY_CAP_S,
+) -> dict[int, float]:
     """Equities (cubeless points per game, for the side to move in ``position``) of ``plays``
     (its legal plays of one roll), by the expert search (``games.bots.neural``): every play at
     0-ply, the best at 1-ply and 2-ply through its move filters, and the play made
@@ -55,7 +77,7 @@ def play_equities(position, plays, ruleset, played_index, cap_s=PLAY_CAP_S):
     ranked = neural.rank_expert(position, plays, cap_s, played_index)
     mover = position.turn
     deepest = ranked.plies[ranked.index]
-    measured = {}
+    measured: dict[int, float] = {}
     for i, (value, ply) in enumerate(zip(ranked.scores, ranked.plies, strict=True)):
         result = plays[i].result
         if result.winner:
@@ -65,7 +87,13 @@ def play_equities(position, plays, ruleset, played_index, cap_s=PLAY_CAP_S):
     return measured
 
 
-def analyse_play(position, dice, played_result, ruleset, cap_s=PLAY_CAP_S) -> dict:
+def analyse_play(
+    position: Position,
+    dice: Sequence[int],
+    played_result: Position,
+    ruleset: Ruleset | str,
+    cap_s: float = PLAY_CAP_S,
+) -> PlayAnalysis:
     """The analysis of one play: ``position`` before it (its ``turn`` moves), the roll ``dice``
     and the position ``played_result`` it led to, searched for at most ``cap_s`` seconds.
     Returns a dict with ``plays`` (how many legal plays the roll had) and ``mark``; unless

@@ -13,12 +13,14 @@ Past its time cap a level plays the best play of the deepest ply it completed.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
+from pathlib import Path
 
-from games.engine import other
+from games.engine import Play, Position, other
 
 from .features import encode
 from .network import WEIGHTS, Network, equity, flip
-from .search import Filter, rank
+from .search import Filter, Ranked, rank
 
 #: the levels that judge by the network (plays and the cube)
 NETWORK_LEVELS = ("hard", "expert")
@@ -30,7 +32,7 @@ EXPERT = Filter(keep=8, margin=0.4)
 EXPERT_DEEP = Filter(keep=2, margin=0.1)
 EXPERT_CAP_S = 0.6
 
-_weights = WEIGHTS
+_weights: str | Path = WEIGHTS
 
 
 @functools.lru_cache(maxsize=1)
@@ -39,7 +41,7 @@ def network() -> Network:
     return Network.load(_weights)
 
 
-def use_weights(path) -> None:
+def use_weights(path: str | Path) -> None:
     """Play ``hard`` and ``expert`` with the network in ``path`` from now on, in this process
     (the arena's ``--weights``, to measure a training run's saves)."""
     global _weights
@@ -47,25 +49,34 @@ def use_weights(path) -> None:
     network.cache_clear()
 
 
-def choose_hard(position, dice, plays, cap_s=HARD_CAP_S):
+def choose_hard(
+    position: Position, dice: Sequence[int], plays: Sequence[Play], cap_s: float = HARD_CAP_S
+) -> Play:
     """The hard level's choice among ``plays`` (the legal plays of ``dice`` in ``position``)."""
     return plays[rank(network(), position, plays, (HARD,), cap_s).index]
 
 
-def rank_expert(position, plays, cap_s=EXPERT_CAP_S, also=None):
+def rank_expert(
+    position: Position,
+    plays: Sequence[Play],
+    cap_s: float | None = EXPERT_CAP_S,
+    also: int | None = None,
+) -> Ranked:
     """``search.rank`` of ``plays`` (the legal plays of one roll in ``position``) by the expert
     level's search: its network, filters and cap (the play of index ``also`` measured at every
     ply beside them). The search of the expert level, the analysis and the hints."""
     return rank(network(), position, plays, (EXPERT, EXPERT_DEEP), cap_s, also)
 
 
-def choose_expert(position, dice, plays, cap_s=EXPERT_CAP_S):
+def choose_expert(
+    position: Position, dice: Sequence[int], plays: Sequence[Play], cap_s: float = EXPERT_CAP_S
+) -> Play:
     """The expert level's choice among ``plays`` (the legal plays of ``dice`` in
     ``position``)."""
     return plays[rank_expert(position, plays, cap_s).index]
 
 
-def cubeless_chances(position, side):
+def cubeless_chances(position: Position, side: str) -> tuple[float, float]:
     """``(chance to win, equity in points per cube)`` of ``side`` in ``position`` before the
     side on roll (``position.turn``) rolls, by the network (0-ply), cubeless. The network speaks
     for the side that has just played, the one not on roll; for the other its answer is turned

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import functools
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import NDArray
 
-from games.engine import legal_plays, other
+from games.engine import Play, Position, legal_plays, other
 
 from .network import Network
 from .search import ROLLS, values
@@ -36,11 +38,15 @@ def network() -> Network:
     return Network.load(REFERENCE_WEIGHTS)
 
 
-def one_ply(net, after, mover, deadline=None):
+def one_ply(
+    net: Network, after: Position, mover: str, deadline: float | None = None
+) -> np.float32 | None:
     """``mover``'s equity (points) in ``after``, the opponent to roll: the mean over its 36
     rolls of minus its best 0-ply reply. Returns None once ``time.perf_counter()`` passes
     ``deadline`` (checked after each of the 21 rolls)."""
-    results, spans = [], []
+    results: list[Position] = []
+    spans: list[tuple[int, int, int]] = []
+    replies: list[Play] | NDArray[np.float32]  # a roll's plays, then the values of all replies
     for dice, weight in ROLLS:
         replies = legal_plays(after, dice)
         spans.append((len(results), len(results) + len(replies), weight))
@@ -49,10 +55,11 @@ def one_ply(net, after, mover, deadline=None):
             return None
     # float32, as the day's search summed them: the same sums, so the same choices
     replies = values(net, other(mover), results, after.board(mover)).astype(np.float32)
-    return -sum(w * replies[a:b].max() for a, b, w in spans) / 36
+    value: np.float32 = -sum(w * replies[a:b].max() for a, b, w in spans) / 36
+    return value
 
 
-def choose_reference(position, dice, plays):
+def choose_reference(position: Position, dice: Sequence[int], plays: Sequence[Play]) -> Play:
     """The reference's choice among ``plays`` (the legal plays of ``dice`` in ``position``):
     its 0-ply best, unless one of the top ``CANDIDATES`` within ``MARGIN`` points of it is
     better by one-roll look-ahead, all within ``TIME_CAP_S`` (else the 0-ply best). A play that
@@ -69,7 +76,7 @@ def choose_reference(position, dice, plays):
     pool = [int(i) for i in order[:CANDIDATES] if scores[i] >= scores[best] - MARGIN]
     if len(pool) == 1:
         return plays[best]
-    scored = []
+    scored: list[tuple[np.float32, int, int]] = []
     for i in pool:
         value = one_ply(net, plays[i].result, mover, deadline)
         if value is None:

@@ -25,18 +25,20 @@ import math
 import random
 import statistics
 import sys
+from collections.abc import Sequence
 from multiprocessing import Pool
 from pathlib import Path
 
-from games.engine import Position, legal_plays, other
+from games.engine import Play, Position, legal_plays, other
 from games.engine.scoring import game_value
 
 from . import bearoff, neural
+from .network import Network
 from .screen import best_result
 from .search import rank
 
 
-def settled(position: Position, plays: list):
+def settled(position: Position, plays: list[Play]) -> Play | None:
     """The play of ``plays`` (the legal plays of one roll in ``position``) that needs no
     judging: the only one, one that ends the game, or the bear-off table's in a finished race;
     None when the plays must be judged."""
@@ -48,7 +50,7 @@ def settled(position: Position, plays: list):
     return bearoff.best_bearoff_play(position, plays)
 
 
-def policy(net, position: Position, dice) -> Position:
+def policy(net: Network, position: Position, dice: Sequence[int]) -> Position:
     """The position after the rollout's play of ``dice``: ``settled``'s play if there is one,
     else the play ``net`` values most at 0-ply."""
     plays = legal_plays(position, dice)
@@ -58,7 +60,7 @@ def policy(net, position: Position, dice) -> Position:
     return best_result(net, position, [p.result for p in plays])
 
 
-def play_on(net, position: Position, rng: random.Random) -> Position:
+def play_on(net: Network, position: Position, rng: random.Random) -> Position:
     """``position`` (the side to roll: ``position.turn``) played on to the end by ``policy``
     with dice from ``rng``; returns the final position. ``position`` itself may be final."""
     while not position.winner:
@@ -68,12 +70,15 @@ def play_on(net, position: Position, rng: random.Random) -> Position:
 
 def points(final: Position, side: str) -> int:
     """Points of the finished game ``final`` for ``side``: +1/+2 won (oin/mars), -1/-2 lost."""
+    assert final.winner is not None  # a finished game
     loser = other(final.winner)
     value = game_value(final.board(loser), "sport")[1]
     return value if final.winner == side else -value
 
 
-def rollout(net, results, side: str, trials: int, seed: str) -> list[list[int]]:
+def rollout(
+    net: Network, results: Sequence[Position], side: str, trials: int, seed: str
+) -> list[list[int]]:
     """For each position of ``results`` (each after a play by ``side``, the other side to
     roll), the points for ``side`` of ``trials`` games played on from it: a list per position.
     Trial i of every position uses the dice of ``random.Random(f"{seed}:{i}")``, so the
@@ -86,12 +91,12 @@ def rollout(net, results, side: str, trials: int, seed: str) -> list[list[int]]:
     ]
 
 
-def _mean_and_error(values) -> tuple[float, float]:
+def _mean_and_error(values: Sequence[float]) -> tuple[float, float]:
     """Mean and standard error of ``values`` (at least two)."""
     return statistics.fmean(values), statistics.stdev(values) / math.sqrt(len(values))
 
 
-def compare_game(args) -> list[dict]:
+def compare_game(args: tuple[int, int, int]) -> list[dict[str, float]]:
     """One game of the hard search against itself (``args`` = (seed, game, trials)); a dict
     for each roll where expert's search chooses another play than hard's: both plays' 1-ply
     and 2-ply values (points for the mover), their rollouts' means, and the difference
@@ -99,6 +104,7 @@ def compare_game(args) -> list[dict]:
     seed, game, trials = args
     net = neural.network()
     dice = random.Random(f"{seed}:game:{game}")
+    found: list[dict[str, float]]
     position, found = Position.initial("white" if game % 2 else "black"), []
     for ply in range(1000):
         if position.winner:
@@ -135,11 +141,13 @@ def compare_game(args) -> list[dict]:
     return found
 
 
-def summary(found: list[dict], games: int) -> dict:
+def summary(
+    found: list[dict[str, float]], games: int
+) -> dict[str, int | dict[str, float | list[float]]]:
     """The mean difference (expert's play minus hard's, points per game) and its 95 % interval
     over the rolls of ``found``, over all of them and apart for contact and race."""
 
-    def interval(rows):
+    def interval(rows: list[dict[str, float]]) -> dict[str, float | list[float]]:
         if len(rows) < 2:
             return {"rolls": len(rows)}
         mean, error = _mean_and_error([row["difference"] for row in rows])
@@ -158,7 +166,8 @@ def summary(found: list[dict], games: int) -> dict:
     }
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
+    assert __doc__ is not None  # the module's docstring (absent only under python -OO)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=20)
     ap.add_argument("--trials", type=int, default=48, help="games rolled out for each play")

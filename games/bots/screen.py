@@ -17,6 +17,7 @@ import argparse
 import functools
 import json
 import sys
+from collections.abc import Sequence
 from multiprocessing import Pool
 
 import numpy as np
@@ -33,13 +34,13 @@ def _network(path: str) -> Network:
     return Network.load(path)
 
 
-def greedy(net: Network, position: Position, dice) -> Position:
+def greedy(net: Network, position: Position, dice: Sequence[int]) -> Position:
     """The position after the play of ``dice`` that ``net`` values most (0-ply,
     ``search.values``; a play that ends the game first)."""
     return best_result(net, position, [play.result for play in legal_plays(position, dice)])
 
 
-def best_result(net: Network, position: Position, results: list) -> Position:
+def best_result(net: Network, position: Position, results: list[Position]) -> Position:
     """Of ``results`` (the positions after the legal plays of one roll in ``position``), the
     one ``net`` values most at 0-ply; a result that ends the game first."""
     if len(results) == 1:
@@ -51,20 +52,24 @@ def best_result(net: Network, position: Position, results: list) -> Position:
     return results[int(np.argmax(values(net, mover, results, position.board(other(mover)))))]
 
 
-def play_pair(args) -> float:
+def play_pair(args: tuple[str, str, int]) -> float:
     """A's score in one pair (1, 0.5 or 0): ``args`` = (A's weights path, B's, dice seed)."""
     a, b, seed = args
     score = 0.0
     for a_colour, b_colour in (("white", "black"), ("black", "white")):
         nets = {a_colour: _network(a), b_colour: _network(b)}
-        end = play_out(
-            DiceStream(seed), lambda pos, roll, nets=nets: greedy(nets[pos.turn], pos, roll)
-        )
+
+        def choose(
+            pos: Position, roll: tuple[int, int], nets: dict[str, Network] = nets
+        ) -> Position:
+            return greedy(nets[pos.turn], pos, roll)
+
+        end = play_out(DiceStream(seed), choose)
         score += 0.5 * (end.winner == a_colour)
     return score
 
 
-def run(a: str, b: str, pairs: int, seed: int, jobs: int) -> dict:
+def run(a: str, b: str, pairs: int, seed: int, jobs: int) -> dict[str, object]:
     """A's mean score per pair against B over ``pairs`` pairs, with a 95 % interval."""
     tasks = [(a, b, seed * 1_000_003 + i) for i in range(pairs)]
     if jobs > 1:
@@ -83,7 +88,8 @@ def run(a: str, b: str, pairs: int, seed: int, jobs: int) -> dict:
     }
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
+    assert __doc__ is not None  # the module's docstring (absent only under python -OO)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("a", help="a network file (a training save)")
     ap.add_argument("b", help="the network it is measured against")

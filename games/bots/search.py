@@ -18,16 +18,19 @@ at every ply. Pure Python and numpy: no Django.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import chain
 from operator import attrgetter
 
 import numpy as np
+from numpy.typing import NDArray
 
-from games.engine import CHECKERS, legal_plays, other
+from games.engine import CHECKERS, Play, Position, legal_plays, other
+from games.engine.position import Board
 
 from .features import encode
-from .network import equity
+from .network import Network, equity
 
 #: the 21 distinct rolls with their weights out of 36
 ROLLS = tuple(((a, b), 1 if a == b else 2) for a in range(1, 7) for b in range(a, 7))
@@ -42,14 +45,14 @@ class OutOfTime(Exception):
 EVAL_S = 10e-6
 
 
-def _check(deadline, positions=0):
+def _check(deadline: float | None, positions: int = 0) -> None:
     """OutOfTime unless evaluating ``positions`` more positions should end before ``deadline``
     (a 2-ply's last batch holds tens of thousands)."""
     if deadline is not None and time.perf_counter() + positions * EVAL_S > deadline:
         raise OutOfTime
 
 
-def boards(results, side) -> np.ndarray:
+def boards(results: Sequence[Position], side: str) -> NDArray[np.float32]:
     """(k, 25) float32: the boards of ``side`` in the engine positions ``results``."""
     if not results:
         return np.zeros((0, 25), np.float32)
@@ -58,7 +61,9 @@ def boards(results, side) -> np.ndarray:
     return flat.reshape(len(results), 25)
 
 
-def values(net, mover, results, opp_board=None):
+def values(
+    net: Network, mover: str, results: Sequence[Position], opp_board: Board | None = None
+) -> NDArray[np.float64]:
     """0-ply equities (points, for ``mover``: the side that has just played) of the engine
     positions ``results`` (a list, each with the other side to roll), as a (k,) float array.
     ``opp_board`` (25,) is the other side's board when all results share it (the plays of one
@@ -75,12 +80,15 @@ def values(net, mover, results, opp_board=None):
     return out
 
 
-def replies(afters, deadline=None):
+def replies(
+    afters: Sequence[Position], deadline: float | None = None
+) -> tuple[list[Position], list[list[tuple[int, int]]]]:
     """Every reply of the side to roll in each position of ``afters`` to each of the 21 rolls:
     ``(results, spans)``, where ``spans[i][j]`` is the slice of ``results`` holding the replies
     of ``afters[i]`` to ``ROLLS[j]`` (a pass is one reply: the position itself). Raises
     OutOfTime past ``deadline`` (checked after each position's replies)."""
-    results, spans = [], []
+    results: list[Position] = []
+    spans: list[list[tuple[int, int]]] = []
     for after in afters:
         row = []
         for dice, _weight in ROLLS:
@@ -92,7 +100,9 @@ def replies(afters, deadline=None):
     return results, spans
 
 
-def one_ply(net, afters, mover, deadline=None):
+def one_ply(
+    net: Network, afters: Sequence[Position], mover: str, deadline: float | None = None
+) -> NDArray[np.float64]:
     """1-ply equities (points, for ``mover``) of the positions ``afters`` (``mover`` has just
     played, the other side to roll), as a (k,) array: every reply of every position to every
     roll evaluated in one batch. Raises OutOfTime past ``deadline`` (checked after each
@@ -106,7 +116,9 @@ def one_ply(net, afters, mover, deadline=None):
     return -(best @ _WEIGHTS)
 
 
-def two_ply(net, afters, mover, deadline=None):
+def two_ply(
+    net: Network, afters: Sequence[Position], mover: str, deadline: float | None = None
+) -> NDArray[np.float64]:
     """2-ply equities (points, for ``mover``) of the positions ``afters``: for each opponent
     roll the opponent's best reply at 0-ply, then that reply's value at 1-ply (seen from the
     opponent), averaged over the 36 outcomes and negated. Raises OutOfTime past
@@ -137,7 +149,7 @@ class Filter:
     keep: int
     margin: float
 
-    def apply(self, scores, pool):
+    def apply(self, scores: NDArray[np.float64], pool: list[int]) -> list[int]:
         """The indices of ``pool`` (indices into the plays) that pass, best first; ``scores``
         are the pool's values at the ply before, in the pool's order."""
         order = np.argsort(-np.asarray(scores), kind="stable")
@@ -153,11 +165,18 @@ class Ranked:
 
     index: int
     ply: int
-    scores: tuple
-    plies: tuple
+    scores: tuple[float, ...]
+    plies: tuple[int, ...]
 
 
-def rank(net, position, plays, filters=(), cap_s=None, also=None):
+def rank(
+    net: Network,
+    position: Position,
+    plays: Sequence[Play],
+    filters: Sequence[Filter] = (),
+    cap_s: float | None = None,
+    also: int | None = None,
+) -> Ranked:
     """Rank ``plays`` (the legal plays of one roll in ``position``) for the side to play:
     every play at 0-ply, then, for each ``Filter`` in ``filters`` in turn, the plays it keeps
     one ply deeper (the first at 1-ply, the second at 2-ply), and the play of index ``also``

@@ -31,8 +31,11 @@ import signal
 import sys
 import time
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from games.engine import WHITE, Position, legal_plays, other
 
@@ -45,7 +48,7 @@ _FLIP_ORDER = np.array([0, 2, 1])
 _FLIP_SIGN = np.array([-1.0, 1.0, 1.0], np.float32)
 
 
-def opening(rng: random.Random):
+def opening(rng: random.Random) -> tuple[str, tuple[int, int]]:
     """R3 with `play_opening_dice`: the higher single die starts and plays both dice."""
     while True:
         a, b = rng.randint(1, 6), rng.randint(1, 6)
@@ -63,10 +66,10 @@ class Trainer:
     TD(lambda) needs: one trace per side would miss the errors of the other side's plies.
     """
 
-    def __init__(self, net: Network, alpha: float, lam: float):
+    def __init__(self, net: Network, alpha: float, lam: float) -> None:
         self.net, self.alpha, self.lam = net, alpha, lam
 
-    def _zero_trace(self):
+    def _zero_trace(self) -> list[NDArray[np.float32]]:
         n = self.net
         return [
             np.zeros((3,) + n.w1.shape, np.float32),
@@ -75,7 +78,9 @@ class Trainer:
             np.zeros((3,) + n.b2.shape, np.float32),
         ]
 
-    def _accumulate(self, trace, x, side):
+    def _accumulate(
+        self, trace: list[NDArray[np.float32]], x: NDArray[np.float32], side: str
+    ) -> NDArray[np.float32]:
         """trace = lambda * trace + gradient of White's three values at input ``x`` (a position
         after ``side`` played); returns the network's outputs for ``side``."""
         n = self.net
@@ -103,7 +108,7 @@ class Trainer:
         trace[3] += gb2
         return y
 
-    def _learn(self, trace, delta):
+    def _learn(self, trace: list[NDArray[np.float32]], delta: NDArray[np.float32]) -> None:
         """Move the weights by alpha * (White's TD errors ``delta``, (3,)) . trace."""
         n, a = self.net, self.alpha
         n.w1 += a * np.tensordot(delta, trace[0], axes=1)
@@ -111,7 +116,7 @@ class Trainer:
         n.w2 += a * np.tensordot(delta, trace[2], axes=1)
         n.b2 += a * (delta @ trace[3])
 
-    def play_game(self, rng: random.Random) -> tuple:
+    def play_game(self, rng: random.Random) -> tuple[str, bool, int]:
         """One self-play game with learning; returns (winner, mars, plies)."""
         net = self.net
         first, dice = opening(rng)
@@ -155,14 +160,14 @@ class Checkpoint:
     (one JSON object per progress line). Written atomically (a temporary file renamed), so a
     run killed while writing keeps the previous checkpoint."""
 
-    def __init__(self, path):
+    def __init__(self, path: str | Path) -> None:
         self.dir = Path(path)
         self.file = self.dir / CHECKPOINT
 
     def exists(self) -> bool:
         return self.file.exists()
 
-    def save(self, net: Network, options: dict, games: int, rng: random.Random) -> None:
+    def save(self, net: Network, options: dict[str, Any], games: int, rng: random.Random) -> None:
         """Write the weights and the state after ``games`` games."""
         self.dir.mkdir(parents=True, exist_ok=True)
         version, internal, gauss = rng.getstate()
@@ -171,7 +176,7 @@ class Checkpoint:
         net.save(temporary, options=options, state=state)
         temporary.replace(self.file)
 
-    def load(self) -> tuple:
+    def load(self) -> tuple[Network, dict[str, Any], int, random.Random]:
         """``(net, options, games, rng)`` as saved. Raises FileNotFoundError without one."""
         net = Network.load(self.file)
         options, state = net.meta["options"], net.meta["state"]
@@ -181,14 +186,14 @@ class Checkpoint:
         net.meta = {}
         return net, options, state["games"], rng
 
-    def log(self, line: dict) -> None:
+    def log(self, line: dict[str, float]) -> None:
         """Append one progress line."""
         self.dir.mkdir(parents=True, exist_ok=True)
         with (self.dir / LOG).open("a", encoding="utf-8") as out:
             out.write(json.dumps(line) + "\n")
 
 
-def sha256(path) -> str:
+def sha256(path: str | Path) -> str:
     """Hex SHA-256 of a file's bytes."""
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
@@ -196,21 +201,24 @@ def sha256(path) -> str:
 class _StopRequest:
     """Set by SIGINT or SIGTERM: the run ends after the game in play, with a checkpoint."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.asked = False
 
-    def __call__(self, signum, frame):
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
         self.asked = True
 
 
-def step_size(options: dict, game: int) -> float:
+def step_size(options: dict[str, Any], game: int) -> float:
     """The TD step of game ``game`` (1-based): falls geometrically from ``alpha`` at the first
     game to ``alpha_end`` at the last planned one."""
     alpha, end, games = options["alpha"], options["alpha_end"], options["games"]
-    return alpha * (end / alpha) ** ((game - 1) / max(games - 1, 1))
+    # the options are JSON or argparse values (Any); the step is a float
+    step: float = alpha * (end / alpha) ** ((game - 1) / max(games - 1, 1))
+    return step
 
 
-def parse(argv=None):
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    assert __doc__ is not None  # the module's docstring (absent only under python -OO)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=100_000)
     ap.add_argument("--seed", type=int, default=1)
@@ -264,10 +272,11 @@ def parse(argv=None):
     return args
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     checkpoint = Checkpoint(args.checkpoint) if args.checkpoint else None
     if args.resume:
+        assert checkpoint is not None  # parse() refuses --resume without --checkpoint
         if not checkpoint.exists():
             print(f"no checkpoint in {checkpoint.dir}: nothing to resume", file=sys.stderr)
             return 2

@@ -53,6 +53,44 @@ def pytest_configure(config):
     settings.GAMES_OUTAGE_MIN_MS = int(os.environ["GAMES_OUTAGE_MIN_MS"])
 
 
+#: the tiers of the suite, fastest first (``scripts/test --tier NAME`` runs one): ``unit`` (no
+#: server, worker, socket or browser), ``sockets`` (sockets in process, live servers, Celery
+#: workers), ``browser`` (Chromium) and ``faults`` (processes killed, Redis restarted)
+TIERS = ("unit", "sockets", "browser", "faults")
+#: fixtures that start or stand for a server, a worker or a queue: a test using one is of the
+#: sockets tier
+SOCKET_FIXTURES = frozenset(
+    {
+        "daphne_server",
+        "load_server",
+        "celery_worker_process",
+        "unattended_queue",
+        "clock_queue",
+        "live_server",
+    }
+)
+
+
+def tier_of(item):
+    """The tier (``TIERS``) of a collected test: by its markers (``e2e``, ``faults``,
+    ``celery``, ``sockets``), else by the fixtures it uses."""
+    marks = {mark.name for mark in item.iter_markers()}
+    if "faults" in marks:
+        return "faults"
+    if "e2e" in marks:
+        return "browser"
+    if marks & {"celery", "sockets"} or SOCKET_FIXTURES & set(item.fixturenames):
+        return "sockets"
+    return "unit"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Mark each test ``tier_<its tier>`` before ``-m`` selects (``scripts/test --tier``)."""
+    for item in items:
+        item.add_marker(f"tier_{tier_of(item)}")
+
+
 #: PostgreSQL's deadlock_timeout for the test process's own connections (the others keep 1 s)
 FLUSH_DEADLOCK_TIMEOUT = "20s"
 

@@ -23,6 +23,9 @@ from games import clocks, lobby, services, tasks
 from games.models import Game, PlayerRating, Profile, QueueEntry, QueueStatus
 from games.tests.test_consumers import origin, session_cookie
 
+# the lobby over its socket, with its pairing task: the sockets tier (conftest.py)
+pytestmark = pytest.mark.sockets
+
 TIMEOUT = 5
 T0 = datetime(2027, 5, 1, 12, 0, tzinfo=UTC)
 T0_MS = int(T0.timestamp() * 1000)

@@ -59,6 +59,7 @@ def turn_comes_to(game, user, other):
     return game, moved_at
 
 
+@pytest.mark.celery
 def test_turn_notices_go_out_through_the_worker_and_wait_out_telegrams_refusals(
     telegram_worker, telegram_on
 ):

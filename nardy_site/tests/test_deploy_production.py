@@ -88,6 +88,10 @@ def delete_keys(redis_url, pattern):
         client.close()
 
 
+# production settings served by a process of their own: the sockets tier (conftest.py)
+pytestmark = pytest.mark.sockets
+
+
 @pytest.fixture(scope="module")
 def production_answers(tmp_path_factory):
     """``(env, answers)``: the PRODUCTION_REQUESTS made by a production process whose static

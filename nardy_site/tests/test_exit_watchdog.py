@@ -6,6 +6,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from nardy_site.tests.servers import ROOT
 
 STUCK_TEST = """
@@ -16,6 +18,7 @@ def test_leaves_a_thread_that_never_ends():
 """
 
 
+@pytest.mark.sockets  # a pytest run of its own, in a process
 def test_a_run_that_leaves_a_stuck_thread_still_exits_with_its_status(tmp_path):
     test_file = ROOT / "nardy_site" / "tests" / f"test_zz_stuck_{tmp_path.name}.py"
     test_file.write_text(STUCK_TEST)

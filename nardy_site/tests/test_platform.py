@@ -132,6 +132,7 @@ def test_project_catalogues_compile():
         )
 
 
+@pytest.mark.sockets
 def test_an_idle_channel_layer_receive_outlives_the_redis_read_timeout():
     # redis-py 8 times reads out after 5 s; channels_redis blocks 5 s per receive. An idle
     # socket must wait quietly, not crash every 5 s (django/channels_redis#422).

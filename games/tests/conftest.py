@@ -17,6 +17,8 @@ import pytest
 import redis
 from celery import Celery
 from django.conf import settings
+from kombu.exceptions import OperationalError as KombuOperationalError
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from games.services import outages
 from nardy_site.celery import app as celery_app
@@ -128,7 +130,12 @@ class WorkerProcess(ServerProcess):
             self._pinger = None
 
     def ready(self):
-        return bool(self._pinger.control.ping(destination=[self.node], timeout=0.5))
+        try:
+            return bool(self._pinger.control.ping(destination=[self.node], timeout=0.5))
+        except (RedisConnectionError, KombuOperationalError, OSError):
+            # a broker just started may drop the first connection (CI, test_scale_out): the
+            # worker is not reachable yet, so ask again until start()'s deadline
+            return False
 
     def bot_move_times(self, game_id=None):
         """Milliseconds of each bot move the worker played (optionally of one game), in order."""

@@ -93,20 +93,23 @@ class ServerProcess:
                 self.command, cwd=ROOT, env=self.env, stdout=log_file, stderr=subprocess.STDOUT
             )
         deadline = time.monotonic() + timeout
-        while True:
-            # before ready(): another process on the same port could answer in its place
-            if self.process.poll() is not None:
-                code = self.process.returncode
-                self.process = None
-                pytest.fail(f"{self.name} exited with {code}:\n{self.log()}")
-            if self.ready():
-                return
-            if time.monotonic() > deadline:
-                self.stop()
-                pytest.fail(
-                    f"{self.name} was not {self.ready_when} within {timeout} s:\n{self.log()}"
-                )
-            time.sleep(self.poll_seconds)
+        try:
+            while True:
+                # before ready(): another process on the same port could answer in its place
+                if self.process.poll() is not None:
+                    code = self.process.returncode
+                    self.process = None
+                    pytest.fail(f"{self.name} exited with {code}:\n{self.log()}")
+                if self.ready():
+                    return
+                if time.monotonic() > deadline:
+                    pytest.fail(
+                        f"{self.name} was not {self.ready_when} within {timeout} s:\n{self.log()}"
+                    )
+                time.sleep(self.poll_seconds)
+        except BaseException:
+            self.stop()  # a start that failed leaves no process behind (the test's own error)
+            raise
 
     @property
     def running(self):

@@ -23,6 +23,7 @@ export function createCoach(els, state, { connection }) {
   let heldUntil = 0; // Date.now() until which the server refuses hints
   let holdTimer = null;
   let refusal = ""; // the note that says how long to wait, cleared when the wait is over
+  let counting = false; // the note counts the wait down with the button (a refused hint)
   const hintLabel = els.hint ? els.hint.textContent : "";
 
   /** Hints are offered to this viewer (the snapshot's `hints`) and turned on. */
@@ -65,9 +66,18 @@ export function createCoach(els, state, { connection }) {
     window.clearTimeout(holdTimer);
     holdTimer = null;
     const leftMs = heldUntil - Date.now();
-    if (leftMs > 0) holdTimer = window.setTimeout(tick, leftMs % 1000 || 1000);
-    else if (refusal && els.coachNote.textContent === refusal) els.coachNote.textContent = "";
-    if (leftMs <= 0) refusal = "";
+    if (leftMs > 0) {
+      holdTimer = window.setTimeout(tick, leftMs % 1000 || 1000);
+      // the note says the same seconds as the button, unless an answer has replaced it
+      if (counting && els.coachNote.textContent === refusal) {
+        refusal = NB.fmt(gettext("Too many hints in a short time: ask again in %(seconds)s s."), { seconds: heldFor() });
+        els.coachNote.textContent = refusal;
+      }
+    } else if (refusal && els.coachNote.textContent === refusal) els.coachNote.textContent = "";
+    if (leftMs <= 0) {
+      refusal = "";
+      counting = false;
+    }
     draw();
   }
 
@@ -107,7 +117,8 @@ export function createCoach(els, state, { connection }) {
       answered();
       refusal = frame.message || "";
       els.coachNote.textContent = refusal;
-      if (lastAsked === "hint") hold(frame.retry_after);
+      counting = lastAsked === "hint";
+      if (counting) hold(frame.retry_after);
       return true;
     }
     if (frame.type === "error" && waiting !== null) {

@@ -9,6 +9,7 @@ from datetime import timedelta
 from ipaddress import ip_address
 
 from django.contrib.auth.signals import user_logged_in
+from django.db.models import Q
 from django.dispatch import receiver
 
 from games import clocks, profiles
@@ -85,14 +86,8 @@ def quick_pairs(since=None, min_quick=MIN_QUICK_GAMES, limit=100):
     since = since or clocks.from_ms(clocks.now_ms()) - LOOK_BACK
     pairs = {}
     for game_id, white, black, plays, winner, updated in (
-        Game.objects.filter(
-            rated=True,
-            status=Status.FINISHED,
-            updated__gte=since,
-            white_user_id__isnull=False,
-            black_user_id__isnull=False,
-        )
-        .exclude(winner="")
+        decided_rated_games()
+        .filter(updated__gte=since)
         .order_by("-updated")
         .values_list("pk", "white_user_id", "black_user_id", "plays", "winner", "updated")
     ):
@@ -143,16 +138,22 @@ def _complete(found):
         pair.refunded = sum(str(game_id) in refunded for game_id in pair.quick_games)
 
 
-def games_between(first, second, quick=False, since=None):
+def decided_rated_games():
+    """The rated games between two accounts that ended with a winner."""
+    return Game.objects.filter(
+        rated=True,
+        status=Status.FINISHED,
+        white_user_id__isnull=False,
+        black_user_id__isnull=False,
+    ).exclude(winner="")
+
+
+def games_between(first, second, quick=False):
     """The ids of the rated games decided between accounts ``first`` and ``second`` (with
-    ``quick``: only those within ``QUICK_PLAYS`` plays; ``since``: ended since then), oldest
-    first."""
-    found = Game.objects.filter(rated=True, status=Status.FINISHED).exclude(winner="")
-    found = found.filter(white_user_id=first, black_user_id=second) | found.filter(
-        white_user_id=second, black_user_id=first
+    ``quick``: only those within ``QUICK_PLAYS`` plays), oldest first."""
+    found = decided_rated_games().filter(
+        Q(white_user_id=first, black_user_id=second) | Q(white_user_id=second, black_user_id=first)
     )
     if quick:
         found = found.filter(plays__lte=QUICK_PLAYS)
-    if since is not None:
-        found = found.filter(updated__gte=since)
     return list(found.order_by("updated").values_list("pk", flat=True))

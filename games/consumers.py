@@ -15,6 +15,7 @@ from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from autobahn.exception import Disconnected
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
+from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.contrib.auth import SESSION_KEY
@@ -121,7 +122,10 @@ class SocketCap:
     accepted, sent a ``too_many_sockets`` error and closed with 4429 before its consumer does
     any work. The place is taken when the consumer starts and freed in ``__call__``'s
     ``finally``, so it is given back however the socket ends (closed by either side, cut, or
-    its consumer failed)."""
+    its consumer failed). A refused socket's consumer never connected, so its ``disconnect``
+    is not run either: it has nothing to undo."""
+
+    refused = False
 
     async def __call__(self, scope, receive, send):
         user = scope.get("user")  # resolved by the auth middleware before the consumer runs
@@ -144,10 +148,16 @@ class SocketCap:
             return
         await super().websocket_connect(message)
 
+    async def websocket_disconnect(self, message):
+        if self.refused:
+            raise StopConsumer()
+        await super().websocket_disconnect(message)
+
     async def _refuse(self, close_code, wait=None):
         """Accept, send one ``error`` frame (``too_many_sockets`` when ``wait`` is None, else
         ``rate_limited`` with ``retry_after``: too many sockets opened lately) and close with
         ``close_code``."""
+        self.refused = True
         await self.accept()
         with translation.override(_language_of(self.scope)):
             if wait is None:
@@ -896,10 +906,6 @@ class TournamentConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebso
     touched every ``tournaments.PAGE_TOUCH_MS``."""
 
     STATE_EVERY_S = 0.5
-    # a socket the cap refuses never runs connect(), and disconnect() still reads these
-    group = None
-    touch_task = None
-    flush_task = None
 
     async def connect(self):
         self.group = None

@@ -385,6 +385,22 @@ class Game(models.Model):
                 return Side.BLACK.value
         return None
 
+    def plays_by_side(self, whole_match=False, passes=True):
+        """``{"white": n, "black": n}``: the plays each side made in this game or, with
+        ``whole_match``, in every game of its match (the sides keep their colours through a
+        match); passes count unless ``passes`` is False. One query."""
+        plays = GameEvent.objects.filter(kind=EventKind.PLAY)
+        if whole_match and self.match_id:
+            plays = plays.filter(game__match_id=self.match_id)
+        else:
+            plays = plays.filter(game=self)
+        if not passes:
+            plays = plays.exclude(play="")
+        counts = dict(
+            plays.order_by().values("side").annotate(n=models.Count("pk")).values_list("side", "n")
+        )
+        return {side: counts.get(side, 0) for side in Side.values}
+
     def user_of(self, side):
         """The account id playing ``side`` (None for a guest or the bot)."""
         return self.white_user_id if side == Side.WHITE else self.black_user_id

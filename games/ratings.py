@@ -8,7 +8,7 @@ result changes both ratings exactly once or not at all. Aborted games are never 
 from django.db import transaction
 
 from games import glicko2
-from games.models import EventKind, GameEvent, PlayerRating, RatingChange, RatingRefund, Side
+from games.models import PlayerRating, RatingChange, RatingRefund, Side
 
 
 def rating_of(user_id, preset):
@@ -78,10 +78,8 @@ def rate_result(game, winner, match=None):
 
 def played_by_both(game, match=None):
     """Whether each side made at least one play in ``game`` or, with its ``match``, in any game
-    of the match (the sides keep their colours through a match)."""
-    plays = GameEvent.objects.filter(kind=EventKind.PLAY)
-    plays = plays.filter(game__match=match) if match is not None else plays.filter(game=game)
-    return set(plays.order_by().values_list("side", flat=True).distinct()) >= set(Side.values)
+    of the match."""
+    return all(game.plays_by_side(whole_match=match is not None).values())
 
 
 def refund_game(game_id, reason):

@@ -10,7 +10,6 @@ from games.models import (
     EndReason,
     EventKind,
     Game,
-    GameEvent,
     Match,
     Phase,
     Side,
@@ -172,13 +171,9 @@ def aborts(game, side):
     ``side`` has made no play in it, nor, in a match, in any game of the match before it. A
     result needs a game, so nobody can hand an accomplice a rating, a match or arena points
     by resigning at once."""
-    if clockwork.has_moved(game, side):
-        return False
     if (game.match_number or 1) == 1:
-        return True
-    return not GameEvent.objects.filter(
-        game__match_id=game.match_id, kind=EventKind.PLAY, side=side
-    ).exists()
+        return not clockwork.has_moved(game, side)
+    return not game.plays_by_side(whole_match=True)[side]
 
 
 def abort(change, side, how=EndReason.TIMEOUT):

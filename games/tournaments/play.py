@@ -139,16 +139,9 @@ def entrant_of(pairing, game, side):
 
 def plays_of(game, user_id):
     """How many plays (passes not counted) account ``user_id`` made in ``game``, or over every
-    game of its match."""
-    games = Game.objects.filter(match_id=game.match_id) if game.match_id else [game]
-    plays = Q()
-    for each in games:
-        for side in ("white", "black"):
-            if each.user_of(side) == user_id:
-                plays |= Q(game_id=each.pk, side=side)
-    if not plays:
-        return 0
-    return GameEvent.objects.filter(plays, kind=EventKind.PLAY).exclude(play="").count()
+    game of its match (0 if it plays neither side)."""
+    plays = game.plays_by_side(whole_match=True, passes=False)
+    return sum(plays[side] for side in plays if game.user_of(side) == user_id)
 
 
 def players_who_played(pairings):

@@ -9,9 +9,11 @@ from django.urls import path
 from django.utils.translation import gettext_lazy as _
 
 from games import clocks, collusion, tournaments
-from games.models import Game, GameEvent, ImportedRecord, Match, RatingRefund, Tournament
+from games.accounts.models import RatingRefund
+from games.room.models import Game, GameEvent, ImportedRecord, Match
 from games.services import GameError
 from games.tournaments import rules as tournament_rules
+from games.tournaments.models import Tournament
 
 
 class GameEventInline(admin.TabularInline):

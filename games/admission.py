@@ -20,7 +20,8 @@ from django.core.cache import cache
 from django.utils.translation import ngettext
 
 from games import app_settings, clocks
-from games.models import Game, Status
+from games.choices import Status
+from games.room.models import Game
 from games.services.errors import GameError
 
 logger = logging.getLogger(__name__)

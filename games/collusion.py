@@ -13,7 +13,9 @@ from django.db.models import Q
 from django.dispatch import receiver
 
 from games import clocks, profiles
-from games.models import Game, Profile, RatingChange, RatingRefund, Status
+from games.accounts.models import Profile, RatingChange, RatingRefund
+from games.choices import Status
+from games.room.models import Game
 from games.tournaments import rules
 
 #: a rated game decided with at most this many plays in all (both sides) is "quick": fewer

@@ -25,11 +25,13 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from redis.exceptions import RedisError
 
-from games import clocks, lobby, ratelimits, services, socket_watch, tournaments
+from games import clocks, ratelimits, services, socket_watch, tournaments
 from games.guests import GUEST_SESSION_KEY
-from games.models import Game, Tournament
+from games.lobby import pairing
 from games.protocol import MAX_FRAME, MERGED_FIELDS
+from games.room.models import Game
 from games.services import dispatch
+from games.tournaments.models import Tournament
 
 logger = logging.getLogger(__name__)
 
@@ -711,7 +713,7 @@ class LobbyConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketC
     joins, and on connect while it waits), ``{"type": "paired", "game": <uuid>, "url": <game
     page>}`` (to every lobby socket of both players once their game exists), ``{"type":
     "left"}`` (to every lobby socket of the account when it left the queue) and ``error``
-    frames as for games. The socket that joined keeps its entry alive (``lobby.touch``) and
+    frames as for games. The socket that joined keeps its entry alive (``pairing.touch``) and
     closing it takes that entry out of the queue; a join from another tab replaces it.
     """
 
@@ -725,7 +727,7 @@ class LobbyConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketC
         self.language = _language_of(self.scope)
         self.identity, self.ip = ratelimits.scope_identity(self.scope, self.user_id)
         self.frame_limit = FrameLimit(self.channel_name, self.identity)
-        self.group = lobby.group_name(self.user_id)
+        self.group = pairing.group_name(self.user_id)
         self.entry_id = None  # the waiting entry this socket made
         self.touch_task = None
         # in the group before the state is read, so no join in between goes unheard
@@ -740,7 +742,7 @@ class LobbyConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketC
         if getattr(self, "group", None):
             await _leave_group(self.channel_layer, self.group, self.channel_name)
             if self.entry_id is not None:
-                left = await database_sync_to_async(lobby.leave)(self.user_id, self.entry_id)
+                left = await database_sync_to_async(pairing.leave)(self.user_id, self.entry_id)
                 if left:
                     await self.channel_layer.group_send(self.group, {"type": "lobby.left"})
 
@@ -770,7 +772,7 @@ class LobbyConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketC
                 await self.close(code=CLOSE_NOT_SIGNED_IN)
                 return
             if kind == "leave":
-                await database_sync_to_async(lobby.leave)(self.user_id)
+                await database_sync_to_async(pairing.leave)(self.user_id)
                 self.entry_id = None
                 self._stop_touching()
                 await self.channel_layer.group_send(self.group, {"type": "lobby.left"})
@@ -780,7 +782,7 @@ class LobbyConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketC
                 await self._error("bad_frame", _("Unknown clock."))
                 return
             try:
-                entry = await database_sync_to_async(lobby.join)(
+                entry = await database_sync_to_async(pairing.join)(
                     self.user_id, frame.get("preset"), frame.get("match_length"), clock, ip=self.ip
                 )
             except services.GameError as error:
@@ -788,7 +790,7 @@ class LobbyConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketC
                 return
         if entry.game_id is not None:
             return  # paired at once: the "paired" frame is on its way through the group
-        state = await database_sync_to_async(lobby.state_of)(entry)
+        state = await database_sync_to_async(pairing.state_of)(entry)
         self.entry_id = entry.pk
         self._stop_touching()
         self.touch_task = asyncio.ensure_future(self._touch(entry))
@@ -823,19 +825,19 @@ class LobbyConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketC
 
     async def _touch(self, entry):
         """Keep the waiting ``entry`` alive while this socket is open and its session is
-        still signed in to the account (``lobby.touch``); a signed-out socket leaves the
+        still signed in to the account (``pairing.touch``); a signed-out socket leaves the
         queue and is closed with 4401."""
         while True:
-            await asyncio.sleep(lobby.TOUCH_SECONDS)
+            await asyncio.sleep(pairing.TOUCH_SECONDS)
             confirmed = await database_sync_to_async(_confirmed_actor)(
                 self.scope, services.Actor(user_id=self.user_id)
             )
             if confirmed.user_id != self.user_id:
-                await database_sync_to_async(lobby.leave)(self.user_id, entry.pk)
+                await database_sync_to_async(pairing.leave)(self.user_id, entry.pk)
                 self.touch_task = None
                 await self.close(code=CLOSE_NOT_SIGNED_IN)
                 return
-            await database_sync_to_async(lobby.touch)(entry)
+            await database_sync_to_async(pairing.touch)(entry)
 
     def _stop_touching(self):
         task = getattr(self, "touch_task", None)
@@ -1057,8 +1059,8 @@ async def _leave_group(layer, group, channel_name):
 
 def _waiting_state(user_id):
     """The ``queued`` frame of the account's waiting entry, or None."""
-    entry = lobby.waiting_entry(user_id)
-    return lobby.state_of(entry) if entry is not None else None
+    entry = pairing.waiting_entry(user_id)
+    return pairing.state_of(entry) if entry is not None else None
 
 
 def _language_of(scope):

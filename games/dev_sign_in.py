@@ -19,7 +19,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from games.models import Profile
+from games.accounts.models import Profile
 
 #: the longest name accepted (a profile's display name)
 NAME_MAX = Profile._meta.get_field("display_name").max_length

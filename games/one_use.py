@@ -19,7 +19,7 @@ from datetime import timedelta
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from games.models import UsedToken
+from games.accounts.models import UsedToken
 
 KEY_MAX = UsedToken._meta.get_field("key").max_length
 HOLDER_MAX = UsedToken._meta.get_field("holder").max_length

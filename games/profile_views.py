@@ -14,7 +14,8 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods
 
 from games import profiles, tournaments
-from games.models import PlayerRating, Preset
+from games.accounts.models import PlayerRating
+from games.choices import Preset
 from games.services import playban
 from games.telegram import pages as telegram_pages
 

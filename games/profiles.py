@@ -15,16 +15,9 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 
-from games.models import (
-    Game,
-    PlayerRating,
-    Preset,
-    Profile,
-    RatingChange,
-    Side,
-    Status,
-    other_side,
-)
+from games.accounts.models import PlayerRating, Profile, RatingChange
+from games.choices import Preset, Side, Status, other_side
+from games.room.models import Game
 
 #: longest display name (characters), as ``Profile.display_name`` stores it
 DISPLAY_NAME_MAX = Profile._meta.get_field("display_name").max_length

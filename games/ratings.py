@@ -8,7 +8,8 @@ result changes both ratings exactly once or not at all. Aborted games are never 
 from django.db import transaction
 
 from games import glicko2
-from games.models import PlayerRating, RatingChange, RatingRefund, Side
+from games.accounts.models import PlayerRating, RatingChange, RatingRefund
+from games.choices import Side
 
 
 def rating_of(user_id, preset):

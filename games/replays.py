@@ -9,10 +9,10 @@ describes every step in the reader's language.
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
+from games.choices import EventKind, Preset, Side, Status
 from games.engine import fairdice
 from games.engine import record as rec
 from games.engine.position_id import encode as encode_position
-from games.models import EventKind, Preset, Side, Status
 from games.services.clockwork import clock_spec
 from games.services.reading import HISTORY_KINDS, display_name, opening_of
 

@@ -19,7 +19,7 @@ import weakref
 from channels.db import database_sync_to_async
 
 from games import clocks, services
-from games.models import Game
+from games.room.models import Game
 
 logger = logging.getLogger(__name__)
 

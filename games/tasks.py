@@ -8,8 +8,9 @@ from celery.signals import worker_init, worker_process_init, worker_ready
 from django.db import OperationalError
 from redis.exceptions import RedisError
 
-from games import analysis, clocks, lobby, one_use, services, tournaments
+from games import analysis, clocks, one_use, services, tournaments
 from games.bots import bearoff, neural
+from games.lobby import pairing
 from games.services import dispatch
 from games.telegram import bot_api
 from games.telegram import notices as telegram_notices
@@ -151,7 +152,7 @@ def telegram_notice(self, kind, user_id, game_id, version=0):
 def pair_lobby():
     """The beat task (every ``LOBBY_PAIR_SECONDS``): pair waiting players whose windows have
     widened enough (``games.lobby.pair``). Returns how many games it made."""
-    return len(lobby.pair())
+    return len(pairing.pair())
 
 
 @shared_task(

@@ -10,16 +10,12 @@ from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from games import accounts, clocks, collusion, dev_sign_in, ratelimits, tournaments
-from games.models import (
-    Entrant,
-    Preset,
-    Tournament,
-    TournamentKind,
-    TournamentStatus,
-)
+from games import clocks, collusion, dev_sign_in, ratelimits, tournaments
+from games.accounts import sign_in
+from games.choices import Preset
 from games.services import GameError, playban
 from games.tournaments import rules as tournament_rules
+from games.tournaments.models import Entrant, Tournament, TournamentKind, TournamentStatus
 from games.views import clock_name, clock_summary, login_url, viewer_of
 
 #: how many finished events the list shows
@@ -152,7 +148,7 @@ def tournament_page(request, tournament_id):
         "can_leave": can_leave,
         "signed_in": bool(viewer.user_id),
         "login_url": login_url(event_url),
-        "sign_in_with": "" if viewer.user_id else accounts.sign_in_services(request),
+        "sign_in_with": "" if viewer.user_id else sign_in.sign_in_services(request),
         "dev_sign_in": dev_sign_in.enabled(),
         "clock": {"name": clock_name(spec.kind), "summary": clock_summary(spec)},
         "playban": playban.notice(viewer.user_id),

@@ -22,7 +22,6 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from games import (
-    accounts,
     admission,
     analysis,
     app_settings,
@@ -36,24 +35,16 @@ from games import (
     services,
     tournaments,
 )
+from games.accounts import sign_in
 from games.board_svg import VIEW_H, VIEW_W, render_board
+from games.challenges.models import Challenge, ChallengeStatus
+from games.choices import Colour, Preset, Side, Status, other_side
 from games.engine import PositionError
 from games.engine import record as rec
 from games.engine.position_id import decode as decode_position
 from games.guests import GUEST_SESSION_KEY, ensure_guest_id
-from games.models import (
-    Challenge,
-    ChallengeStatus,
-    Colour,
-    Game,
-    ImportedRecord,
-    Match,
-    Preset,
-    QueueEntry,
-    Side,
-    Status,
-    other_side,
-)
+from games.lobby.models import QueueEntry
+from games.room.models import Game, ImportedRecord, Match
 from games.services import playban
 from games.telegram import notices as telegram_notices
 from games.telegram import pages as telegram_pages
@@ -849,8 +840,8 @@ def lobby_page(request):
     context = {
         "signed_in": bool(viewer.user_id),
         "login_url": login_url(reverse("games:lobby")),
-        "sign_in_with": "" if viewer.user_id else accounts.sign_in_services(request),
-        "can_sign_in": bool(viewer.user_id) or accounts.sign_in_available(request),
+        "sign_in_with": "" if viewer.user_id else sign_in.sign_in_services(request),
+        "can_sign_in": bool(viewer.user_id) or sign_in.sign_in_available(request),
         "dev_sign_in": dev_sign_in.enabled(),
         "ws_path": f"/ws/lobby/?lang={get_language()}",
         "clock_choices": clock_choices(),

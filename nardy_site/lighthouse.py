@@ -81,7 +81,8 @@ def play_both_sides(game_id, turns):
     """Play ``turns`` actions of a game between two guests (each rolls, then plays the first
     legal play), then the side to move resigns: a finished game with a record."""
     from games import services
-    from games.models import Game, Phase
+    from games.choices import Phase
+    from games.room.models import Game
 
     for _ in range(turns):
         game = Game.objects.get(pk=game_id)
@@ -104,7 +105,8 @@ def game_at_roll(player):
     player's roll: the opening played for them if they start, the computer's move made by the
     site's worker. The game page then always shows the same kind of moment."""
     from games import services
-    from games.models import Game, Phase
+    from games.choices import Phase
+    from games.room.models import Game
 
     game = services.create_bot_game(player, bot_level="easy", human_side="white")
     actor = services.Actor(guest_id=player)
@@ -127,7 +129,7 @@ def made_pages():
     from django.contrib.auth import get_user_model
 
     from games import analysis, services
-    from games.models import Profile
+    from games.accounts.models import Profile
 
     stamp = str(int(time.time()))
     player = f"lighthouse-{stamp}"

@@ -236,10 +236,10 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # Tells a signed-out session's game sockets once the sign-out's view is done (the session
     # is flushed by then), so their pages reload signed out.
-    "games.accounts.SignOutNoticeMiddleware",
+    "games.accounts.sign_in.SignOutNoticeMiddleware",
     # After CachedPageCsrfMiddleware (its answer passes here first): puts this visitor's
     # "Sign in" / name-and-sign-out into pages served from the page cache.
-    "games.accounts.AccountMenuMiddleware",
+    "games.accounts.sign_in.AccountMenuMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # After XFrameOptionsMiddleware (its answer passes here first): a page opened inside
@@ -606,8 +606,8 @@ LOGIN_REDIRECT_URL = "rules:home"
 # so none is required).
 SOCIALACCOUNT_ONLY = True
 SOCIALACCOUNT_AUTO_SIGNUP = True
-SOCIALACCOUNT_ADAPTER = "games.accounts.SocialAccountAdapter"
-ACCOUNT_ADAPTER = "games.accounts.AccountAdapter"
+SOCIALACCOUNT_ADAPTER = "games.accounts.sign_in.SocialAccountAdapter"
+ACCOUNT_ADAPTER = "games.accounts.sign_in.AccountAdapter"
 SOCIALACCOUNT_EMAIL_VERIFICATION = "none"
 SOCIALACCOUNT_EMAIL_REQUIRED = False
 SOCIALACCOUNT_QUERY_EMAIL = False

@@ -17,7 +17,8 @@ from django.views.decorators.cache import cache_page
 from django.views.generic import RedirectView
 from django.views.i18n import JavaScriptCatalog, set_language
 
-from games import accounts, dev_sign_in, telegram_views
+from games import dev_sign_in, telegram_views
+from games.accounts import sign_in
 from rules_pages.sitemaps import SITEMAPS
 from rules_pages.views import robots_txt
 
@@ -36,7 +37,7 @@ urlpatterns = i18n_patterns(
     # same URL gets it, so this path comes first.
     path(
         "accounts/telegram/login/callback/",
-        accounts.telegram_callback,
+        sign_in.telegram_callback,
         name="telegram_callback_checked",
     ),
     # The development sign-in (any name, no password; 404 unless settings.DEV_SIGN_IN).

@@ -4,7 +4,7 @@ out at a given instant. Works on the locked game; records nothing (``turns`` and
 ``timeouts`` do)."""
 
 from games import clocks
-from games.models import EventKind, Phase
+from games.choices import EventKind, Phase
 
 #: the sweep applies a deadline only this long after it (ms): an action received before the
 #: deadline but still waiting for the game's lock is then applied first, so the clock never

@@ -23,7 +23,8 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 
 from games import clocks
-from games.models import EventKind, Game, Side
+from games.choices import EventKind, Side
+from games.room.models import Game
 from games.services import reading
 from games.services.clockwork import TIMER_GRACE_MS
 from games.signals import change_delivered

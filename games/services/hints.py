@@ -20,8 +20,9 @@ from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
 from games.bots import judge, neural
+from games.choices import EventKind
 from games.engine import check_play, legal_plays
-from games.models import EventKind, Game
+from games.room.models import Game
 from games.services import dispatch
 from games.services.errors import GameError
 from games.services.reading import check_to_play

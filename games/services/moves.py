@@ -11,7 +11,8 @@ from django.utils.translation import gettext as _
 
 from games import bots, clocks
 from games.bots import cube as cube_decisions
-from games.models import EndReason, EventKind, Game, Phase, other_side
+from games.choices import EndReason, EventKind, Phase, other_side
+from games.room.models import Game
 from games.services import clockwork, dispatch, turns, unit, wording
 from games.services.actors import BOT
 from games.services.errors import (

@@ -4,7 +4,7 @@ cube, the computer's levels and the clock."""
 from django.utils.translation import gettext as _
 
 from games import bots, clocks
-from games.models import Preset
+from games.choices import Preset
 from games.services.errors import BadFrame
 
 #: R11 match lengths and the default one for a new ``match`` game

@@ -24,8 +24,10 @@ from django.db import transaction
 from django.db.models import F
 
 from games import app_settings, clocks
-from games.models import EventKind, Game, Heartbeat, Outage, Presence
+from games.choices import EventKind
+from games.room.models import Game, Presence
 from games.services import clockwork
+from games.services.models import Heartbeat, Outage
 
 logger = logging.getLogger(__name__)
 

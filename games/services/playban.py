@@ -18,8 +18,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from games import clocks
+from games.accounts.models import Abandonment
 from games.bots import neural
-from games.models import Abandonment, EndReason
+from games.choices import EndReason
 from games.services.errors import PlayBanned
 
 #: a player whose chance to win was below this when they ran out of time or left had lost

@@ -3,7 +3,7 @@ absent player's clock keeps running, and the opponent may claim the win once the
 is over."""
 
 from games import clocks
-from games.models import Game, Presence
+from games.room.models import Game, Presence
 from games.services import clockwork, dispatch, turns, unit
 
 #: a socket not seen for this long (ms) is taken for dead (its Daphne went away)

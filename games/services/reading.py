@@ -8,9 +8,10 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from games import clocks, ratings
+from games.accounts.models import Profile
+from games.choices import EndReason, EventKind, Phase, Side, Status, other_side
 from games.engine import EngineError, board_to_json, explain, legal_plays, step_graph
 from games.engine.position_id import encode as encode_position
-from games.models import EndReason, EventKind, Phase, Profile, Side, Status, other_side
 from games.services import clockwork, outages, wording
 from games.services.errors import BadFrame, GameOver, IllegalPlayError, NotYourTurn, WrongPhase
 

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from games import app_settings
 from games.engine import record as rec
-from games.models import ImportedRecord
+from games.room.models import ImportedRecord
 
 
 def import_record(text, guest_id=None):

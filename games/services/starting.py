@@ -8,17 +8,9 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from games import clocks
-from games.models import (
-    BotLevel,
-    Challenge,
-    ChallengeStatus,
-    Colour,
-    Game,
-    Match,
-    Preset,
-    Side,
-    other_side,
-)
+from games.challenges.models import Challenge, ChallengeStatus
+from games.choices import BotLevel, Colour, Preset, Side, other_side
+from games.room.models import Game, Match
 from games.services import playban, turns
 from games.services.actors import Actor, person, seat
 from games.services.errors import BadFrame, ChallengeError

@@ -6,7 +6,8 @@ never shows a clock past zero). What a passed deadline does to the game is
 import logging
 
 from games import clocks
-from games.models import Game, Presence, Status
+from games.choices import Status
+from games.room.models import Game, Presence
 from games.services import moves, outages, presence, turns, unit
 from games.services.clockwork import TIMER_GRACE_MS
 

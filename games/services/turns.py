@@ -4,18 +4,10 @@ Each function takes the ``unit.GameChange`` it records into; none saves."""
 
 from games import clocks, ratings
 from games import dice as dice_rolls
+from games.choices import EndReason, EventKind, Phase, Side, Status, other_side
 from games.engine import OIN, EngineError, Position, check_play, fairdice, game_value
 from games.engine.rules import PLAY_OPENING_DICE
-from games.models import (
-    EndReason,
-    EventKind,
-    Game,
-    Match,
-    Phase,
-    Side,
-    Status,
-    other_side,
-)
+from games.room.models import Game, Match
 from games.services import clockwork, outages, playban, unit, wording
 from games.services.errors import IllegalPlayError
 from games.signals import game_aborted, game_finished, result_decided

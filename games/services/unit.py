@@ -12,7 +12,8 @@ from contextlib import contextmanager
 
 from django.db import transaction
 
-from games.models import EventKind, Game, GameEvent
+from games.choices import EventKind
+from games.room.models import Game, GameEvent
 from games.services import dispatch, outages
 from games.services.errors import GameError
 from games.services.reading import EventRow

@@ -3,8 +3,8 @@ why a checker cannot move, why a game record was refused, how a game ended on ti
 
 from django.utils.translation import gettext as _
 
+from games.choices import EndReason, Status
 from games.engine import NotationError, explain, format_step
-from games.models import EndReason, Status
 
 
 def illegal_play_message(exc):

@@ -7,7 +7,7 @@ from allauth.socialaccount.models import SocialAccount
 from django.conf import settings
 from django.db import transaction
 
-from games.models import TelegramLink, TelegramOff
+from games.telegram.models import TelegramLink, TelegramOff
 
 #: the languages a notice can be written in (the site's)
 LANGUAGES = frozenset(code for code, _name in settings.LANGUAGES)

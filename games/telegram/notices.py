@@ -20,11 +20,14 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 
 from games import clocks, ratelimits
-from games.models import EventKind, Game, GameEvent, Side, TelegramOff, Tournament
+from games.choices import EventKind, Side
+from games.room.models import Game, GameEvent
 from games.services import display_name, side_here
 from games.signals import challenge_accepted, change_delivered, tournament_game_started
 from games.telegram import bot_api, config, links
+from games.telegram.models import TelegramOff
 from games.tournaments import presence as tournament_presence
+from games.tournaments.models import Tournament
 
 logger = logging.getLogger(__name__)
 

@@ -16,8 +16,8 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from games.models import TelegramOff
 from games.telegram import config, init_data, links, signin
+from games.telegram.models import TelegramOff
 
 #: the commands the bot answers; the menu lists them (``setup``)
 COMMANDS = ("start", "play")

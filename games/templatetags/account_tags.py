@@ -5,7 +5,8 @@ games.accounts.AccountMenuMiddleware fills in per visitor); ``{% sign_in_availab
 
 from django import template
 
-from games import accounts, dev_sign_in
+from games import dev_sign_in
+from games.accounts import sign_in
 
 register = template.Library()
 
@@ -13,13 +14,13 @@ register = template.Library()
 @register.simple_tag(takes_context=True)
 def account_menu(context):
     """The account menu of the page being rendered (HTML)."""
-    return accounts.account_menu(context.get("request"))
+    return sign_in.account_menu(context.get("request"))
 
 
 @register.simple_tag(takes_context=True)
 def sign_in_available(context):
     """``{% sign_in_available as can_sign_in %}``: whether this server offers any sign-in."""
-    return accounts.sign_in_available(context.get("request"))
+    return sign_in.sign_in_available(context.get("request"))
 
 
 @register.simple_tag

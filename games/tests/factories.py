@@ -5,8 +5,9 @@ import random
 from contextlib import contextmanager
 
 from games import dice, services
+from games.choices import Phase
 from games.engine import Position, legal_plays
-from games.models import Game, GameEvent, Phase
+from games.room.models import Game, GameEvent
 
 HUMAN = "guest-human"
 ONLOOKER = "guest-onlooker"

@@ -13,7 +13,8 @@ from django.contrib.sessions.models import Session
 from django.test import Client
 
 from games import consumers, services
-from games.models import Game, Phase, Presence
+from games.choices import Phase
+from games.room.models import Game, Presence
 from games.services import dispatch
 from games.tests.factories import FixedDice, new_bot_game, state
 from games.tests.test_consumers import (

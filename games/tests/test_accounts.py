@@ -26,8 +26,10 @@ from django.db import OperationalError
 from django.test import Client
 
 from games import services
-from games.accounts import ACCOUNT_MENU_MARKER
-from games.models import Challenge, Game, Profile
+from games.accounts.models import Profile
+from games.accounts.sign_in import ACCOUNT_MENU_MARKER
+from games.challenges.models import Challenge
+from games.room.models import Game
 from rules_pages.cache import CSRF_MARKER
 
 pytestmark = pytest.mark.django_db

@@ -11,7 +11,9 @@ from django.test import Client
 from django.urls import reverse
 
 from games import admission, app_settings, clocks, services
-from games.models import Challenge, Game, QueueEntry
+from games.challenges.models import Challenge
+from games.lobby.models import QueueEntry
+from games.room.models import Game
 from games.tests.factories import FixedDice, new_bot_game
 from games.tests.test_consumers import receive
 from games.tests.test_lobby import account, join_frame, lobby_socket

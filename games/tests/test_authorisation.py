@@ -13,7 +13,8 @@ from django.test import Client
 from django.urls import reverse
 
 from games import services
-from games.models import Challenge, Game, ImportedRecord, Match
+from games.challenges.models import Challenge
+from games.room.models import Game, ImportedRecord, Match
 from games.tests.factories import (
     BLACK_GUEST,
     HUMAN,

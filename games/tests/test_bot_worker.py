@@ -8,7 +8,7 @@ import random
 import pytest
 from asgiref.sync import async_to_sync
 
-from games.models import Game
+from games.room.models import Game
 from games.tests.conftest import WorkerProcess, queued_tasks
 from games.tests.factories import FixedDice, new_bot_game
 from games.tests.test_consumers import communicator, connect, until_game

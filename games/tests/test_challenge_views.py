@@ -12,9 +12,13 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 
-from games import lobby, services
+from games import services
+from games.accounts.models import Profile
+from games.challenges.models import Challenge, ChallengeStatus
+from games.choices import Status
 from games.clocks import CLOCKS, MATCH, STANDARD
-from games.models import Challenge, ChallengeStatus, Game, Match, Profile, Status
+from games.lobby import pairing
+from games.room.models import Game, Match
 from games.tests.factories import new_people_game, play_turn, play_turns
 
 pytestmark = pytest.mark.django_db
@@ -349,8 +353,8 @@ def test_my_games_names_an_opponent_with_an_account_and_says_rated(time_machine)
     anna, boris = account("Anna"), account("Boris")
     as_anna = services.Actor(guest_id="guest-of-anna", user_id=anna.pk)
     as_boris = services.Actor(guest_id="guest-of-boris", user_id=boris.pk)
-    lobby.join(anna.pk, "sport")
-    paired = lobby.join(boris.pk, "sport").game  # the lobby's rated game: no link, no friend
+    pairing.join(anna.pk, "sport")
+    paired = pairing.join(boris.pk, "sport").game  # the lobby's rated game: no link, no friend
     casual = services.accept_challenge(services.create_challenge(as_anna).pk, as_boris)
     with_guest = services.accept_challenge(
         services.create_challenge(as_anna).pk, "guest-of-a-friend"

@@ -12,10 +12,11 @@ from django.test import Client
 from django.urls import reverse
 
 from games import services
+from games.choices import EventKind, Status
 from games.clocks import LOSES_MATCH, ClockSpec
 from games.engine import record as rec
-from games.models import EventKind, Game, ImportedRecord, Status
 from games.replays import game_record, record_text
+from games.room.models import Game, ImportedRecord
 from games.tests.factories import FixedDice, new_bot_game
 
 pytestmark = pytest.mark.django_db

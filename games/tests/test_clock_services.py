@@ -11,9 +11,11 @@ import pytest
 from django.urls import reverse
 
 from games import app_settings, clocks, services
+from games.choices import Phase, Status, other_side
 from games.clocks import CLOCKS, MATCH, STANDARD, ClockSpec
-from games.models import Game, Heartbeat, Match, Outage, Phase, Presence, Status, other_side
+from games.room.models import Game, Match, Presence
 from games.services import outages
+from games.services.models import Heartbeat, Outage
 from games.tests.factories import (
     BLACK_GUEST,
     HUMAN,

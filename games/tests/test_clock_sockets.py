@@ -13,8 +13,9 @@ import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 
 from games import clocks, services
+from games.choices import EventKind, Status
 from games.clocks import ClockSpec
-from games.models import EventKind, Game, GameEvent, Match, Status
+from games.room.models import Game, GameEvent, Match
 from games.tests.factories import (
     BLACK_GUEST,
     ONLOOKER,

@@ -12,8 +12,9 @@ from contextlib import contextmanager
 import pytest
 
 from games import clocks, services
+from games.choices import EventKind, Status, other_side
 from games.clocks import ClockSpec
-from games.models import EventKind, Game, GameEvent, Status, other_side
+from games.room.models import Game, GameEvent
 from games.tasks import clock_timeout
 from games.tests.conftest import TEST_SWEEP_SECONDS, _delete_queue
 from games.tests.factories import guest_to_act, new_people_game, play_turn, random_legal_play, state

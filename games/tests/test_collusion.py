@@ -11,7 +11,7 @@ from django.test import Client
 from django.urls import reverse
 
 from games import collusion, services
-from games.models import PlayerRating, Profile, RatingChange, RatingRefund
+from games.accounts.models import PlayerRating, Profile, RatingChange, RatingRefund
 from games.tests.factories import play_turns
 
 pytestmark = pytest.mark.django_db

@@ -13,7 +13,7 @@ from django.contrib.sessions.backends.db import SessionStore
 
 from games import consumers, services
 from games.loadtool.gameview import GameView
-from games.models import Game, Presence
+from games.room.models import Game, Presence
 from games.tests.conftest import queued_tasks
 from games.tests.factories import HUMAN, ONLOOKER, FixedDice, new_bot_game, state
 

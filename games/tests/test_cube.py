@@ -7,8 +7,9 @@ import pytest
 from games import services
 from games.bots import cube as cube_bot
 from games.bots.neural import cubeless_chances
+from games.choices import Phase, Status
 from games.engine import Position
-from games.models import Game, Phase, Status
+from games.room.models import Game
 from games.tests.factories import HUMAN, FixedDice, new_bot_game, set_position, unchanged
 
 pytestmark = [pytest.mark.django_db]

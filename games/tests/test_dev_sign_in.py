@@ -6,7 +6,8 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from games import services
-from games.models import Game, Profile
+from games.accounts.models import Profile
+from games.room.models import Game
 from games.tests.factories import FixedDice, new_bot_game
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("unattended_queue")]

@@ -59,7 +59,8 @@ def made_pages():
     from django.contrib.auth import get_user_model
 
     from games import analysis, clocks, services, tournaments
-    from games.models import Game, Profile
+    from games.accounts.models import Profile
+    from games.room.models import Game
     from games.tests.factories import play_human_turn
 
     challenge = services.create_challenge("a11y-friend", preset="sport", colour="white")

@@ -236,7 +236,7 @@ def test_guest_plays_a_whole_game_against_the_computer_in_chromium(
     ), reason
 
     # The result shown is the one the server recorded.
-    from games.models import Game
+    from games.room.models import Game
 
     game = in_thread(lambda: Game.objects.get(pk=game_id))
     assert game.status == "finished"
@@ -377,7 +377,8 @@ def check_the_pass_for_me_setting(page, game_id, human):
     """With "Pass for me when no move is possible" on, a turn with no legal step is passed by
     the page itself after the status line has said it will (issue #15). Puts the game of
     ``game_id`` (the page's, its guest playing ``human``) in a blocked position first."""
-    from games.models import Game, Phase
+    from games.choices import Phase
+    from games.room.models import Game
     from games.tests.factories import set_position
 
     def block_the_guest():
@@ -419,7 +420,7 @@ def check_the_pass_for_me_setting(page, game_id, human):
 def test_guest_resigns_on_a_phone_in_russian_and_sees_the_result(daphne_server, browser):
     from django.utils import translation
 
-    from games.models import Game
+    from games.room.models import Game
 
     cyrillic = re.compile("[а-яё]", re.IGNORECASE)
     with translation.override("ru"):

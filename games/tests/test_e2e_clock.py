@@ -117,7 +117,8 @@ def play_one_turn(pages, deadline):
 def test_two_guests_play_with_the_match_clock_and_a_player_who_leaves_loses_the_match(
     daphne_server, celery_worker_process, clock_beat, browser
 ):
-    from games.models import Challenge, Game, Match
+    from games.challenges.models import Challenge
+    from games.room.models import Game, Match
 
     deadline = time.monotonic() + TEST_LIMIT_S
     errors = []
@@ -261,7 +262,7 @@ def age_absence(game_id, side, ms):
 
     from django.db import transaction
 
-    from games.models import Game
+    from games.room.models import Game
     from games.services import clockwork
 
     with transaction.atomic():
@@ -297,7 +298,7 @@ def test_with_the_standard_clock_the_opponent_of_a_player_who_left_claims_the_wi
     told when the win may be claimed, then claims it with the button."""
     from games import services
     from games.clocks import CLOCKS, STANDARD
-    from games.models import Game
+    from games.room.models import Game
 
     deadline = time.monotonic() + TEST_LIMIT_S
     spec = dataclasses.replace(CLOCKS[STANDARD], claim_after_ms=6_000, first_move_ms=14_000)

@@ -78,7 +78,8 @@ def setup_rated_game():
     from django.test import Client
 
     from games import services
-    from games.models import Game, PlayerRating, Profile
+    from games.accounts.models import PlayerRating, Profile
+    from games.room.models import Game
     from games.tests.factories import play_turn
 
     users = {}

@@ -52,7 +52,7 @@ def signed_in_context(browser, base, name, viewport):
     from django.contrib.auth import get_user_model
     from django.test import Client
 
-    from games.models import Profile
+    from games.accounts.models import Profile
 
     def make():
         user = get_user_model().objects.create_user(username=name.lower())
@@ -75,7 +75,9 @@ def open_lobby(page, base):
 def test_two_signed_in_players_are_paired_in_the_lobby_and_see_their_new_ratings(
     daphne_server, celery_worker_process, clock_beat, browser
 ):
-    from games.models import Game, PlayerRating, QueueEntry, RatingChange
+    from games.accounts.models import PlayerRating, RatingChange
+    from games.lobby.models import QueueEntry
+    from games.room.models import Game
 
     deadline = time.monotonic() + TEST_LIMIT_S
     errors = []

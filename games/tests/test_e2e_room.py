@@ -64,7 +64,7 @@ def resign(page):
 def test_guest_plays_a_match_to_3_against_the_computer_to_the_end(
     daphne_server, celery_worker_process, browser
 ):
-    from games.models import Game
+    from games.room.models import Game
 
     started = time.monotonic()
     deadline = started + MATCH_TIME_LIMIT_S
@@ -156,7 +156,7 @@ def test_reload_in_the_middle_continues_the_same_game(
     daphne_server, celery_worker_process, browser
 ):
     from games.engine import get_ruleset, legal_plays
-    from games.models import Game
+    from games.room.models import Game
 
     deadline = time.monotonic() + 300
     # Motion allowed: the computer's moves are animated.

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from games.models import Game, Phase
+from games.choices import Phase
+from games.room.models import Game
 from games.tests.factories import set_position
 from games.tests.telegram_helpers import BOT_USERNAME, TOKEN, WEBHOOK_SECRET, init_data
 from games.tests.test_e2e_accessibility import violations

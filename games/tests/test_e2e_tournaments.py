@@ -55,7 +55,7 @@ def tournament_beat(celery_worker_process, tmp_path):
 def playing(event_id):
     """``[(game id of the game to resign, bracket black's user, white's user)]`` of the
     event's pairings being played (a match: its latest game)."""
-    from games.models import Pairing
+    from games.tournaments.models import Pairing
 
     found = []
     for pairing in Pairing.objects.filter(tournament_id=event_id, status="playing").select_related(
@@ -70,7 +70,7 @@ def played_before_resigning(game_id, loser):
     """Both sides play in turn (random legal plays through the services) until account
     ``loser`` has made ``rules.MIN_LOSER_PLAYS`` plays in the game or its match: a resignation
     before would abort the game or score nothing in an arena. Returns the game's version."""
-    from games.models import Game
+    from games.room.models import Game
     from games.tests.factories import play_turns
     from games.tournaments import play, rules
 
@@ -98,7 +98,7 @@ def resign_on(page, game_id, loser, deadline):
 
 
 def status_of(event_id):
-    from games.models import Tournament
+    from games.tournaments.models import Tournament
 
     return Tournament.objects.get(pk=event_id).status
 
@@ -125,7 +125,8 @@ def play_out(event_id, pages, deadline, on_round=None):
 def pairing_gaps(event_id):
     """For each game of the event started after an earlier game of its players ended: the ms
     from that end (its END event; the later of the two players') to the new game's start."""
-    from games.models import GameEvent, Pairing
+    from games.room.models import GameEvent
+    from games.tournaments.models import Pairing
 
     pairings = list(Pairing.objects.filter(tournament_id=event_id).select_related("white", "black"))
     ends = {}
@@ -155,7 +156,7 @@ def test_an_arena_and_a_cup_are_played_to_their_end_in_the_browser(
     daphne_server, celery_worker_process, tournament_beat, browser
 ):
     from games import clocks, tournaments
-    from games.models import Entrant
+    from games.tournaments.models import Entrant
 
     deadline = time.monotonic() + TEST_LIMIT_S
     base = daphne_server.base
@@ -282,6 +283,6 @@ def test_an_arena_and_a_cup_are_played_to_their_end_in_the_browser(
 
 def socket_open(tournament_id, user_id):
     """Whether account ``user_id`` has a socket open on the tournament's page (presence)."""
-    from games.models import TournamentSocket
+    from games.tournaments.models import TournamentSocket
 
     return TournamentSocket.objects.filter(tournament_id=tournament_id, user_id=user_id).exists()

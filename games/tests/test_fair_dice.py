@@ -9,9 +9,10 @@ import random
 import pytest
 
 from games import replays, services
+from games.choices import EventKind, Phase, Status
 from games.engine import fairdice
 from games.engine import record as rec
-from games.models import EventKind, Game, Phase, Status
+from games.room.models import Game
 from games.tests.factories import HUMAN, ONLOOKER
 
 pytestmark = pytest.mark.django_db

@@ -17,7 +17,8 @@ import time
 
 import pytest
 
-from games.models import EventKind, Game
+from games.choices import EventKind
+from games.room.models import Game
 from games.tests.live import (
     GameSocket,
     Guest,

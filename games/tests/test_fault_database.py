@@ -20,7 +20,7 @@ import uuid
 import pytest
 from django.db import connection, connections
 
-from games.models import Game
+from games.room.models import Game
 from games.tests.live import GameSocket, Guest, in_step, next_frame, people_game, take_step
 
 pytestmark = [

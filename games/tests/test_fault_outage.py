@@ -10,8 +10,10 @@ import time
 import pytest
 
 from games import clocks
-from games.models import EventKind, Game, GameEvent, Heartbeat, Outage
+from games.choices import EventKind
+from games.room.models import Game, GameEvent
 from games.services import clockwork
+from games.services.models import Heartbeat, Outage
 from games.tests.conftest import TEST_SWEEP_SECONDS, BeatProcess, daphne_servers
 from games.tests.live import GameSocket, Guest, next_frame, people_game, take_step
 from nardy_site.tests.servers import running, start_all

@@ -22,7 +22,8 @@ import redis
 import requests
 
 from games import clocks, services
-from games.models import EventKind, Game
+from games.choices import EventKind
+from games.room.models import Game
 from games.tests.conftest import BeatProcess, WorkerProcess, daphne_servers
 from games.tests.live import (
     GameSocket,

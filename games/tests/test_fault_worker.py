@@ -12,8 +12,9 @@ import time
 import pytest
 
 from games import clocks, services
+from games.choices import EventKind, other_side
 from games.clocks import ClockSpec
-from games.models import EventKind, Game, GameEvent, other_side
+from games.room.models import Game, GameEvent
 from games.tasks import clock_timeout
 from games.tests.conftest import TEST_SWEEP_SECONDS
 from games.tests.factories import FixedDice, new_bot_game

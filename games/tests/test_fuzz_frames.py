@@ -20,8 +20,9 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from games import consumers, services, socket_watch
+from games.choices import Phase
 from games.engine import EngineError, Position, check_play, legal_plays
-from games.models import Game, Phase
+from games.room.models import Game
 from games.tests.factories import HUMAN, ONLOOKER, FixedDice, new_bot_game, state
 from games.tests.test_consumers import TIMEOUT, origin, session_cookie
 

@@ -216,7 +216,7 @@ def test_one_socket_asking_again_queues_one_search_and_the_limits_count_searches
 def human_to_play(game_id):
     """Play the computer's turns (no worker reads the queue) and roll for the human (white)
     until the human is to play; returns the game."""
-    from games.models import Game
+    from games.room.models import Game
 
     while True:
         game = Game.objects.get(pk=game_id)

@@ -19,7 +19,7 @@ from games.echo import EchoConsumer
 from games.loadtool.arena import run_arena
 from games.loadtool.client import ARENA_MIN_PLAYS, Player, Stats, Table, echo_frame
 from games.loadtool.runner import RunConfig, percentiles, run_load
-from games.models import Game
+from games.room.models import Game
 from games.routing import websocket_patterns, websocket_urlpatterns
 from games.tournaments import rules
 from nardy_site.tests.servers import DaphneServer, free_port

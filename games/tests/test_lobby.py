@@ -19,8 +19,11 @@ from django.db import connections
 from django.test import Client
 from django.urls import reverse
 
-from games import clocks, lobby, services, tasks
-from games.models import Game, PlayerRating, Profile, QueueEntry, QueueStatus
+from games import clocks, services, tasks
+from games.accounts.models import PlayerRating, Profile
+from games.lobby import pairing
+from games.lobby.models import QueueEntry, QueueStatus
+from games.room.models import Game
 from games.tests.test_consumers import origin, session_cookie
 
 # the lobby over its socket, with its pairing task: the sockets tier (conftest.py)
@@ -58,10 +61,10 @@ def game_of(user):
 @pytest.mark.django_db
 def test_two_players_with_the_same_table_and_close_ratings_are_paired_into_a_rated_game():
     alice, bob = account("alice", 1500), account("bob", 1560)
-    first = lobby.join(alice.pk, "match", 5, None)
+    first = pairing.join(alice.pk, "match", 5, None)
     assert first.status == QueueStatus.WAITING and first.game is None
     assert (first.preset, first.match_length, first.clock_kind) == ("match", 5, "match")
-    second = lobby.join(bob.pk, "match", 5, "match")
+    second = pairing.join(bob.pk, "match", 5, "match")
     assert second.status == QueueStatus.PAIRED
     game = second.game
     assert game is not None and first.pk != second.pk
@@ -78,18 +81,18 @@ def test_two_players_with_the_same_table_and_close_ratings_are_paired_into_a_rat
 
 @pytest.mark.django_db
 def test_the_window_widens_with_waiting_time_until_the_gap_fits(time_machine):
-    assert lobby.window(0) == 100 and lobby.window(-5) == 100
-    assert lobby.window(15_000) == 250 and lobby.window(70_000) == 800
-    assert lobby.window(3_600_000) == lobby.WINDOW_MAX == 800
+    assert pairing.window(0) == 100 and pairing.window(-5) == 100
+    assert pairing.window(15_000) == 250 and pairing.window(70_000) == 800
+    assert pairing.window(3_600_000) == pairing.WINDOW_MAX == 800
 
     time_machine.move_to(T0, tick=False)
     alice, bob = account("alice", 1500), account("bob", 1750)
-    lobby.join(alice.pk, "sport")
-    lobby.join(bob.pk, "sport")
+    pairing.join(alice.pk, "sport")
+    pairing.join(bob.pk, "sport")
     assert statuses(alice, bob) == [["waiting"], ["waiting"]]
-    assert lobby.pair(T0_MS + 14_900) == []  # window 249 < gap 250
+    assert pairing.pair(T0_MS + 14_900) == []  # window 249 < gap 250
     assert statuses(alice, bob) == [["waiting"], ["waiting"]]
-    made = lobby.pair(T0_MS + 15_000)  # 250: it fits
+    made = pairing.pair(T0_MS + 15_000)  # 250: it fits
     assert len(made) == 1 and statuses(alice, bob) == [["paired"], ["paired"]]
     assert game_of(alice) == game_of(bob) == made[0]
 
@@ -98,11 +101,11 @@ def test_the_window_widens_with_waiting_time_until_the_gap_fits(time_machine):
 def test_the_wider_window_of_the_two_counts(time_machine):
     time_machine.move_to(T0, tick=False)
     alice, bob = account("alice", 1500), account("bob", 1800)
-    lobby.join(alice.pk, "sport")
+    pairing.join(alice.pk, "sport")
     time_machine.move_to(T0 + timedelta(seconds=19), tick=False)
-    lobby.join(bob.pk, "sport")  # bob's window: 100; alice's after 19 s: 290
+    pairing.join(bob.pk, "sport")  # bob's window: 100; alice's after 19 s: 290
     assert statuses(alice, bob) == [["waiting"], ["waiting"]]
-    assert len(lobby.pair(T0_MS + 20_000)) == 1  # alice's window reaches 300
+    assert len(pairing.pair(T0_MS + 20_000)) == 1  # alice's window reaches 300
 
 
 @pytest.mark.django_db
@@ -110,9 +113,9 @@ def test_the_oldest_waiter_goes_first_and_gets_the_closest_rating(time_machine):
     time_machine.move_to(T0, tick=False)
     old, far, near = account("old", 1500), account("far", 1800), account("near", 1650)
     for user in (old, far, near):  # 150 points apart at least: nobody fits at once
-        lobby.join(user.pk, "sport")
+        pairing.join(user.pk, "sport")
     assert statuses(old, far, near) == [["waiting"]] * 3
-    assert len(lobby.pair(T0_MS + 30_000)) == 1  # windows of 400: old takes near, not far
+    assert len(pairing.pair(T0_MS + 30_000)) == 1  # windows of 400: old takes near, not far
     assert game_of(old) == game_of(near) and game_of(far) is None
     assert statuses(far) == [["waiting"]]
 
@@ -129,13 +132,13 @@ def test_only_players_with_the_same_table_are_paired():
         ("sport", None, "match"),
     ]
     for user, (preset, length, clock) in zip(players, wanted):
-        lobby.join(user.pk, preset, length, clock)
+        pairing.join(user.pk, preset, length, clock)
     # everyone waits, even once every window is as wide as it gets
-    assert lobby.pair(clocks.now_ms() + 3_600_000) == []
+    assert pairing.pair(clocks.now_ms() + 3_600_000) == []
     assert QueueEntry.objects.filter(status=QueueStatus.WAITING).count() == 6
     # a player who wants one of those tables is paired with that player only
     late = account("late")
-    entry = lobby.join(late.pk, "match", 5)
+    entry = pairing.join(late.pk, "match", 5)
     assert entry.status == QueueStatus.PAIRED
     assert game_of(players[3]) == entry.game and entry.game.match.length == 5
     assert QueueEntry.objects.filter(status=QueueStatus.WAITING).count() == 5
@@ -151,41 +154,41 @@ def test_a_wrong_option_or_no_account_is_refused_and_queues_nothing():
         ("sport", None, "bullet"),
     ):
         with pytest.raises(services.BadFrame):
-            lobby.join(alice.pk, preset, length, clock)
+            pairing.join(alice.pk, preset, length, clock)
     with pytest.raises(services.BadFrame):
-        lobby.join(None, "sport")
+        pairing.join(None, "sport")
     assert not QueueEntry.objects.exists()
 
 
 @pytest.mark.django_db
 def test_an_account_has_one_waiting_entry_and_a_new_join_replaces_it():
     alice = account("alice")
-    lobby.join(alice.pk, "sport")
-    lobby.join(alice.pk, "classic")
+    pairing.join(alice.pk, "sport")
+    pairing.join(alice.pk, "classic")
     assert statuses(alice) == [["left", "waiting"]]
-    assert lobby.waiting_entry(alice.pk).preset == "classic"
+    assert pairing.waiting_entry(alice.pk).preset == "classic"
     # nobody is paired with themselves
-    assert lobby.pair(clocks.now_ms() + 3_600_000) == []
-    assert lobby.leave(alice.pk) == 1 and lobby.leave(alice.pk) == 0
-    assert lobby.waiting_entry(alice.pk) is None
+    assert pairing.pair(clocks.now_ms() + 3_600_000) == []
+    assert pairing.leave(alice.pk) == 1 and pairing.leave(alice.pk) == 0
+    assert pairing.waiting_entry(alice.pk) is None
 
 
 @pytest.mark.django_db
 def test_leaving_a_given_entry_leaves_only_that_one():
     alice = account("alice")
-    old = lobby.join(alice.pk, "sport")
-    new = lobby.join(alice.pk, "sport")
-    assert lobby.leave(alice.pk, old.pk) == 0  # already replaced
-    assert lobby.waiting_entry(alice.pk) == new
-    assert lobby.leave(alice.pk, new.pk) == 1
+    old = pairing.join(alice.pk, "sport")
+    new = pairing.join(alice.pk, "sport")
+    assert pairing.leave(alice.pk, old.pk) == 0  # already replaced
+    assert pairing.waiting_entry(alice.pk) == new
+    assert pairing.leave(alice.pk, new.pk) == 1
 
 
 @pytest.mark.django_db
 def test_an_entry_nobody_keeps_alive_leaves_the_queue_instead_of_being_paired():
     alice, bob = account("alice"), account("bob")
-    stale = lobby.join(alice.pk, "sport")
-    cache.delete(lobby._alive_key(stale))  # its socket vanished 60 s ago without closing
-    entry = lobby.join(bob.pk, "sport")
+    stale = pairing.join(alice.pk, "sport")
+    cache.delete(pairing._alive_key(stale))  # its socket vanished 60 s ago without closing
+    entry = pairing.join(bob.pk, "sport")
     assert entry.status == QueueStatus.WAITING and entry.game is None
     assert statuses(alice, bob) == [["left"], ["waiting"]]
 
@@ -193,9 +196,9 @@ def test_an_entry_nobody_keeps_alive_leaves_the_queue_instead_of_being_paired():
 @pytest.mark.django_db
 def test_the_queued_state_gives_the_rating_and_the_widening_window():
     alice = account("alice", 1612.4, preset="classic")
-    entry = lobby.join(alice.pk, "classic")
+    entry = pairing.join(alice.pk, "classic")
     joined = clocks.to_ms(entry.joined)
-    state = lobby.state_of(entry, now=joined + 12_000)
+    state = pairing.state_of(entry, now=joined + 12_000)
     assert state == {
         "type": "queued",
         "preset": "classic",
@@ -219,8 +222,8 @@ def test_the_queued_state_gives_the_rating_and_the_widening_window():
 def test_the_beat_task_pairs_players_once_their_windows_have_widened(time_machine):
     time_machine.move_to(T0, tick=False)
     alice, bob = account("alice", 1400), account("bob", 1580)
-    lobby.join(alice.pk, "sport")
-    lobby.join(bob.pk, "sport")
+    pairing.join(alice.pk, "sport")
+    pairing.join(bob.pk, "sport")
     assert tasks.pair_lobby() == 0
     time_machine.move_to(T0 + timedelta(seconds=7), tick=False)
     assert tasks.pair_lobby() == 0  # 170 < 180
@@ -270,7 +273,7 @@ def test_concurrent_joins_pair_each_player_exactly_once():
     def join(user):
         try:
             barrier.wait()
-            lobby.join(user.pk, "sport")
+            pairing.join(user.pk, "sport")
         except Exception as exc:  # noqa: BLE001 - reported below
             errors.append(exc)
         finally:
@@ -300,7 +303,7 @@ def test_concurrent_joins_of_one_account_leave_one_waiting_entry():
     def join(preset):
         try:
             barrier.wait()
-            lobby.join(alice.pk, preset)
+            pairing.join(alice.pk, preset)
         except Exception as exc:  # noqa: BLE001 - reported below
             errors.append(exc)
         finally:
@@ -392,7 +395,7 @@ def test_two_sockets_join_and_both_are_told_of_their_game_in_their_language():
     assert queued["type"] == "queued" and queued["preset"] == "match"
     assert (queued["match_length"], queued["clock"], queued["rating"]) == (3, "standard", 1500)
     # the window has widened by however long the join took on a busy machine, from 100
-    assert queued["window"] == round(lobby.window(queued["server_time"] - queued["joined"]))
+    assert queued["window"] == round(pairing.window(queued["server_time"] - queued["joined"]))
     assert 100 <= queued["window"] < 110 and abs(queued["server_time"] - clocks.now_ms()) < 5_000
     game = Game.objects.get(pk=paired[0]["game"])
     assert paired == [
@@ -417,7 +420,7 @@ def test_closing_the_socket_that_joined_leaves_the_queue_and_tells_other_tabs():
         third = await lobby_socket(alice)
         assert (await receive(third))["type"] == "queued"
         await third.disconnect()  # closing a tab that did not join changes nothing
-        assert await sync_to_async(lobby.waiting_entry)(alice.pk) is not None
+        assert await sync_to_async(pairing.waiting_entry)(alice.pk) is not None
         await joiner.disconnect()
         assert await receive(other) == {"type": "left"}
         await other.disconnect()
@@ -425,7 +428,7 @@ def test_closing_the_socket_that_joined_leaves_the_queue_and_tells_other_tabs():
     async_to_sync(scenario)()
     assert statuses(alice) == [["left"]]
     # nobody is paired with a player who has gone
-    assert lobby.join(bob.pk, "sport").status == QueueStatus.WAITING
+    assert pairing.join(bob.pk, "sport").status == QueueStatus.WAITING
 
 
 @pytest.mark.django_db(transaction=True)
@@ -542,8 +545,8 @@ def test_a_signed_in_player_gets_the_form_the_socket_and_their_ratings():
     Profile.objects.create(user=bob, display_name="Bob")
     client = Client()
     client.force_login(alice)
-    lobby.join(alice.pk, "match", 5)
-    game = lobby.join(bob.pk, "match", 5).game
+    pairing.join(alice.pk, "match", 5)
+    game = pairing.join(bob.pk, "match", 5).game
     url = reverse("games:lobby")
     response = client.get(url.replace("/en/", "/ru/"))
     assert response.status_code == 200
@@ -572,8 +575,8 @@ def test_the_lobby_is_linked_from_the_menu_the_home_page_and_my_games():
 @pytest.mark.django_db
 def test_after_a_lobby_game_play_again_leads_back_to_the_lobby():
     alice, bob = account("alice"), account("bob")
-    lobby.join(alice.pk, "match", 3)
-    game = lobby.join(bob.pk, "match", 3).game
+    pairing.join(alice.pk, "match", 3)
+    game = pairing.join(bob.pk, "match", 3).game
     client = Client()
     client.force_login(alice)
     response = client.get(reverse("games:game", kwargs={"game_id": game.pk}))
@@ -599,9 +602,9 @@ def test_a_page_whose_entry_lapsed_is_told_it_left_the_queue():
         comm = await lobby_socket(alice)
         await comm.send_json_to(join_frame())
         assert (await receive(comm))["type"] == "queued"
-        entry = await sync_to_async(lobby.waiting_entry)(alice.pk)
-        await sync_to_async(cache.delete)(lobby._alive_key(entry))  # e.g. evicted from Redis
-        await sync_to_async(lobby.join)(bob.pk, "sport")
+        entry = await sync_to_async(pairing.waiting_entry)(alice.pk)
+        await sync_to_async(cache.delete)(pairing._alive_key(entry))  # e.g. evicted from Redis
+        await sync_to_async(pairing.join)(bob.pk, "sport")
         answer = await receive(comm)
         await comm.disconnect()
         return answer
@@ -615,9 +618,9 @@ def test_signing_out_takes_the_account_out_of_the_queue(django_user_model):
     from django.test import Client
 
     user = django_user_model.objects.create(username="leaver")
-    lobby.join(user.pk, "sport")
-    assert lobby.waiting_entry(user.pk) is not None
+    pairing.join(user.pk, "sport")
+    assert pairing.waiting_entry(user.pk) is not None
     client = Client()
     client.force_login(user)
     client.post("/en/accounts/logout/")
-    assert lobby.waiting_entry(user.pk) is None
+    assert pairing.waiting_entry(user.pk) is None

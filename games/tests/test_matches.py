@@ -6,7 +6,8 @@ import pytest
 from django.urls import reverse
 
 from games import services
-from games.models import Game, Match, Phase, Status
+from games.choices import Phase, Status
+from games.room.models import Game, Match
 from games.tests.conftest import queued_tasks
 from games.tests.factories import HUMAN, FixedDice, new_bot_game, set_position
 

@@ -3,8 +3,9 @@
 import pytest
 
 from games import services
+from games.choices import EventKind
 from games.engine import Position
-from games.models import EventKind, Game, GameEvent
+from games.room.models import Game, GameEvent
 from games.tests.factories import HUMAN, ONLOOKER, FixedDice, new_bot_game, play_turns
 
 pytestmark = pytest.mark.django_db

@@ -14,7 +14,7 @@ from django.test import Client
 from django.utils import timezone
 
 from games import one_use, tasks
-from games.models import UsedToken
+from games.accounts.models import UsedToken
 from games.telegram import config
 from games.tests import test_accounts
 from games.tests.telegram_helpers import (  # noqa: F401 - fixtures used by name

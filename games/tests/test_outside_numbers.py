@@ -17,9 +17,11 @@ from asgiref.sync import async_to_sync
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from games import accounts, consumers
-from games.models import Game, TelegramLink
+from games import consumers
+from games.accounts import sign_in
+from games.room.models import Game
 from games.telegram import init_data
+from games.telegram.models import TelegramLink
 from games.telegram_views import MAX_UPDATE_BYTES
 from games.tests.factories import FixedDice, new_bot_game, state
 from games.tests.telegram_helpers import (  # noqa: F401 - fixtures used by name
@@ -144,8 +146,8 @@ WIDGET_IDS = {
 @pytest.mark.parametrize("case", sorted(WIDGET_IDS))
 def test_a_signed_widget_answer_with_an_id_out_of_range_is_refused(telegram_on, case):
     fields = widget_signed({"id": WIDGET_IDS[case], "first_name": "Ivan", "auth_date": NOW})
-    with pytest.raises(accounts.TelegramRefused) as refused:
-        accounts.check_telegram_data(fields, TOKEN, now=NOW)
+    with pytest.raises(sign_in.TelegramRefused) as refused:
+        sign_in.check_telegram_data(fields, TOKEN, now=NOW)
     assert "could not be read" in refused.value.message
     assert_widget_refused(widget_post(json.dumps(fields)), "could not be read")
 
@@ -153,7 +155,7 @@ def test_a_signed_widget_answer_with_an_id_out_of_range_is_refused(telegram_on, 
 def test_the_widgets_limits_are_exact():
     def check(at, now=NOW, user_id=4242):
         fields = widget_signed({"id": user_id, "first_name": "Ivan", "auth_date": at})
-        accounts.check_telegram_data(fields, TOKEN, now=now, max_age=MAX_AGE)
+        sign_in.check_telegram_data(fields, TOKEN, now=now, max_age=MAX_AGE)
 
     check(NOW - MAX_AGE)
     check(str(NOW + SKEW))
@@ -166,7 +168,7 @@ def test_the_widgets_limits_are_exact():
         (NOW, NOW, init_data.MAX_USER_ID, "could not be read"),
         (init_data.MAX_AUTH_DATE + 1, init_data.MAX_AUTH_DATE + 1, 4242, "no valid sign-in time"),
     ):
-        with pytest.raises(accounts.TelegramRefused) as refused:
+        with pytest.raises(sign_in.TelegramRefused) as refused:
             check(at, now, user_id)
         assert reason in refused.value.message, (at, user_id)
 

@@ -14,9 +14,14 @@ from asgiref.sync import async_to_sync
 from django.test import Client
 from django.urls import reverse
 
-from games import clocks, lobby, services
-from games.models import Abandonment, Game, Heartbeat, QueueEntry, Status
+from games import clocks, services
+from games.accounts.models import Abandonment
+from games.choices import Status
+from games.lobby import pairing
+from games.lobby.models import QueueEntry
+from games.room.models import Game
 from games.services import outages, playban
+from games.services.models import Heartbeat
 from games.tests.factories import play_turns, set_position
 from games.tests.test_lobby import join_frame, lobby_socket
 from games.tests.test_rated_games import account, person, rated_game
@@ -63,18 +68,18 @@ def test_losing_a_lost_rated_game_on_time_closes_rated_games_for_5_minutes(time_
     assert noted.user_id == loser and noted.reason == "timeout" and noted.chance < 0.2
     # the lobby refuses the join with the reason and the time left; nothing is queued
     with pytest.raises(services.PlayBanned) as refused:
-        lobby.join(loser, "sport")
+        pairing.join(loser, "sport")
     assert refused.value.code == "play_banned" and 299 <= refused.value.retry_after <= 300
     assert "5 minutes" in refused.value.message and "let the clock run out" in refused.value.message
     assert not QueueEntry.objects.filter(user_id=loser).exists()
     # the winner is not held back
     winner = alice.pk if loser == bob.pk else bob.pk
-    assert lobby.join(winner, "sport").status == "waiting"
+    assert pairing.join(winner, "sport").status == "waiting"
     time_machine.shift(299)
     with pytest.raises(services.PlayBanned):
-        lobby.join(loser, "sport")
+        pairing.join(loser, "sport")
     time_machine.shift(1)
-    assert lobby.join(loser, "sport") is not None
+    assert pairing.join(loser, "sport") is not None
 
 
 def test_the_wait_grows_with_each_abandonment_within_7_days(time_machine):
@@ -187,11 +192,11 @@ def abandoned(user, game, reason="abandon"):
 
 def test_what_was_queued_or_offered_before_the_wait_does_not_dodge_it():
     alice, bob, carol = account("alice"), account("bob"), account("carol")
-    entry = lobby.join(alice.pk, "classic")
+    entry = pairing.join(alice.pk, "classic")
     link = services.create_challenge(person(alice), colour="white", rated=True)
     abandoned(alice, rated_game(bob, carol))
     # the lobby entry leaves the queue at the next pairing instead of being paired
-    assert lobby.join(bob.pk, "classic").game is None
+    assert pairing.join(bob.pk, "classic").game is None
     entry.refresh_from_db()
     assert entry.status == "left" and not Game.objects.filter(white_user=alice, preset="classic")
     # the rated link alice made before cannot be accepted meanwhile

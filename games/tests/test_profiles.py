@@ -14,7 +14,8 @@ from django.test import Client
 from django.urls import reverse
 
 from games import profiles, services
-from games.models import Game, PlayerRating, Profile, RatingChange
+from games.accounts.models import PlayerRating, Profile, RatingChange
+from games.room.models import Game
 from games.tests.factories import play_turns
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("unattended_queue")]

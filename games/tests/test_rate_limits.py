@@ -15,7 +15,9 @@ from django.conf import settings as django_settings
 from django.test import Client
 from django.urls import reverse
 
-from games.models import Challenge, Game, QueueEntry
+from games.challenges.models import Challenge
+from games.lobby.models import QueueEntry
+from games.room.models import Game
 from games.tests.factories import HUMAN, FixedDice, new_bot_game, state
 from games.tests.test_consumers import TIMEOUT, connect, origin, receive, session_cookie
 from games.tests.test_lobby import account, join_frame, lobby_socket, signed_in_cookie

@@ -16,22 +16,15 @@ from django.db import connections
 from django.test import Client
 from django.urls import reverse
 
-from games import clocks, lobby, ratings, replays, services
+from games import clocks, ratings, replays, services
+from games.accounts.models import Abandonment, PlayerRating, Profile, RatingChange
+from games.challenges.models import Challenge, ChallengeStatus
+from games.choices import EventKind, Phase, Status
 from games.clocks import ClockSpec
 from games.engine import record as rec
 from games.loadtool.gameview import GameView
-from games.models import (
-    Abandonment,
-    Challenge,
-    ChallengeStatus,
-    EventKind,
-    Game,
-    Phase,
-    PlayerRating,
-    Profile,
-    RatingChange,
-    Status,
-)
+from games.lobby import pairing
+from games.room.models import Game
 from games.services import playban
 from games.tests.conftest import TEST_SWEEP_SECONDS
 from games.tests.factories import FixedDice, play_turns, random_legal_play, set_position
@@ -305,8 +298,8 @@ def test_a_last_move_racing_the_timeout_rates_the_game_exactly_once(
 def test_an_aborted_rated_game_changes_no_rating(time_machine):
     time_machine.move_to("2027-05-01 12:00:00+00:00", tick=False)
     alice, bob = account("alice"), account("bob")
-    lobby.join(alice.pk, "match", 3)
-    entry = lobby.join(bob.pk, "match", 3)
+    pairing.join(alice.pk, "match", 3)
+    entry = pairing.join(bob.pk, "match", 3)
     game = entry.game
     assert game.rated and game.match.rated
     time_machine.shift(services.clock_spec(game).first_move_ms / 1000 + 1)

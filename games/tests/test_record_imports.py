@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from games import services, tasks
-from games.models import ImportedRecord
+from games.room.models import ImportedRecord
 from games.tests.test_engine_record import GOOD
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -11,7 +11,8 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from games import services
-from games.models import Game, Phase
+from games.choices import Phase
+from games.room.models import Game
 from games.services import dispatch
 from games.tests.conftest import queued_tasks
 from games.tests.factories import (

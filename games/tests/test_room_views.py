@@ -10,10 +10,11 @@ from django.test import Client
 from django.urls import reverse
 
 from games import services, views
+from games.choices import Phase
 from games.engine import Position
 from games.engine import record as rec
 from games.engine.position_id import encode
-from games.models import Game, ImportedRecord, Match, Phase
+from games.room.models import Game, ImportedRecord, Match
 from games.tests.factories import FixedDice, play_turns, set_position
 from games.tests.test_engine_record import GOOD
 

@@ -13,7 +13,7 @@ import pytest
 import redis
 from channels_redis.core import RedisChannelLayer
 
-from games.models import Game
+from games.room.models import Game
 from games.services import dispatch
 from games.tests.conftest import REDIS_PORTS, RedisServer, WorkerProcess, daphne_servers
 from games.tests.live import GameSocket, Guest, bot_game, in_step, people_game, play_to_end

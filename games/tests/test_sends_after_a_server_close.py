@@ -15,7 +15,7 @@ from autobahn.exception import Disconnected
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 
-from games.models import Presence
+from games.room.models import Presence
 from games.services import dispatch
 from games.tests.factories import HUMAN, FixedDice, new_bot_game
 from games.tests.test_consumers import TIMEOUT, connect, origin, session_cookie

@@ -5,8 +5,9 @@ import random
 import pytest
 
 from games import services
+from games.choices import Phase, Status
 from games.engine import Position, game_value, legal_plays
-from games.models import Game, GameEvent, Phase, Status
+from games.room.models import Game, GameEvent
 from games.tests.factories import (
     HUMAN,
     ONLOOKER,

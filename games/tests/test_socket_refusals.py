@@ -12,7 +12,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from games.models import Presence
+from games.room.models import Presence
 from games.tests.live import GameSocket, Guest, people_game, wait_socket_closed
 from nardy_site.serve import CLOSE_SERVICE_RESTART, MAX_MESSAGE_BYTES
 

@@ -7,7 +7,7 @@ import datetime
 import pytest
 from asgiref.sync import async_to_sync
 
-from games.models import Game
+from games.room.models import Game
 from games.socket_watch import BEHIND_MS, SocketWatch
 from games.tests.factories import FixedDice, new_bot_game
 

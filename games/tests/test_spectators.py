@@ -25,7 +25,8 @@ from django.test import Client
 from django.urls import reverse
 
 from games import services
-from games.models import Game, Profile
+from games.accounts.models import Profile
+from games.room.models import Game
 from games.tests.factories import play_turns, state, unchanged
 from games.tests.test_consumers import TIMEOUT, origin, run
 from games.tests.test_e2e_browser import (  # noqa: F401 - fixtures used by name
@@ -557,7 +558,7 @@ ACTION_BUTTONS = (
 def test_an_onlooker_in_the_browser_sees_names_ratings_no_controls_and_the_rating_changes(
     daphne_server, browser
 ):
-    from games.models import PlayerRating
+    from games.accounts.models import PlayerRating
 
     def setup():
         anna, boris = make_account("Anna"), make_account("Boris <b>")

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from games import services
+from games.choices import Phase
 from games.engine.position import mirror
-from games.models import Game, Match, Phase
+from games.room.models import Game, Match
 from games.tests.factories import HUMAN, FixedDice, new_bot_game, set_position
 
 pytestmark = pytest.mark.django_db

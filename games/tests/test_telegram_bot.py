@@ -18,8 +18,10 @@ from django.core.management import CommandError, call_command
 from django.db import connections
 
 from games import clocks, services, tournaments
-from games.models import Game, Presence, Profile, TelegramLink
+from games.accounts.models import Profile
+from games.room.models import Game, Presence
 from games.telegram import bot_api, links, notices
+from games.telegram.models import TelegramLink
 from games.tests.factories import random_legal_play
 from games.tests.telegram_helpers import (  # noqa: F401 - fixtures used by name
     TOKEN,

@@ -11,8 +11,9 @@ from allauth.socialaccount.models import SocialAccount
 from django.contrib.auth import SESSION_KEY, get_user_model
 
 from games import services
-from games.models import Game, TelegramLink
+from games.room.models import Game
 from games.telegram import config, signin
+from games.telegram.models import TelegramLink
 from games.tests.telegram_helpers import (  # noqa: F401 - fixtures used by name
     BOT_USERNAME,
     bot_api_stub,

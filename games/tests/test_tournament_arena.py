@@ -6,7 +6,6 @@ from datetime import timedelta
 import pytest
 
 from games import clocks, services, tournaments
-from games.models import Entrant, Pairing, PairingStatus, TournamentStatus
 from games.tests.tournament_helpers import (
     accounts,
     arena,
@@ -15,6 +14,7 @@ from games.tests.tournament_helpers import (
     playing,
     resign,
 )
+from games.tournaments.models import Entrant, Pairing, PairingStatus, TournamentStatus
 
 pytestmark = pytest.mark.django_db
 

@@ -6,9 +6,9 @@ from datetime import timedelta
 import pytest
 
 from games import clocks, tournaments
-from games.models import Entrant, Pairing, PairingStatus, TournamentStatus
 from games.services import BadFrame
 from games.tests.tournament_helpers import accounts, lose_match, no_show, playing
+from games.tournaments.models import Entrant, Pairing, PairingStatus, TournamentStatus
 
 pytestmark = pytest.mark.django_db
 

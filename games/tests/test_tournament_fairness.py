@@ -14,10 +14,13 @@ from django.utils import translation
 from django.utils.html import escape
 
 from games import admission, clocks, tournaments
-from games.models import Entrant, Game, RatingChange, Status, Tournament
+from games.accounts.models import RatingChange
+from games.choices import Status
+from games.room.models import Game
 from games.tests.factories import new_bot_game
 from games.tests.tournament_helpers import accounts, arena, enter, playing, resign
 from games.tournaments import TournamentError, rules
+from games.tournaments.models import Entrant, Tournament
 
 pytestmark = pytest.mark.django_db
 

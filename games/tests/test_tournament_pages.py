@@ -12,8 +12,8 @@ from django.test import Client
 from django.urls import reverse
 
 from games import tournaments
-from games.models import Entrant, Tournament
 from games.tests.tournament_helpers import accounts, arena, enter, lose_match, resign
+from games.tournaments.models import Entrant, Tournament
 
 pytestmark = pytest.mark.django_db
 
@@ -221,7 +221,8 @@ def test_create_tournament_refuses_a_start_that_is_not_a_time(starts_in):
 def decided_arena_game(points, kind="mars"):
     """Ann and Bob's arena game, won by its white player, as the arena recorded it: the
     winner's ``points`` for a ``kind``. Returns (pairing, winner's user id, loser's)."""
-    from games.models import Game, Pairing
+    from games.room.models import Game
+    from games.tournaments.models import Pairing
 
     users = accounts("Ann", "Bob")
     event = arena()

@@ -11,9 +11,9 @@ import pytest
 from django.db import connections
 
 from games import clocks, tournaments
-from games.models import Entrant, Pairing, PairingStatus, TournamentStatus
 from games.tests.conftest import ROOT
 from games.tests.tournament_helpers import accounts, arena, enter, playing, resign
+from games.tournaments.models import Entrant, Pairing, PairingStatus, TournamentStatus
 
 ARTIFACTS = ROOT / "artifacts" / "tournaments"
 

@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 import pytest
 
 from games import clocks, tournaments
-from games.models import Tournament, TournamentStatus
 from games.tests.tournament_helpers import accounts
+from games.tournaments.models import Tournament, TournamentStatus
 
 pytestmark = pytest.mark.django_db
 

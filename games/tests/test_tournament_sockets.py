@@ -11,11 +11,11 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 
 from games import clocks, tournaments
-from games.models import Entrant, TournamentSocket
 from games.tests.test_consumers import TIMEOUT, origin, session_cookie
 from games.tests.test_lobby import signed_in_cookie
 from games.tests.tournament_helpers import accounts, arena
 from games.tournaments import presence
+from games.tournaments.models import Entrant, TournamentSocket
 
 # the advance tasks queued after each commit go where no worker takes them, and no beat ticks
 # (conftest's paused_beat): the test runs the pairing itself (a worker or beat left running by

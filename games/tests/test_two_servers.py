@@ -11,7 +11,8 @@ import time
 
 import pytest
 
-from games.models import EventKind, Game
+from games.choices import EventKind
+from games.room.models import Game
 from games.tests.live import GameSocket, Guest, in_step, people_game, play_to_end
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.celery, pytest.mark.faults]

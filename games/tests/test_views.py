@@ -8,7 +8,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
-from games.models import Game
+from games.room.models import Game
 
 pytestmark = pytest.mark.django_db
 

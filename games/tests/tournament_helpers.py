@@ -6,18 +6,13 @@ from datetime import timedelta
 from django.contrib.auth import get_user_model
 
 from games import clocks, services, tournaments
-from games.models import (
-    Game,
-    Pairing,
-    PairingStatus,
-    PlayerRating,
-    Preset,
-    Profile,
-    TournamentSocket,
-)
+from games.accounts.models import PlayerRating, Profile
+from games.choices import Preset
+from games.room.models import Game
 from games.services import turns, unit
 from games.tests.factories import play_turns
 from games.tournaments import play, rules
+from games.tournaments.models import Pairing, PairingStatus, TournamentSocket
 
 
 def accounts(*names, ratings=None):

@@ -7,18 +7,17 @@ away at pairing time is marked away and skipped. Games under way at the end stil
 standings freeze when the last of them ends."""
 
 from games import clocks, ratings
-from games.models import (
-    EndReason,
+from games.choices import EndReason, other_side
+from games.services import playban
+from games.tournaments import play, presence, rules
+from games.tournaments.models import (
     Entrant,
     Pairing,
     PairingOutcome,
     PairingStatus,
     TournamentStatus,
     Withdrawal,
-    other_side,
 )
-from games.services import playban
-from games.tournaments import play, presence, rules
 
 
 def start(change, now_ms):

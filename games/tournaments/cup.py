@@ -5,15 +5,15 @@ holds gives its opponent a bye; a player who never makes their first move loses 
 (a no-show). The bracket advances by itself, in the Celery task (``advance``)."""
 
 from games import clocks, ratings
-from games.models import (
+from games.choices import other_side
+from games.tournaments import play, rules
+from games.tournaments.models import (
     Entrant,
     Pairing,
     PairingOutcome,
     PairingStatus,
     TournamentStatus,
-    other_side,
 )
-from games.tournaments import play, rules
 
 
 def start(change, now_ms):

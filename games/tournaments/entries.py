@@ -6,18 +6,13 @@ from datetime import timedelta
 from django.utils.translation import gettext as _
 
 from games import clocks, ratings
-from games.models import (
-    Entrant,
-    Preset,
-    Tournament,
-    TournamentKind,
-    TournamentStatus,
-)
+from games.choices import Preset
 from games.services import playban
 from games.services.errors import BadFrame
 from games.services.options import clock_kind_for
 from games.tournaments import cup, presence, rules
 from games.tournaments.errors import TournamentError
+from games.tournaments.models import Entrant, Tournament, TournamentKind, TournamentStatus
 from games.tournaments.unit import changing
 
 

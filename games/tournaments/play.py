@@ -7,20 +7,18 @@ from django.contrib.auth import get_user_model
 from django.db.models import Q
 
 from games import admission, clocks
-from games.models import (
-    Entrant,
-    EventKind,
-    Game,
-    GameEvent,
-    Pairing,
-    PairingStatus,
-    Preset,
-    TournamentKind,
-    TournamentStatus,
-)
+from games.choices import EventKind, Preset
+from games.room.models import Game, GameEvent
 from games.services.options import table_options
 from games.services.starting import new_game
 from games.signals import tournament_game_started
+from games.tournaments.models import (
+    Entrant,
+    Pairing,
+    PairingStatus,
+    TournamentKind,
+    TournamentStatus,
+)
 
 #: a tournament game's clock starts this long after it is made (ms): the players' pages
 #: announce it with a countdown and open it

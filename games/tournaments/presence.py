@@ -4,7 +4,7 @@ into a game they will not see; a Daphne that dies leaves rows that go stale and 
 counting after ``STALE_MS``."""
 
 from games import clocks
-from games.models import TournamentSocket
+from games.tournaments.models import TournamentSocket
 
 #: a socket not seen for this long (ms) no longer counts (its server went away)
 STALE_MS = 45_000

@@ -7,16 +7,16 @@ from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
 from games import clocks, profiles
-from games.models import (
+from games.choices import Preset
+from games.tournaments import play, rules
+from games.tournaments.models import (
     Entrant,
     Pairing,
     PairingStatus,
-    Preset,
     Tournament,
     TournamentKind,
     TournamentStatus,
 )
-from games.tournaments import play, rules
 
 
 def title(tournament):

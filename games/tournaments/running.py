@@ -9,9 +9,15 @@ from django.db.models import Q
 from django.dispatch import receiver
 
 from games import clocks
-from games.models import Pairing, PairingStatus, Tournament, TournamentKind, TournamentStatus
 from games.signals import game_aborted, result_decided
 from games.tournaments import arena, cup, presence
+from games.tournaments.models import (
+    Pairing,
+    PairingStatus,
+    Tournament,
+    TournamentKind,
+    TournamentStatus,
+)
 from games.tournaments.unit import changing
 
 logger = logging.getLogger(__name__)

@@ -18,9 +18,9 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from games import clocks
-from games.models import Tournament, TournamentStatus
 from games.services.errors import GameError
 from games.tournaments import entries
+from games.tournaments.models import Tournament, TournamentStatus
 
 logger = logging.getLogger(__name__)
 

@@ -12,8 +12,8 @@ from contextlib import contextmanager
 
 from django.db import transaction
 
-from games.models import Tournament
 from games.tournaments import notices
+from games.tournaments.models import Tournament
 
 
 class TournamentChange:

@@ -9,7 +9,7 @@ from django.core.exceptions import PermissionDenied
 from django.test import Client, RequestFactory, override_settings
 from django.urls import path
 
-from games.models import Challenge
+from games.challenges.models import Challenge
 from nardy_site import errors
 from nardy_site.tests.test_error_pages import _text
 from nardy_site.urls import urlpatterns as site_urlpatterns

@@ -13,7 +13,8 @@ import uuid
 from django.core.management.base import BaseCommand, CommandError
 
 from games import collusion, ratings
-from games.models import Game, RatingChange
+from games.accounts.models import RatingChange
+from games.room.models import Game
 
 
 class Command(BaseCommand):

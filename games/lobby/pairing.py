@@ -23,7 +23,8 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from games import admission, clocks, collusion, ratelimits, ratings, services
-from games.models import QueueEntry, QueueStatus, Side, other_side
+from games.choices import Side, other_side
+from games.lobby.models import QueueEntry, QueueStatus
 from games.services import dispatch, playban
 
 logger = logging.getLogger(__name__)

@@ -40,9 +40,10 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 
-from games import dev_sign_in, lobby, one_use, services
+from games import dev_sign_in, one_use, services
+from games.accounts.models import Profile
 from games.guests import GUEST_SESSION_KEY
-from games.models import Profile
+from games.lobby import pairing
 from games.profiles import DISPLAY_NAME_MAX
 from games.services import dispatch
 from games.telegram import init_data
@@ -195,7 +196,7 @@ def leave_lobby(sender, request, user, **kwargs):
     (``SignOutNoticeMiddleware``): a game page that reloads at the notice must find the
     session gone. Outside one (the test client's ``logout``, the shell) they are told now."""
     if user is not None:
-        lobby.leave_and_tell(user.pk)
+        pairing.leave_and_tell(user.pk)
     key = getattr(getattr(request, "session", None), "session_key", None)
     if key:
         pending = getattr(request, SIGNED_OUT_SESSIONS, None)

@@ -2,8 +2,8 @@
 and the move round trip is measured, beside the round trip of a bare echo socket.
 
 - ``games.loadtool.client``: the scripted players (asyncio, ``websockets``): two guests get a
-  game through a challenge link over HTTP, then play legal moves chosen with ``games.engine``
-  over the game socket; and the echo sockets of the baseline.
+  game through a challenge link over HTTP (``http_setup``), then play legal moves chosen with
+  ``games.engine`` over the game socket (``players``); and the echo sockets of the baseline.
 - ``games.loadtool.runner``: runs N games (or N echo pairs) in one or more client processes,
   samples the CPU of the server processes with psutil and reports percentiles and errors.
 - ``games.loadtool.stack``: starts the production-like stack (two Daphne processes, a Celery

@@ -1,4 +1,4 @@
-"""Logging filters of the site's processes (nardy_site/settings.py LOGGING)."""
+"""Logging filters of the site's processes (LOGGING in nardy_site/settings/logs.py)."""
 
 import logging
 

@@ -1,4 +1,4 @@
-"""DATABASE_POOL (nardy_site/settings.py): Daphne's PostgreSQL connections come from a pool
+"""DATABASE_POOL (nardy_site/settings/database.py): Daphne's PostgreSQL connections come from a pool
 (psycopg_pool through Django) and go back to it after each use, so a socket's database call
 does not start a new PostgreSQL backend."""
 

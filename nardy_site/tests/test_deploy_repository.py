@@ -311,12 +311,12 @@ def test_the_workers_and_beat_are_celery_commands_of_the_site_app():
 
 
 def test_the_default_celery_queue_is_the_one_the_procfile_assumes(monkeypatch):
-    import runpy
+    from nardy_site.tests.test_deploy_settings import settings_afresh
 
     monkeypatch.delenv("CELERY_QUEUE", raising=False)
     monkeypatch.setenv("REDIS_URL", os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
     monkeypatch.delenv("DJANGO_ENV", raising=False)
-    values = runpy.run_path(str(ROOT / "nardy_site" / "settings.py"))
+    values = settings_afresh()
     assert values["CELERY_TASK_DEFAULT_QUEUE"] == "celery"
 
 

@@ -1,11 +1,12 @@
-"""The production switch of nardy_site/settings.py (DJANGO_ENV=production): what it requires
-from the environment, what it turns on, and that ``check --deploy`` finds nothing to say.
+"""The production switch of the settings (nardy_site/settings/, DJANGO_ENV=production): what it
+requires from the environment, what it turns on, and that ``check --deploy`` finds nothing to
+say.
 
-The settings module is evaluated afresh for each case (runpy, or a new process for the
-management commands), never through the test run's own django.conf.settings."""
+The settings package is evaluated afresh for each case (imported anew, or a new process for
+the management commands), never through the test run's own django.conf.settings."""
 
+import importlib
 import os
-import runpy
 import secrets
 import subprocess
 import sys
@@ -14,8 +15,10 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
+import nardy_site
+
 ROOT = Path(__file__).resolve().parents[2]
-SETTINGS_FILE = ROOT / "nardy_site" / "settings.py"
+SETTINGS_PACKAGE = "nardy_site.settings"
 
 #: every variable the settings read that a case sets or must not inherit from this process
 SETTINGS_VARIABLES = [
@@ -63,14 +66,35 @@ def production_env(**changes):
     return env
 
 
+def settings_afresh():
+    """The names of the settings package as importing it now, with this process's environment,
+    makes them: the package and its modules are imported anew, and the test run's own (which
+    django.conf.settings was made from) are put back afterwards."""
+
+    def ours(name):
+        return name == SETTINGS_PACKAGE or name.startswith(SETTINGS_PACKAGE + ".")
+
+    kept = {name: module for name, module in sys.modules.items() if ours(name)}
+    try:
+        for name in kept:
+            del sys.modules[name]
+        return dict(vars(importlib.import_module(SETTINGS_PACKAGE)))
+    finally:
+        for name in [name for name in sys.modules if ours(name)]:
+            del sys.modules[name]
+        sys.modules.update(kept)
+        if SETTINGS_PACKAGE in kept:
+            nardy_site.settings = kept[SETTINGS_PACKAGE]
+
+
 def evaluate(monkeypatch, env):
-    """The settings module's globals when evaluated with exactly ``env`` for the settings'
-    variables (the rest of this process's environment left as it is)."""
+    """The settings' names when evaluated with exactly ``env`` for the settings' variables
+    (the rest of this process's environment left as it is)."""
     for name in SETTINGS_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    return runpy.run_path(str(SETTINGS_FILE))
+    return settings_afresh()
 
 
 def process_env(env):

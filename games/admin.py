@@ -8,7 +8,8 @@ from django.template.response import TemplateResponse
 from django.urls import path
 from django.utils.translation import gettext_lazy as _
 
-from games import clocks, collusion, tournaments
+from games import clocks, tournaments
+from games.accounts import collusion
 from games.accounts.models import RatingRefund
 from games.room.models import Game, GameEvent, ImportedRecord, Match
 from games.services import GameError

@@ -12,6 +12,7 @@ class GamesConfig(AppConfig):
         # analysis (games against the computer are analysed once over), collusion (where a
         # player signs in from), tournaments (the results of their games) and the Telegram
         # notices
-        from games import analysis, collusion, tournaments  # noqa: F401
-        from games.accounts import sign_in  # noqa: F401
+        from games import tournaments  # noqa: F401
+        from games.accounts import collusion, sign_in  # noqa: F401
+        from games.room import analysis  # noqa: F401
         from games.telegram import notices  # noqa: F401

@@ -1,7 +1,6 @@
 """The shared vocabulary of the game rows: presets, sides, statuses, phases, colours, bot
 levels, results and event kinds (Django choices), used by every area of the site."""
 
-
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 

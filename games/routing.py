@@ -8,8 +8,11 @@ baseline, ``games.echo``) exists only when ``settings.LOAD_ECHO`` is true.
 from django.conf import settings
 from django.urls import re_path
 
-from games.consumers import GameConsumer, LobbyConsumer, NotFoundConsumer, TournamentConsumer
-from games.echo import EchoConsumer
+from games.live.echo import EchoConsumer
+from games.live.sockets import NotFoundConsumer
+from games.lobby.consumer import LobbyConsumer
+from games.room.consumer import GameConsumer
+from games.tournaments.consumer import TournamentConsumer
 
 
 def websocket_patterns(echo=False):

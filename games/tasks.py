@@ -8,9 +8,11 @@ from celery.signals import worker_init, worker_process_init, worker_ready
 from django.db import OperationalError
 from redis.exceptions import RedisError
 
-from games import analysis, clocks, one_use, services, tournaments
+from games import clocks, services, tournaments
+from games.accounts import one_use
 from games.bots import bearoff, neural
 from games.lobby import pairing
+from games.room import analysis
 from games.services import dispatch
 from games.telegram import bot_api
 from games.telegram import notices as telegram_notices

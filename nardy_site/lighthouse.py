@@ -62,7 +62,7 @@ def guest_session(guest_id):
     key, for the ``sessionid`` cookie."""
     from django.conf import settings
 
-    from games.guests import GUEST_SESSION_KEY
+    from games.accounts.guests import GUEST_SESSION_KEY
 
     store = import_module(settings.SESSION_ENGINE).SessionStore()
     store[GUEST_SESSION_KEY] = guest_id
@@ -128,8 +128,9 @@ def made_pages():
     from django.conf import settings
     from django.contrib.auth import get_user_model
 
-    from games import analysis, services
+    from games import services
     from games.accounts.models import Profile
+    from games.room import analysis
 
     stamp = str(int(time.time()))
     player = f"lighthouse-{stamp}"

@@ -17,8 +17,8 @@ from django.views.decorators.cache import cache_page
 from django.views.generic import RedirectView
 from django.views.i18n import JavaScriptCatalog, set_language
 
-from games import dev_sign_in, telegram_views
-from games.accounts import sign_in
+from games.accounts import dev_sign_in, sign_in
+from games.telegram import views
 from rules_pages.sitemaps import SITEMAPS
 from rules_pages.views import robots_txt
 
@@ -53,7 +53,7 @@ urlpatterns += [
     # allauth sends to Google, gives this path.
     path("accounts/google/login/callback/", google_views.oauth2_callback, name="google_callback"),
     # Position images (games/image_urls.py): one per position ID, in no language.
-    path("", include("games.image_urls")),
+    path("", include("games.room.image_urls")),
     # Every page in every language, with hreflang alternates (rules_pages/sitemaps.py).
     path(
         "sitemap.xml",
@@ -64,9 +64,9 @@ urlpatterns += [
     path("robots.txt", robots_txt, name="robots_txt"),
     # Telegram (404 without a bot): the Mini App's URL, in no language (it signs in and goes
     # on in the Telegram user's), its sign-in, and the bot's webhook.
-    path("tg/", telegram_views.app_entry, name="telegram_app"),
-    path("tg/session/", telegram_views.app_sign_in, name="telegram_sign_in"),
-    path("telegram/webhook/<str:secret>/", telegram_views.webhook_view, name="telegram_webhook"),
+    path("tg/", views.app_entry, name="telegram_app"),
+    path("tg/session/", views.app_sign_in, name="telegram_sign_in"),
+    path("telegram/webhook/<str:secret>/", views.webhook_view, name="telegram_webhook"),
     # Browsers and crawlers ask for /favicon.ico whatever the page links to.
     # The URL is looked up per request: in production it is the hashed name from the manifest,
     # which collectstatic writes after this module may first be imported (check --deploy).

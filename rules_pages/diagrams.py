@@ -21,7 +21,6 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from games.board_svg import render_board
 from games.engine import (
     EngineError,
     IllegalPlay,
@@ -31,6 +30,7 @@ from games.engine import (
     parse_play,
     step_graph,
 )
+from games.room.board_svg import render_board
 
 from .diagram_data import DIAGRAMS
 from .diagram_types import Diagram

@@ -1,7 +1,6 @@
 """A player's rows: the profile, ratings and their changes and refunds, rated games
 abandoned (the playban counts them) and spent one-use sign-in credentials."""
 
-
 from django.conf import settings
 from django.db import models
 
@@ -116,8 +115,6 @@ class RatingChange(models.Model):
         return self.rating_after - self.rating_before
 
 
-
-
 class Abandonment(models.Model):
     """A rated game that signed-in ``user`` lost by letting the clock run out (``reason``
     "timeout") or by leaving (``abandon``) in a position that was lost anyway: the hard bot's
@@ -141,8 +138,6 @@ class Abandonment(models.Model):
         return f"abandonment of game {self.game_id} by {self.user_id} ({self.reason})"
 
 
-
-
 class UsedToken(models.Model):
     """A one-use sign-in credential already spent (games/one_use.py): ``key`` names it
     (``"init-data:<hash>"``, ``"telegram-widget:<hash>"``), ``holder`` is the device cookie
@@ -156,8 +151,6 @@ class UsedToken(models.Model):
 
     def __str__(self):
         return f"{self.key} until {self.expires}"
-
-
 
 
 class RatingRefund(models.Model):

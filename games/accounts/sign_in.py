@@ -40,11 +40,12 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 
-from games import dev_sign_in, one_use, services
+from games import services
+from games.accounts import dev_sign_in, one_use
+from games.accounts.guests import GUEST_SESSION_KEY
 from games.accounts.models import Profile
-from games.guests import GUEST_SESSION_KEY
+from games.accounts.profiles import DISPLAY_NAME_MAX
 from games.lobby import pairing
-from games.profiles import DISPLAY_NAME_MAX
 from games.services import dispatch
 from games.telegram import init_data
 from rules_pages.cache import csrf_input

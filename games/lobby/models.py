@@ -1,6 +1,5 @@
 """The lobby's queue of accounts waiting for a rated opponent (``games.lobby``)."""
 
-
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _

@@ -22,7 +22,8 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from games import admission, clocks, collusion, ratelimits, ratings, services
+from games import admission, clocks, ratelimits, ratings, services
+from games.accounts import collusion
 from games.choices import Side, other_side
 from games.lobby.models import QueueEntry, QueueStatus
 from games.services import dispatch, playban

@@ -413,8 +413,6 @@ class Presence(models.Model):
         return f"{self.game_id} {self.side} {self.channel_name}"
 
 
-
-
 class ImportedRecord(models.Model):
     """A game record uploaded on the import page (docs/record-format.md) that the engine
     replayed without fault; shown as a replay. ``text`` is the record as written by the

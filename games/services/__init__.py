@@ -106,7 +106,7 @@ from games.services.starting import (
     create_challenge,
     new_game,
 )
-from games.services.timeouts import apply_timeouts, current, deadline_of, sweep_clocks
+from games.services.timeouts import apply_timeouts, deadline_of, settle_clock, sweep_clocks
 from games.services.turns import BETWEEN_GAMES_MS
 from games.services.wording import (
     explanation_frame,
@@ -159,7 +159,6 @@ __all__ = [
     "clock_spec",
     "create_bot_game",
     "create_challenge",
-    "current",
     "deadline_of",
     "display_name",
     "double",
@@ -197,6 +196,7 @@ __all__ = [
     "result_of",
     "roll",
     "snapshot",
+    "settle_clock",
     "sweep_clocks",
     "table_options",
     "take",

@@ -1,7 +1,6 @@
 """Rows the service layer keeps for itself: the clock keeper's heartbeat and the outages
 the clocks were paused for (``games.services.outages``)."""
 
-
 from django.db import models
 
 

@@ -75,11 +75,12 @@ def sweep_clocks():
     return ended, dropped
 
 
-def current(game):
-    """``game`` as it stands now: if its deadline has passed (by ``TIMER_GRACE_MS``, as for the
-    sweep) before the sweep applied it, the timeout is applied first (so a page or a snapshot
-    never shows a clock past zero) and the fresh game returned; otherwise ``game`` itself. For
-    readers: pages and socket snapshots."""
+def settle_clock(game):
+    """Apply the timeout of ``game`` if its deadline has passed (by ``TIMER_GRACE_MS``, as for
+    the sweep) before the sweep applied it, and return the game as it stands after (``game``
+    itself when nothing was due). A write (``apply_timeouts``: its own transaction, events
+    after commit), called explicitly by a page or a socket before it reads the game, so that
+    no reader shows a clock past zero; the read side itself never writes."""
     if game.deadline is None or clocks.to_ms(game.deadline) > clocks.now_ms() - TIMER_GRACE_MS:
         return game
     return apply_timeouts(game.pk) or Game.objects.get(pk=game.pk)

@@ -1,6 +1,5 @@
 """A player's chat with the site's Telegram bot (``games.telegram``)."""
 
-
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _

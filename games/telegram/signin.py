@@ -16,7 +16,7 @@ from django.urls import reverse, translate_url
 from django.utils import translation
 from django.utils.http import url_has_allowed_host_and_scheme
 
-from games import one_use
+from games.accounts import one_use
 from games.telegram import config, init_data, links
 
 logger = logging.getLogger(__name__)

@@ -5,8 +5,7 @@ games.accounts.AccountMenuMiddleware fills in per visitor); ``{% sign_in_availab
 
 from django import template
 
-from games import dev_sign_in
-from games.accounts import sign_in
+from games.accounts import dev_sign_in, sign_in
 
 register = template.Library()
 

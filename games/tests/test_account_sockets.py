@@ -12,8 +12,9 @@ from django.contrib.auth import get_user_model
 from django.contrib.sessions.models import Session
 from django.test import Client
 
-from games import consumers, services
+from games import services
 from games.choices import Phase
+from games.live import sockets
 from games.room.models import Game, Presence
 from games.services import dispatch
 from games.tests.factories import FixedDice, new_bot_game, state
@@ -103,7 +104,7 @@ def test_a_signed_in_player_plays_by_account_and_after_logout_the_open_socket_ca
         assert response.status_code == 302
         assert await comm.receive_output(timeout=TIMEOUT) == {
             "type": "websocket.close",
-            "code": consumers.CLOSE_SESSION_CHANGED,
+            "code": sockets.CLOSE_SESSION_CHANGED,
         }
         await comm.disconnect()
         # the closed socket no longer keeps its player present
@@ -150,7 +151,7 @@ def test_a_sign_out_announced_before_the_session_store_is_flushed_still_closes_t
         return closed, quiet
 
     closed, quiet = run(scenario)
-    assert closed == {"type": "websocket.close", "code": consumers.CLOSE_SESSION_CHANGED}
+    assert closed == {"type": "websocket.close", "code": sockets.CLOSE_SESSION_CHANGED}
     assert quiet
     assert Session.objects.filter(session_key=key).exists()
     assert not Presence.objects.filter(game_id=game.pk).exists()
@@ -241,7 +242,7 @@ def test_a_logged_out_socket_stops_counting_as_present_at_its_next_touch(fixed, 
             output = await comm.receive_output(timeout=TIMEOUT)
             if output["type"] == "websocket.close":
                 break
-        assert output["code"] == consumers.CLOSE_SESSION_CHANGED
+        assert output["code"] == sockets.CLOSE_SESSION_CHANGED
         await comm.disconnect()
         assert await sync_to_async(Presence.objects.filter(game_id=game.pk).count)() == 0
 
@@ -275,5 +276,5 @@ def test_a_guest_who_signs_in_keeps_the_seat_through_a_new_socket(fixed, monkeyp
         return side, output["code"], back["you"]
 
     side, code, you = run(scenario)
-    assert side in ("white", "black") and code == consumers.CLOSE_SESSION_CHANGED
+    assert side in ("white", "black") and code == sockets.CLOSE_SESSION_CHANGED
     assert you == side and Game.objects.get(pk=game.pk).user_of(side) == user.pk

@@ -10,11 +10,12 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games import analysis, services
+from games import services
 from games.bots import judge, neural, search
 from games.choices import Status
 from games.engine import Position, check_play, get_ruleset, legal_plays
 from games.engine import record as rec
+from games.room import analysis
 from games.room.models import AnalysisStatus, Game, GameAnalysis
 from games.tests.conftest import queued_tasks, start_worker, stop_worker
 from games.tests.factories import HUMAN, FixedDice, new_bot_game, play_human_turn

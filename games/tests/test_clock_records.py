@@ -15,8 +15,8 @@ from games import services
 from games.choices import EventKind, Status
 from games.clocks import LOSES_MATCH, ClockSpec
 from games.engine import record as rec
-from games.replays import game_record, record_text
 from games.room.models import Game, ImportedRecord
+from games.room.replays import game_record, record_text
 from games.tests.factories import FixedDice, new_bot_game
 
 pytestmark = pytest.mark.django_db

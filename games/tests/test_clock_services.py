@@ -626,7 +626,7 @@ def test_the_first_page_after_an_outage_credits_the_clock_before_the_sweep_runs(
     game = past_first_moves(new_people_game(True, preset="match", match_length=3))
     clock.wait(50_000)
     clock.outage(30_000)  # the deadline fell inside the outage; no sweep has run since
-    snap = services.snapshot(services.current(fresh(game)), WHITE_GUEST)["game"]
+    snap = services.snapshot(services.settle_clock(fresh(game)), WHITE_GUEST)["game"]
     assert snap["status"] == "active" and snap["clock"]["paused_ms"] == 30_000
     # 10 s were left: less than the reconnect grace, so the deadline is the grace's end
     assert snap["clock"]["deadline"] == clock.now() + OUTAGE_GRACE

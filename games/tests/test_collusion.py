@@ -10,7 +10,8 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
 
-from games import collusion, services
+from games import services
+from games.accounts import collusion
 from games.accounts.models import PlayerRating, Profile, RatingChange, RatingRefund
 from games.tests.factories import play_turns
 

@@ -11,8 +11,9 @@ from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.contrib.sessions.backends.db import SessionStore
 
-from games import consumers, services
+from games import services
 from games.loadtool.gameview import GameView
+from games.room import consumer
 from games.room.models import Game, Presence
 from games.tests.conftest import queued_tasks
 from games.tests.factories import HUMAN, ONLOOKER, FixedDice, new_bot_game, state
@@ -464,7 +465,7 @@ def test_a_frame_that_fails_on_the_server_gets_an_error_and_the_socket_lives_on(
     def broken(*args, **kwargs):
         raise RuntimeError("simulated fault")
 
-    monkeypatch.setitem(consumers.ACTIONS, "roll", broken)
+    monkeypatch.setitem(consumer.ACTIONS, "roll", broken)
 
     async def scenario():
         comm = await communicator(game.id)

@@ -58,8 +58,9 @@ def made_pages():
     challenge link and a player's profile. Made in the test database."""
     from django.contrib.auth import get_user_model
 
-    from games import analysis, clocks, services, tournaments
+    from games import clocks, services, tournaments
     from games.accounts.models import Profile
+    from games.room import analysis
     from games.room.models import Game
     from games.tests.factories import play_human_turn
 

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from games import analysis
 from games.bots import judge
+from games.room import analysis
 from games.room.models import AnalysisStatus, GameAnalysis
 from games.tests.test_analysis import finished_bot_game
 from games.tests.test_e2e_browser import ARTIFACTS, browser, daphne_server, in_thread  # noqa: F401

@@ -8,10 +8,11 @@ import random
 
 import pytest
 
-from games import replays, services
+from games import services
 from games.choices import EventKind, Phase, Status
 from games.engine import fairdice
 from games.engine import record as rec
+from games.room import replays
 from games.room.models import Game
 from games.tests.factories import HUMAN, ONLOOKER
 

@@ -19,9 +19,11 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from games import consumers, services, socket_watch
+from games import protocol, services
 from games.choices import Phase
 from games.engine import EngineError, Position, check_play, legal_plays
+from games.live import socket_watch
+from games.room import consumer
 from games.room.models import Game
 from games.tests.factories import HUMAN, ONLOOKER, FixedDice, new_bot_game, state
 from games.tests.test_consumers import TIMEOUT, origin, session_cookie
@@ -46,7 +48,7 @@ ERROR_CODES = {
     "cannot_claim",
     "rate_limited",
 }
-FRAME_TYPES = [*consumers.ACTIONS, "snapshot", "why"]
+FRAME_TYPES = [*consumer.ACTIONS, "snapshot", "why"]
 
 
 def weird_scalars():
@@ -139,7 +141,7 @@ def frame_strategy(facts):
         # well-formed actions, at or near the current version: they reach the services
         st.builds(
             lambda kind, v, play: {"type": kind, "version": v, "play": play},
-            st.sampled_from(list(consumers.ACTIONS)),
+            st.sampled_from(list(consumer.ACTIONS)),
             near,
             plays,
         ),
@@ -158,7 +160,7 @@ def frame_strategy(facts):
         st.sampled_from(facts["replays"]),
         nested.map(json.dumps),
         st.text(max_size=60),
-        st.integers(min_value=consumers.MAX_FRAME - 40, max_value=70_000).map(
+        st.integers(min_value=protocol.MAX_FRAME - 40, max_value=70_000).map(
             lambda n: '{"type": "roll", "version": 1, "x": "' + "x" * n + '"}'
         ),
         st.integers(min_value=1, max_value=2_040).map(lambda n: "[" * n + "]" * n),

@@ -15,7 +15,7 @@ from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 
 from games import clocks, tournaments
-from games.echo import EchoConsumer
+from games.live.echo import EchoConsumer
 from games.loadtool.arena import run_arena
 from games.loadtool.client import ARENA_MIN_PLAYS, Player, Stats, Table, echo_frame
 from games.loadtool.runner import RunConfig, percentiles, run_load

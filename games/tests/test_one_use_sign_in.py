@@ -13,7 +13,8 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
 
-from games import one_use, tasks
+from games import tasks
+from games.accounts import one_use
 from games.accounts.models import UsedToken
 from games.telegram import config
 from games.tests import test_accounts

@@ -17,12 +17,12 @@ from asgiref.sync import async_to_sync
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from games import consumers
 from games.accounts import sign_in
+from games.room import consumer
 from games.room.models import Game
 from games.telegram import init_data
 from games.telegram.models import TelegramLink
-from games.telegram_views import MAX_UPDATE_BYTES
+from games.telegram.views import MAX_UPDATE_BYTES
 from games.tests.factories import FixedDice, new_bot_game, state
 from games.tests.telegram_helpers import (  # noqa: F401 - fixtures used by name
     TOKEN,
@@ -359,7 +359,7 @@ async def answer_to(comm, text):
 def test_game_frames_with_numbers_out_of_range_get_an_error_frame(monkeypatch, caplog):
     game = new_bot_game(FixedDice(monkeypatch), opening=(6, 5))
     before = state(game.id)
-    top = consumers.MAX_VERSION
+    top = consumer.MAX_VERSION
     cases = {
         f'{{"type":"roll","version":{DIGITS_309}}}': {"bad_frame"},
         f'{{"type":"roll","version":{"9" * 4000}}}': {"bad_frame"},

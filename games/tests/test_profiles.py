@@ -13,7 +13,8 @@ from django.shortcuts import resolve_url
 from django.test import Client
 from django.urls import reverse
 
-from games import profiles, services
+from games import services
+from games.accounts import profiles
 from games.accounts.models import PlayerRating, Profile, RatingChange
 from games.room.models import Game
 from games.tests.factories import play_turns

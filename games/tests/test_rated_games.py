@@ -16,7 +16,7 @@ from django.db import connections
 from django.test import Client
 from django.urls import reverse
 
-from games import clocks, ratings, replays, services
+from games import clocks, ratings, services
 from games.accounts.models import Abandonment, PlayerRating, Profile, RatingChange
 from games.challenges.models import Challenge, ChallengeStatus
 from games.choices import EventKind, Phase, Status
@@ -24,6 +24,7 @@ from games.clocks import ClockSpec
 from games.engine import record as rec
 from games.loadtool.gameview import GameView
 from games.lobby import pairing
+from games.room import replays
 from games.room.models import Game
 from games.services import playban
 from games.tests.conftest import TEST_SWEEP_SECONDS

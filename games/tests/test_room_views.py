@@ -9,11 +9,12 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games import services, views
+from games import services
 from games.choices import Phase
 from games.engine import Position
 from games.engine import record as rec
 from games.engine.position_id import encode
+from games.room import position_views, views
 from games.room.models import Game, ImportedRecord, Match
 from games.tests.factories import FixedDice, play_turns, set_position
 from games.tests.test_engine_record import GOOD
@@ -216,7 +217,7 @@ def test_the_position_share_page_and_images(client):
     # The labels are drawn with the project's own font, not whatever the machine has: the
     # image differs from the same board rendered with no font at all.
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(views, "_PNG_FONTS", Path("/nonexistent-fonts"))
+        mp.setattr(position_views, "_PNG_FONTS", Path("/nonexistent-fonts"))
         bare = client.get(f"/position/{position_id}.png").content
     assert bare != png.content
     assert client.get(f"/position/{position_id}.png").content == png.content
@@ -324,15 +325,15 @@ def test_a_position_image_is_drawn_once_then_served_from_the_cache(client, monke
         }
     )
     position_id = encode(position)
-    cache.delete(views._image_cache_key("png", position_id, views._PNG_FONTS))
+    cache.delete(position_views._image_cache_key("png", position_id, position_views._PNG_FONTS))
     calls = []
-    real = views._render_png
+    real = position_views._render_png
 
     def counting(pos):
         calls.append(pos)
         return real(pos)
 
-    monkeypatch.setattr(views, "_render_png", counting)
+    monkeypatch.setattr(position_views, "_render_png", counting)
     first = client.get(f"/position/{position_id}.png")
     second = client.get(f"/position/{position_id}.png")
     assert len(calls) == 1 and first.content == second.content
@@ -341,7 +342,7 @@ def test_a_position_image_is_drawn_once_then_served_from_the_cache(client, monke
     svg = client.get(f"/position/{position_id}.svg")
     assert svg.status_code == 200 and svg["Cache-Control"] == "public, max-age=86400"
     assert client.get(f"/position/{position_id}.svg").content == svg.content
-    assert views.RENDERER_VERSION in views._image_cache_key("png", position_id)
+    assert position_views.RENDERER_VERSION in position_views._image_cache_key("png", position_id)
 
 
 @pytest.mark.parametrize("position_id", ["AAAAAAAAAAAAAA", "gAAAAAAAAAAAAA", "YAAAAAAAAAAAAA"])
@@ -437,7 +438,7 @@ def test_the_game_page_preloads_every_module_of_the_room(client):
     preloaded = set(
         re.findall(r'<link rel="modulepreload" href="/static/(games/room/[\w-]+\.js)"', page)
     )
-    room = Path(views.__file__).resolve().parent.parent / "static" / "games" / "room"
+    room = Path(views.__file__).resolve().parents[2] / "static" / "games" / "room"
     assert preloaded == {f"games/room/{path.name}" for path in room.glob("*.js")}
 
 

@@ -7,8 +7,8 @@ import datetime
 import pytest
 from asgiref.sync import async_to_sync
 
+from games.live.socket_watch import BEHIND_MS, SocketWatch
 from games.room.models import Game
-from games.socket_watch import BEHIND_MS, SocketWatch
 from games.tests.factories import FixedDice, new_bot_game
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("unattended_queue")]

@@ -6,7 +6,8 @@ from django.urls import reverse
 from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
-from games import clocks, profiles
+from games import clocks
+from games.accounts import profiles
 from games.choices import Preset
 from games.tournaments import play, rules
 from games.tournaments.models import (

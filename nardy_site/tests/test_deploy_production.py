@@ -148,32 +148,43 @@ def test_production_serves_no_admin_at_admin_but_at_admin_url(production_answers
     assert out["admin_login"] == [200, True]
 
 
-#: a static import or re-export of a module by relative name (the game page's own style)
+#: a static import or re-export of a module by relative name (the pages' own style)
 MODULE_IMPORT = re.compile(
     r"""^(?:import|export)\b[^;]*?\bfrom\s*["'](\.{1,2}/[^"']+)["']\s*;""", re.MULTILINE
 )
 
 
-def test_production_game_modules_import_one_another_by_their_hashed_names(production_answers):
+def test_production_page_modules_import_one_another_by_their_hashed_names(production_answers):
     env, _ = production_answers
     static_root = Path(env["STATIC_ROOT"])
     names = json.loads((static_root / "staticfiles.json").read_text())["paths"]
     hashed = set(names.values())
+
+    def reached_from(start):
+        """The hashed modules ``start`` reaches; each import must name a hashed file."""
+        reached, todo = set(), [names[start]]
+        while todo:
+            name = todo.pop()
+            if name in reached:
+                continue
+            reached.add(name)
+            imports = MODULE_IMPORT.findall((static_root / name).read_text())
+            for target in imports:
+                found = posixpath.normpath(posixpath.join(posixpath.dirname(name), target))
+                assert found in hashed and (static_root / found).is_file(), f"{name} imports {target}"
+                todo.append(found)
+        return reached
+
+    # every page script is a module (static/games/live/ and board.js are shared by several)
+    for path in sorted((ROOT / "static").rglob("*.js")):
+        reached_from(path.relative_to(ROOT / "static").as_posix())
     modules = sorted(path.name for path in (ROOT / "static" / "games" / "room").glob("*.js"))
     assert "main.js" in modules
-    reached, todo = set(), [names["games/room/main.js"]]
-    while todo:
-        name = todo.pop()
-        if name in reached:
-            continue
-        reached.add(name)
-        imports = MODULE_IMPORT.findall((static_root / name).read_text())
-        for target in imports:
-            found = posixpath.normpath(posixpath.join(posixpath.dirname(name), target))
-            assert found in hashed and (static_root / found).is_file(), f"{name} imports {target}"
-            todo.append(found)
-    # main.js reaches every module of the page, each by its hashed name only
-    assert reached == {names[f"games/room/{module}"] for module in modules}
+    # main.js reaches every module of the room, each by its hashed name only
+    room = {names[f"games/room/{module}"] for module in modules}
+    reached = reached_from("games/room/main.js")
+    assert room <= reached
+    assert {names[shared] for shared in ("games/board.js", "games/live/socket.js")} <= reached
 
 
 # --- Chromium against the Procfile's processes ------------------------------------------------

@@ -19,7 +19,7 @@ from celery.bin.celery import celery as celery_cli
 from daphne.server import Server
 from django.core.management import get_commands
 
-from games.analysis import QUEUE_SUFFIX
+from games.room.analysis import QUEUE_SUFFIX
 from nardy_site.serve import SiteCommandLine, SiteServer
 
 ROOT = Path(__file__).resolve().parents[2]

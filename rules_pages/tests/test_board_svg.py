@@ -4,8 +4,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from games.board_svg import VIEW_H, VIEW_W, render_board
 from games.engine import Position
+from games.room.board_svg import VIEW_H, VIEW_W, render_board
 
 NS = {"svg": "http://www.w3.org/2000/svg"}
 START = {"turn": "white", "white": {"24": 15}, "black": {"24": 15}, "first_turn": True}

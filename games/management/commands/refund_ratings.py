@@ -12,7 +12,8 @@ import uuid
 
 from django.core.management.base import BaseCommand, CommandError
 
-from games import collusion, ratings
+from games import ratings
+from games.accounts import collusion
 from games.accounts.models import RatingChange
 from games.room.models import Game
 

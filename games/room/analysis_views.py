@@ -8,8 +8,8 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from games import analysis
-from games.views import viewable_game
+from games.room import analysis
+from games.room.replay_views import viewable_game
 
 
 def _wants_json(request):

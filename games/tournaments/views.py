@@ -10,13 +10,14 @@ from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from games import clocks, collusion, dev_sign_in, ratelimits, tournaments
-from games.accounts import sign_in
+from games import clocks, ratelimits, tournaments
+from games.accounts import collusion, dev_sign_in, sign_in
 from games.choices import Preset
+from games.pages import login_url, viewer_of
 from games.services import GameError, playban
+from games.tables import clock_name, clock_summary
 from games.tournaments import rules as tournament_rules
 from games.tournaments.models import Entrant, Tournament, TournamentKind, TournamentStatus
-from games.views import clock_name, clock_summary, login_url, viewer_of
 
 #: how many finished events the list shows
 FINISHED_SHOWN = 20

@@ -13,7 +13,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods
 
-from games import profiles, tournaments
+from games import tournaments
+from games.accounts import profiles
 from games.accounts.models import PlayerRating
 from games.choices import Preset
 from games.services import playban

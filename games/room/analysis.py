@@ -39,8 +39,8 @@ from games.bots.judge import BLUNDER, MISTAKE, analyse_play
 from games.choices import Status
 from games.engine import get_ruleset
 from games.engine import record as rec
-from games.replays import game_record
 from games.room.models import AnalysisStatus, Game, GameAnalysis
+from games.room.replays import game_record
 from games.signals import game_finished
 
 #: the Celery task of one analysis (games/tasks.py registers it under this name)

@@ -12,7 +12,8 @@ from django.contrib.auth.signals import user_logged_in
 from django.db.models import Q
 from django.dispatch import receiver
 
-from games import clocks, profiles
+from games import clocks
+from games.accounts import profiles
 from games.accounts.models import Profile, RatingChange, RatingRefund
 from games.choices import Status
 from games.room.models import Game

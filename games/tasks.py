@@ -8,7 +8,7 @@ from celery.signals import worker_init, worker_process_init, worker_ready
 from django.db import OperationalError
 from redis.exceptions import RedisError
 
-from games import clocks, services, tournaments
+from games import services, tournaments
 from games.accounts import one_use
 from games.bots import bearoff, neural
 from games.lobby import pairing
@@ -19,10 +19,9 @@ from games.telegram import notices as telegram_notices
 
 #: one INFO line per bot move: "bot move game=<uuid> version=<v> ms=<float> played=<bool>"
 bot_logger = logging.getLogger("games.bot")
-#: one INFO line per clock timer: "clock timer game=<uuid> version=<v> lag_ms=<int> applied=<bool>"
+#: the clock sweep's INFO lines: "clock sweep: ended=<n> dropped_sockets=<n>" when a sweep of
+#: beat's ended games or dropped sockets, and the sweep of a worker that has just started
 clock_logger = logging.getLogger("games.clock")
-#: a timer delivered more than this early (ms) is queued again for its deadline
-TIMER_EARLY_MS = 2_000
 telegram_logger = logging.getLogger("games.telegram")
 #: how many times one Telegram notice is tried again before it is given up
 TELEGRAM_RETRIES = 20
@@ -59,42 +58,6 @@ def bot_move(game_id, version):
         game is not None,
     )
     return elapsed_ms
-
-
-@shared_task(
-    name=dispatch.CLOCK_TIMEOUT,
-    ignore_result=True,
-    autoretry_for=(OperationalError,),
-    retry_backoff=1,
-    retry_backoff_max=4,
-    max_retries=5,
-)
-def clock_timeout(game_id, version, deadline_ms):
-    """The timer of game ``game_id`` (a UUID string) at ``version`` for the deadline
-    ``deadline_ms`` (ms since the epoch): apply what has expired (``services.apply_timeouts``).
-
-    No longer queued per move (the beat sweep applies deadlines); kept so that the timers an
-    older release queued, with the ETA ``services.TIMER_GRACE_MS`` after their deadline, are
-    still handled. Harmless twice, late or for a game that has moved on; never cancelled.
-    Delivered a little early (clocks of different machines), it waits for that moment first.
-    Returns the lag in ms between the deadline and the check, or None if it was re-queued."""
-    due_ms = deadline_ms + services.TIMER_GRACE_MS
-    wait_ms = due_ms - clocks.now_ms()
-    if wait_ms > TIMER_EARLY_MS:
-        clock_timeout.apply_async((game_id, version, deadline_ms), eta=clocks.from_ms(due_ms))
-        return None
-    if wait_ms > 0:
-        time.sleep(wait_ms / 1000)
-    game = services.apply_timeouts(game_id, version)
-    lag = clocks.now_ms() - deadline_ms
-    clock_logger.info(
-        "clock timer game=%s version=%s lag_ms=%d applied=%s",
-        game_id,
-        version,
-        lag,
-        game is not None,
-    )
-    return lag
 
 
 @shared_task(name=dispatch.HINT, ignore_result=True)

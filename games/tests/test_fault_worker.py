@@ -1,23 +1,25 @@
 """The Celery worker killed (SIGKILL) while bot moves and clock deadlines are pending
-(issue #8). A killed worker acknowledges nothing: the bot move it was playing and the timers
-it held (a timer waits in the worker until its ETA) stay unacknowledged in Redis until the
-broker's visibility timeout, and the moves still queued wait for the next worker. When a new
-worker starts it queues every bot move still due and sweeps the expired deadlines
-(``games.tasks`` worker_ready), beat keeps sweeping, and the queued copies run too: every
-bot move and every timeout must be applied exactly once, because each task is keyed by the
-game and its version (a second copy finds the game moved on)."""
+(issue #8). A killed worker acknowledges nothing: the task it was running stays
+unacknowledged in Redis until the broker's visibility timeout, and the moves and beat's
+sweeps still queued wait for the next worker. When a new worker starts it queues every bot
+move still due and sweeps the expired deadlines (``games.tasks`` worker_ready), beat keeps
+sweeping, and the queued copies run too: every bot move and every timeout must be applied
+exactly once, because each task is keyed by the game and its version (a second copy finds
+the game moved on) and the sweep applies only deadlines that are still running."""
 
+import random
 import time
 
 import pytest
+from django.utils import timezone
 
 from games import clocks, services
 from games.choices import EventKind, other_side
 from games.clocks import ClockSpec
-from games.room.models import Game, GameEvent
-from games.tasks import clock_timeout
+from games.room.models import AnalysisStatus, Game, GameAnalysis, GameEvent
+from games.tasks import analyse_game
 from games.tests.conftest import TEST_SWEEP_SECONDS
-from games.tests.factories import FixedDice, new_bot_game
+from games.tests.factories import FixedDice, guest_to_act, new_bot_game, new_people_game, play_turns
 from games.tests.test_clock_worker import (
     endings,
     sleep_until,
@@ -35,28 +37,38 @@ CLOCK = ClockSpec(
 )
 BOT_GAMES = 8
 CLOCKED_GAMES = 4
-#: how long before its due time the early copy of a timer is sent (s; under TIMER_EARLY_MS)
-EARLY_S = 1.8
+#: turns of the game whose analysis keeps the worker busy (some 7 s of the expert search on a
+#: 2-core machine; the worker is killed about a second into it)
+ANALYSED_TURNS = 40
+
+
+def analysis_pending():
+    """A finished game of ``ANALYSED_TURNS`` turns between two guests, its post-game analysis
+    requested (pending; ``games.analyse_game`` does the work). Returns the game."""
+    game = new_people_game(None)
+    game = play_turns(game.pk, ANALYSED_TURNS, random.Random(5))
+    game = services.resign(game.pk, guest_to_act(game), game.version)
+    GameAnalysis.objects.create(game=game, status=AnalysisStatus.PENDING, requested=timezone.now())
+    return game
 
 
 def test_a_killed_worker_applies_every_pending_bot_move_and_timeout_once_after_restart(
     clock_queue, monkeypatch
 ):
     fixed = FixedDice(monkeypatch)
+    analysed = analysis_pending()
     clocked = [started_game(CLOCK, seed=n) for n in range(CLOCKED_GAMES)]
     deadlines = {game.pk: services.deadline_of(game) for game, _deadline in clocked}
     versions = {game.pk: game.version for game, _deadline in clocked}
-    # Keep the (solo) worker busy inside a task: a copy of the first game's timer delivered
-    # early waits in the worker until the timer is due (games.tasks.clock_timeout).
-    first, first_deadline = clocked[0]
-    sleep_until(first_deadline + services.TIMER_GRACE_MS - EARLY_S * 1000)
-    early = clock_timeout.delay(str(first.pk), first.version, first_deadline)
-    wait_until(lambda: f"[{early.id}] received" in clock_queue.log(), what="the early timer")
+    # Keep the (solo) worker busy inside a task: a post-game analysis, seconds of work.
+    busy = analyse_game.apply_async((str(analysed.pk),), queue=clock_queue.queue)
+    wait_until(lambda: f"[{busy.id}] received" in clock_queue.log(), what="the analysis")
     # the computer (black) opens each of these games: its moves queue behind that task
     bots = [new_bot_game(fixed, opening=(2, 6)).pk for _n in range(BOT_GAMES)]
     clock_queue.kill()
     killed = time.monotonic()
-    assert f"[{early.id}] succeeded" not in clock_queue.log(), "the kill came too late"
+    assert f"[{busy.id}] succeeded" not in clock_queue.log(), "the kill came too late"
+    assert GameAnalysis.objects.get(game=analysed).status == AnalysisStatus.RUNNING
     assert clocks.now_ms() < min(deadlines.values()), "the clocks ran out before the kill"
     assert not any(Game.objects.get(pk=pk).version > 1 for pk in bots)
 

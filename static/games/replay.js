@@ -1,29 +1,31 @@
 /*
  * The replay page (templates/games/replay.html): steps forwards and backwards through the
  * frames the server made from the record (every roll, play and cube action), drawing each
- * position with NardyBoard (board.js). Buttons, a slider, the list of steps and the keys
- * ← → Home End. Plays are shown in the numbering chosen on the page (white's side by default,
- * the player's own side for a player); the server-rendered list (no JavaScript) keeps each
- * mover's own numbering.
+ * position with board.js. Buttons, a slider, the list of steps and the keys ← → Home End.
+ * Plays are shown in the numbering chosen on the page (white's side by default, the player's
+ * own side for a player); the server-rendered list (no JavaScript) keeps each mover's own
+ * numbering. A finished game's record does not change: the page has no live socket.
  *
  * With a post-game analysis (games/analysis.py; JSON "replay-analysis", and each analysed play
  * frame's row as `frame.analysis`): under the board, the current play's mark, the equity lost
  * and the best play, with a button that draws the position after the best play instead; while
  * the analysis is queued or running, its status URL is polled and the page reloaded once done.
+ * The state and its words are replay-state.js; this module draws them.
  */
-(function () {
-  "use strict";
+import { create as createBoard, describePosition, fmt, positionBoards } from "./board.js";
+import {
+  afterStatus, analysisPending, analysisText, betterPlay, boardView, createReplayState, frameFromHash,
+  frameText, goTo, numberingNote, shownFrame,
+} from "./replay-state.js";
 
-  const NB = window.NardyBoard;
-  const { fmt, playForViewer, playSteps, toWhite, diceText, sideName } = NB;
-  const root = document.getElementById("replay");
-  if (!root) return;
-  const $ = (id) => document.getElementById(id);
-  const frames = JSON.parse($("replay-frames").textContent) || [];
-  if (!frames.length) return;
+const $ = (id) => document.getElementById(id);
+const root = $("replay");
+const frames = root ? JSON.parse($("replay-frames").textContent) || [] : [];
+if (root && frames.length) start(root);
 
+function start(rootEl) {
   const svgEl = $("replay-board");
-  const board = NB.create(svgEl);
+  const board = createBoard(svgEl);
   const els = {
     now: $("replay-now"),
     count: $("replay-count"),
@@ -36,7 +38,7 @@
     note: $("steps-note"),
     share: $("share-link"),
   };
-  const state = { index: 0, viewer: root.dataset.viewer === "black" ? "black" : "white", showBest: false };
+  const state = createReplayState(frames.length, rootEl.dataset.viewer);
   const analysisEl = $("replay-analysis");
   const analysis = analysisEl ? JSON.parse(analysisEl.textContent) : null;
   const an = {
@@ -47,73 +49,15 @@
   const number = new Intl.NumberFormat(document.documentElement.lang || undefined,
     { minimumFractionDigits: 3, maximumFractionDigits: 3 });
 
-  function name(side) {
-    return sideName(side);
-  }
-
-  /** A frame's one-line text in the page's numbering (the server's text says the same in the mover's). */
-  function frameText(frame) {
-    const values = { n: frame.n, side: name(frame.side), dice: diceText(frame.dice), play: playForViewer(frame.play, frame.side, state.viewer) };
-    switch (frame.kind) {
-      case "play":
-        return frame.play
-          ? fmt(gettext("Turn %(n)s: %(side)s plays %(dice)s: %(play)s."), values)
-          : fmt(gettext("Turn %(n)s: %(side)s cannot move with %(dice)s and passes."), values);
-      default:
-        return frame.text;
-    }
-  }
-
-  function view(frame) {
-    const { boards, off } = NB.positionBoards(frame.position);
-    const lastPoints = new Set();
-    if (frame.kind === "play" && frame.play) {
-      for (const { from, to } of playSteps(frame.play)) {
-        lastPoints.add(toWhite(frame.side, from));
-        if (to) lastPoints.add(toWhite(frame.side, to));
-      }
-    }
-    const dice = frame.dice && frame.side
-      ? { side: frame.side, faces: frame.dice[0] === frame.dice[1] ? [frame.dice[0], frame.dice[0], frame.dice[0], frame.dice[0]] : frame.dice.slice(), used: null, faded: frame.kind === "play" }
-      : null;
-    return {
-      boards, off, dice, lastPoints, lastSide: frame.side,
-      viewer: state.viewer, mover: null,
-      cube: frame.cube ? { value: frame.cube.value, owner: frame.cube.owner } : null,
-    };
-  }
-
-  /** The analysed row of `frame` if it is a play whose better play can be shown, else null. */
-  function betterPlay(frame) {
-    const row = frame.kind === "play" ? frame.analysis : null;
-    return row && row.best_position && row.mark !== "best" ? row : null;
-  }
-
-  /** The analysis line under the board for `frame` ("" when it has none). */
-  function analysisText(frame) {
-    const row = frame.kind === "play" ? frame.analysis : null;
-    if (!row) return "";
-    if (row.mark === "forced") return gettext("Forced: this was the only legal play.");
-    if (row.mark === "best") return gettext("The best play.");
-    const values = {
-      lost: number.format(row.lost),
-      best: playForViewer(row.best, frame.side, state.viewer) || gettext("pass"),
-    };
-    if (row.mark === "blunder") return fmt(gettext("Blunder: %(lost)s points lost. Best: %(best)s."), values);
-    if (row.mark === "mistake") return fmt(gettext("Mistake: %(lost)s points lost. Best: %(best)s."), values);
-    return fmt(gettext("%(lost)s points lost. Best: %(best)s."), values);
-  }
-
   function showAnalysis(frame) {
     if (!an.box) return;
-    const text = analysisText(frame);
+    const text = analysisText(frame, state.viewer, number);
     an.box.hidden = !text;
     an.box.className = "an-play" + (frame.analysis ? " an-" + frame.analysis.mark : "");
     an.text.textContent = state.showBest
       ? text + " " + gettext("The board shows the position after the best play.")
       : text;
-    const better = betterPlay(frame);
-    an.toggle.hidden = !better;
+    an.toggle.hidden = !betterPlay(frame);
     an.toggle.setAttribute("aria-pressed", state.showBest ? "true" : "false");
     an.toggle.textContent = state.showBest ? gettext("Show the play made") : gettext("Show the best play");
     svgEl.classList.toggle("an-showing-best", state.showBest);
@@ -121,19 +65,17 @@
 
   /** Shows frame `index`; `remember` (default true) writes it into the address for reloads and links. */
   function show(index, focusList, remember = true) {
-    const next = Math.max(0, Math.min(frames.length - 1, index));
-    if (next !== state.index) state.showBest = false;
-    state.index = next;
+    goTo(state, index);
     const frame = frames[state.index];
-    const better = state.showBest ? betterPlay(frame) : null;
-    board.draw(view(better ? Object.assign({}, frame, { position: better.best_position, play: better.best }) : frame));
+    board.draw(boardView(shownFrame(state, frame), state.viewer));
     showAnalysis(frame);
-    els.now.textContent = frameText(frame);
+    const text = frameText(frame, state.viewer);
+    els.now.textContent = text;
     els.count.textContent = fmt(gettext("%(now)s / %(total)s"), { now: state.index, total: frames.length - 1 });
     els.slider.value = String(state.index);
     els.first.disabled = els.back.disabled = state.index === 0;
     els.last.disabled = els.forward.disabled = state.index === frames.length - 1;
-    svgEl.setAttribute("aria-label", frameText(frame) + " " + NB.describePosition(NB.positionBoards(frame.position).boards, state.viewer));
+    svgEl.setAttribute("aria-label", text + " " + describePosition(positionBoards(frame.position).boards, state.viewer));
     for (const item of els.list.children) {
       const current = Number(item.dataset.index) === state.index;
       item.classList.toggle("current", current);
@@ -145,8 +87,8 @@
         item.removeAttribute("aria-current");
       }
     }
-    if (els.share && root.dataset.sharePage) {
-      els.share.href = root.dataset.sharePage.replace(/[^/]+\/$/, frame.position_id + "/");
+    if (els.share && rootEl.dataset.sharePage) {
+      els.share.href = rootEl.dataset.sharePage.replace(/[^/]+\/$/, frame.position_id + "/");
     }
     // "#step-N" matches no element id, so a reload opens the page at the top (not at the list item).
     if (remember && window.history.replaceState) window.history.replaceState(null, "", "#step-" + state.index);
@@ -165,11 +107,9 @@
   function relabel() {
     for (const item of els.list.children) {
       const frame = frames[Number(item.dataset.index)];
-      if (frame) item.querySelector("a").textContent = frameText(frame);
+      if (frame) item.querySelector("a").textContent = frameText(frame, state.viewer);
     }
-    els.note.textContent = state.viewer === "white"
-      ? gettext("Plays are written with the point numbers of white's side.")
-      : gettext("Plays are written with the point numbers of black's side.");
+    els.note.textContent = numberingNote(state.viewer);
   }
 
   els.first.addEventListener("click", () => show(0));
@@ -220,23 +160,20 @@
   /** While the analysis is queued or running, ask its status now and then; reload once it is over. */
   function pollAnalysis(delay) {
     window.setTimeout(() => {
+      const next = (answer, failed) => {
+        const step = afterStatus(answer, delay, failed);
+        if (step.reload) window.location.reload();
+        else pollAnalysis(step.again);
+      };
       fetch(analysis.status_url, { headers: { Accept: "application/json" }, credentials: "same-origin" })
         .then((response) => (response.ok ? response.json() : null))
-        .then((data) => {
-          if (data && (data.status === "done" || data.status === "failed")) {
-            window.location.reload();
-          } else {
-            pollAnalysis(Math.min(delay * 1.5, 15000));
-          }
-        })
-        .catch(() => pollAnalysis(Math.min(delay * 2, 30000)));
+        .then((data) => next(data, false))
+        .catch(() => next(null, true));
     }, delay);
   }
-  if (analysis && (analysis.status === "pending" || analysis.status === "running")) pollAnalysis(2000);
+  if (analysisPending(analysis)) pollAnalysis(2000);
 
-  root.dataset.ready = "true"; // the board and the controls show (board.css)
+  rootEl.dataset.ready = "true"; // the board and the controls show (board.css)
   relabel();
-  // Deep links: "#step-N" (written by this page) and "#frame-N" (the no-JavaScript list's anchors).
-  const fromHash = /^#(?:step|frame)-(\d+)$/.exec(window.location.hash);
-  show(fromHash ? Number(fromHash[1]) : 0, false, false);
-})();
+  show(frameFromHash(window.location.hash), false, false);
+}

@@ -1,109 +1,22 @@
 /*
- * socket.js against a fake WebSocket and a fake clock: the greeting, the growing pause between
- * attempts, 4429 and the codes that end it, the no-snapshot and silence timeouts, and the game
- * frames (events applied, a gap asking for one snapshot, touches).
+ * room/socket.js (on live/socket.js) against a fake WebSocket and a fake clock: the greeting,
+ * the growing pause between attempts, 4429 and the codes that end it, the no-snapshot and
+ * silence timeouts, the game frames (events applied, a gap asking for one snapshot, touches)
+ * and the snapshot asked for when the page wakes.
  */
 import "./support.mjs";
-import { afterEach, beforeEach, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  CLOSE_SERVICE_RESTART, CLOSE_SESSION_CHANGED, CLOSE_TOO_MANY_SOCKETS, SILENCE_MS, SNAPSHOT_WAIT_MS, TOO_MANY_RETRY_MS, createConnection,
-} from "../../../static/games/room/socket.js";
+  CLOSE_SERVICE_RESTART, CLOSE_SESSION_CHANGED, CLOSE_TOO_MANY_SOCKETS, TOO_MANY_RETRY_MS, wakeLiveSockets,
+} from "../../../static/games/live/socket.js";
+import { SILENCE_MS, SNAPSHOT_WAIT_MS, createConnection } from "../../../static/games/room/socket.js";
 import { createState } from "../../../static/games/room/state.js";
+import { FakeSocket, useFakeClock } from "./fakes.mjs";
 import { game } from "./games.mjs";
 
-/** setTimeout and clearTimeout on a clock that moves only when told. */
-function fakeClock() {
-  const timers = new Map();
-  let now = 0;
-  let last = 0;
-  return {
-    setTimeout(fn, ms) {
-      last += 1;
-      timers.set(last, { at: now + (ms || 0), fn });
-      return last;
-    },
-    clearTimeout(id) {
-      timers.delete(id);
-    },
-    /** Move on `ms`, running each timer that falls due on the way, in order. */
-    advance(ms) {
-      const end = now + ms;
-      for (;;) {
-        let due = null;
-        for (const [id, timer] of timers) {
-          if (timer.at <= end && (!due || timer.at < due.at)) due = { id, ...timer };
-        }
-        if (!due) break;
-        timers.delete(due.id);
-        now = due.at;
-        due.fn();
-      }
-      now = end;
-    },
-  };
-}
-
-class FakeSocket {
-  static OPEN = 1;
-
-  constructor(url) {
-    this.url = url;
-    this.readyState = 0;
-    this.sent = [];
-    this.closedWith = null;
-    this.listeners = {};
-  }
-
-  addEventListener(type, listener) {
-    (this.listeners[type] ||= []).push(listener);
-  }
-
-  emit(type, event = {}) {
-    for (const listener of this.listeners[type] || []) listener(event);
-  }
-
-  send(text) {
-    this.sent.push(JSON.parse(text));
-  }
-
-  close(code, reason) {
-    this.readyState = 3;
-    this.closedWith = { code, reason };
-  }
-
-  // What the server does:
-  open() {
-    this.readyState = FakeSocket.OPEN;
-    this.emit("open");
-  }
-
-  receive(frame) {
-    this.emit("message", { data: typeof frame === "string" ? frame : JSON.stringify(frame) });
-  }
-
-  end(code) {
-    this.readyState = 3;
-    this.emit("close", { code });
-  }
-}
-
-let clock;
-const saved = {};
-
-beforeEach(() => {
-  clock = fakeClock();
-  Object.assign(saved, { setTimeout: globalThis.setTimeout, clearTimeout: globalThis.clearTimeout, random: Math.random });
-  globalThis.setTimeout = clock.setTimeout;
-  globalThis.clearTimeout = clock.clearTimeout;
-  Math.random = () => 0.5; // no jitter: the pauses are exact
-});
-
-afterEach(() => {
-  globalThis.setTimeout = saved.setTimeout;
-  globalThis.clearTimeout = saved.clearTimeout;
-  Math.random = saved.random;
-});
+const fake = useFakeClock();
+const clock = { advance: (ms) => fake.now().advance(ms) };
 
 /** A connection over fake sockets; `games` and `frames` collect what it hands on. */
 function room(held = game()) {
@@ -363,4 +276,27 @@ test("silence is not watched before the server has touched, nor once the game is
   socket.receive({ type: "touch", version: 7 });
   clock.advance(10 * SILENCE_MS);
   assert.equal(socket.closedWith, null);
+});
+
+test("a page that wakes asks for a snapshot while connected, and reconnects at once if waiting", () => {
+  const r = room();
+  const socket = greeted(r);
+  wakeLiveSockets();
+  assert.deepEqual(socket.sent, [{ type: "snapshot" }]);
+  socket.receive({ type: "snapshot", game: r.state.game });
+  // lost, and woken before the first pause is over: a new socket at once
+  socket.end(1006);
+  assert.equal(r.state.connected, false);
+  wakeLiveSockets();
+  assert.equal(r.sockets.length, 2);
+  // connecting, not yet greeted: a wake changes nothing
+  wakeLiveSockets();
+  assert.equal(r.sockets.length, 2);
+  assert.deepEqual(r.latest().sent, []);
+  // after 4429 the page keeps its 30 s, woken or not
+  r.latest().end(CLOSE_TOO_MANY_SOCKETS);
+  wakeLiveSockets();
+  assert.equal(r.sockets.length, 2);
+  clock.advance(TOO_MANY_RETRY_MS);
+  assert.equal(r.sockets.length, 3);
 });

@@ -4,8 +4,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createState } from "../../../static/games/room/state.js";
 import { nextSteps, stagePath } from "../../../static/games/room/staging.js";
+import { clockText } from "../../../static/games/live/time.js";
 import {
-  clockText, historyEntryText, lostText, matchText, openingText, playText, resignQuestion, resultExplain,
+  historyEntryText, lostText, matchText, openingText, playText, resignQuestion, resultExplain,
   resultReason, resultTitle, statusText, who,
 } from "../../../static/games/room/texts.js";
 import { clockFace, clockWarning, outageNote, presenceNotice } from "../../../static/games/room/clocks.js";

@@ -1,14 +1,13 @@
 /*
- * The board as NardyBoard (board.js) draws it: the game's position with the staged steps, the
+ * The board as board.js draws it: the game's position with the staged steps, the
  * places the selected checker may go, the dice used so far, the opponent's last play marked,
  * and the slide of the opponent's checkers along that play when it arrives.
  */
+import { SIDES, create as createBoard, fmt, parseStep, pipCount, playSteps, positionBoards, toWhite } from "../board.js";
 import { cubeOffer, you } from "./state.js";
 import { canStage, nextSteps, shownPosition, usedDice } from "./staging.js";
 import { isOpening } from "./texts.js";
 
-const NB = globalThis.NardyBoard;
-const { fmt, parseStep, playSteps, toWhite, SIDES } = NB;
 const STEP_MS = 320; // one checker's slide when the opponent's play is shown
 
 /**
@@ -19,7 +18,7 @@ const STEP_MS = 320; // one checker's slide when the opponent's play is shown
  *   null when the play does not fit the position
  */
 export function beforePlay(position, last) {
-  const { boards, off } = NB.positionBoards(position);
+  const { boards, off } = positionBoards(position);
   const side = last.side;
   for (const { from, to } of playSteps(last.play).reverse()) {
     if (to === 0) off[side] -= 1;
@@ -49,7 +48,7 @@ export function lastPlayPoints(game) {
 }
 
 /**
- * What NardyBoard's draw() takes for the room as it stands.
+ * What board.js's draw() takes for the room as it stands.
  * @param {RoomState} state
  * @returns {Object} {boards, off, steps, dests, stagedTo, dice, cube, viewer, mover,
  *   interactive, selected, lastPoints, lastSide, openingDice}
@@ -92,7 +91,7 @@ function boardView(state) {
  *   stopAnimation: () => void, moveFocus: (step: string) => ?Element, focusBoard: () => boolean}}
  */
 export function createBoardView(els, state, { render, tone }) {
-  const board = NB.create(els.board);
+  const board = createBoard(els.board);
 
   /** Draw the board (unless an animation holds it) and label it; the pips and checkers off shown. */
   function draw() {
@@ -100,7 +99,7 @@ export function createBoardView(els, state, { render, tone }) {
     const view = state.anim ? state.anim.view : boardView(state);
     if (!state.anim) board.draw(view);
     const pips = state.staged.length || state.anim || !game.pips
-      ? { white: NB.pipCount(view.boards.white), black: NB.pipCount(view.boards.black) }
+      ? { white: pipCount(view.boards.white), black: pipCount(view.boards.black) }
       : game.pips;
     let turnText = gettext("The game is over.");
     if (game.status === "active" && game.turn) {

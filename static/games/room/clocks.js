@@ -5,10 +5,10 @@
  * The `presence` block says when the opponent is away, how long they have to come back, and
  * when the win may be claimed.
  */
+import { SIDES, fmt } from "../board.js";
+import { clockOffset, clockText } from "../live/time.js";
 import { you } from "./state.js";
-import { clockText, durationText, isBot, periodLabel } from "./texts.js";
-
-const { fmt, SIDES } = globalThis.NardyBoard;
+import { durationText, isBot, periodLabel } from "./texts.js";
 
 /** How often the clocks and the away countdowns are redrawn (ms). */
 export const CLOCK_TICK_MS = 200;
@@ -30,7 +30,7 @@ function serverNow(state) {
  */
 export function noteClockOffset(state, game) {
   if (game && game.clock && typeof game.clock.server_time === "number") {
-    state.clockOffset = game.clock.server_time - Date.now();
+    state.clockOffset = clockOffset(game.clock.server_time);
   }
 }
 

@@ -5,9 +5,9 @@
  * searches and words both answers in the page's language; the page only shows them. Over the
  * hint limit (`too_many_hints`) the button counts the server's `retry_after` down, disabled.
  */
+import { fmt } from "../board.js";
 import { myTurn } from "./state.js";
 
-const NB = globalThis.NardyBoard;
 const ANSWER_WAIT_MS = 20000; // a worker answers within a second or two; past this, ask again
 
 /**
@@ -70,7 +70,7 @@ export function createCoach(els, state, { connection }) {
       holdTimer = window.setTimeout(tick, leftMs % 1000 || 1000);
       // the note says the same seconds as the button, unless an answer has replaced it
       if (counting && els.coachNote.textContent === refusal) {
-        refusal = NB.fmt(gettext("Too many hints in a short time: ask again in %(seconds)s s."), { seconds: heldFor() });
+        refusal = fmt(gettext("Too many hints in a short time: ask again in %(seconds)s s."), { seconds: heldFor() });
         els.coachNote.textContent = refusal;
       }
     } else if (refusal && els.coachNote.textContent === refusal) els.coachNote.textContent = "";
@@ -98,7 +98,7 @@ export function createCoach(els, state, { connection }) {
     els.hint.hidden = !canAsk;
     const held = heldFor();
     els.hint.disabled = !state.connected || askedFor === game.version || held > 0;
-    els.hint.textContent = held > 0 ? NB.fmt(gettext("Hint (%(seconds)s s)"), { seconds: held }) : hintLabel;
+    els.hint.textContent = held > 0 ? fmt(gettext("Hint (%(seconds)s s)"), { seconds: held }) : hintLabel;
     if (!on()) els.coachNote.textContent = "";
   }
 
@@ -133,7 +133,7 @@ export function createCoach(els, state, { connection }) {
     }
     if (frame.type === "judged") {
       answered();
-      els.coachNote.textContent = NB.fmt(gettext("Your play %(play)s: %(verdict)s"), {
+      els.coachNote.textContent = fmt(gettext("Your play %(play)s: %(verdict)s"), {
         play: frame.played || "—",
         verdict: frame.message || "",
       });

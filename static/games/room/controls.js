@@ -4,12 +4,10 @@
  * staging.js), the typed move, the share button and the settings; and the action frames sent,
  * held back while the server's rate limit runs. The server judges every action.
  */
+import { fmt, focusInView, fromWhite } from "../board.js";
 import { can, cubeOffer, saveSettings } from "./state.js";
 import { canStage, currentNode, nextSteps, shownPosition, stagedPlay, stagePath, unstageLast } from "./staging.js";
 import { resignQuestion, statusText } from "./texts.js";
-
-const NB = globalThis.NardyBoard;
-const { fmt, fromWhite } = NB;
 
 /**
  * @param {Object<string, HTMLElement>} els  the room's elements (main.js)
@@ -104,7 +102,7 @@ export function createControls(els, state, { connection, say, render, stopAnimat
     if (node && node.final && !els.confirm.hidden && !els.confirm.disabled) {
       // The play is complete: the next action is to confirm it (or to undo).
       say.announce(statusText(state));
-      if (focusIsFree()) NB.focusInView(els.confirm);
+      if (focusIsFree()) focusInView(els.confirm);
     } else if (els.board.contains(document.activeElement)
       && !document.activeElement.matches(".can-move, .dest, .selected")) {
       // the checker landed where nothing more can be chosen: on to the next one that can move
@@ -143,14 +141,14 @@ export function createControls(els, state, { connection, say, render, stopAnimat
     const usable = (el) => el && !el.hidden && !el.disabled;
     if (ended) {
       const end = [els.nextLink, els.againButton].find((el) => usable(el) && !el.closest("[hidden]"));
-      if (end) NB.focusInView(end);
+      if (end) focusInView(end);
     } else if (canStage(state) && !state.staged.length) {
       const el = document.activeElement;
       if (els.board.contains(el) && el.matches(".can-move, .dest, .selected")) return;
       board.focusBoard();
-    } else if (usable(els.take)) NB.focusInView(els.take);
-    else if (usable(els.pass)) NB.focusInView(els.pass);
-    else if (usable(els.roll)) NB.focusInView(els.roll);
+    } else if (usable(els.take)) focusInView(els.take);
+    else if (usable(els.pass)) focusInView(els.pass);
+    else if (usable(els.roll)) focusInView(els.roll);
   }
 
   /**

@@ -1,15 +1,18 @@
 /*
  * The live game room (templates/games/game.html): follows the game of docs/protocol.md, draws
- * it with NardyBoard (board.js, loaded before as a classic script), lets the player stage a
- * turn by walking the server's `legal.graph` and sends the frames. No rule is computed here:
- * what may move and where comes only from the graph; the server judges.
+ * it with ../board.js, lets the player stage a turn by walking the server's `legal.graph` and
+ * sends the frames. No rule is computed here: what may move and where comes only from the
+ * graph; the server judges.
  *
  * This module wires the others: state.js (the one state), protocol.js (events and snapshots as
- * data), socket.js, staging.js, texts.js, board-view.js, panels.js, clocks.js, controls.js,
- * coach.js (hints) and announce.js. A snapshot and an applied event take the same path, onGame, so the page does
+ * data), socket.js (the game frames on the page's live socket, ../live/socket.js), staging.js,
+ * texts.js, board-view.js, panels.js, clocks.js, controls.js, coach.js (hints) and
+ * announce.js. A snapshot and an applied event take the same path, onGame, so the page does
  * the same whichever way a change arrived. Interface text goes through Django's JavaScript
  * catalogue (gettext, ngettext, interpolate).
  */
+import { describePosition, fmt, positionBoards, prefersReducedMotion } from "../board.js";
+import { socketUrl } from "../live/socket.js";
 import { createAnnouncer } from "./announce.js";
 import { createBoardView } from "./board-view.js";
 import { CLOCK_TICK_MS, createClocks, noteClockOffset } from "./clocks.js";
@@ -21,7 +24,6 @@ import { createConnection } from "./socket.js";
 import { createState, loadSettings, myTurn, you } from "./state.js";
 import { isBot, openingLine, playText, ratingLines, resultReason, resultTitle, statusText } from "./texts.js";
 
-const NB = globalThis.NardyBoard;
 const NEXT_GAME_S = 6; // seconds before a match moves on to its next game
 
 const root = document.getElementById("game");
@@ -105,16 +107,15 @@ function start(rootEl) {
     game: data && data.type === "snapshot" && data.game ? data.game : data,
     isPlayer: rootEl.dataset.isPlayer === "true",
     wsPath: rootEl.dataset.wsPath,
-    settings: loadSettings(storage, NB.prefersReducedMotion()),
+    settings: loadSettings(storage, prefersReducedMotion()),
   });
 
   const say = createAnnouncer(els, state);
   const board = createBoardView(els, state, { render, tone: say.tone });
   const panels = createPanels(els, state);
   const clocks = createClocks(els, state, say.announce);
-  const scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
   const connection = createConnection({
-    url: scheme + window.location.host + state.wsPath,
+    url: socketUrl(state.wsPath),
     state,
     onGame,
     onFrame,
@@ -157,7 +158,7 @@ function start(rootEl) {
       // The match goes on in its next game: move there after a short look at the result.
       let left = NEXT_GAME_S;
       const tick = () => {
-        if (els.nextNote) els.nextNote.textContent = NB.fmt(gettext("The next game starts in %(s)s s."), { s: left });
+        if (els.nextNote) els.nextNote.textContent = fmt(gettext("The next game starts in %(s)s s."), { s: left });
         if (left <= 0) {
           window.location.assign(gameUrl(state.game, m.next_game));
           return;
@@ -192,7 +193,7 @@ function start(rootEl) {
     state.pending = false;
     if (state.anim) board.stopAnimation();
     const theirs = freshPlay && last.side !== you(state);
-    const slides = theirs && last.play && state.settings.animate && !NB.prefersReducedMotion();
+    const slides = theirs && last.play && state.settings.animate && !prefersReducedMotion();
     if (sameGame && playedSince(game.history, you(state), previous.version)) coach.ownPlay();
     const said = [];
     // what the viewer is to do next is said once the opponent's play has slid into place,
@@ -200,7 +201,7 @@ function start(rootEl) {
     const afterSlide = [];
     if (theirs) {
       said.push(playText(game, last.side, last.dice || [], last.play));
-      if (state.settings.reader) said.push(NB.describePosition(NB.positionBoards(game.position).boards, you(state)));
+      if (state.settings.reader) said.push(describePosition(positionBoards(game.position).boards, you(state)));
     }
     if (sameGame && newer && state.isPlayer && previous.phase === "roll" && game.phase === "play"
       && game.turn === you(state)) {
@@ -242,11 +243,6 @@ function start(rootEl) {
     if (frame.type === "why") controls.onWhy(frame);
     else if (frame.type === "error") controls.onError(frame);
   }
-
-  // A page back from the background may have missed frames: ask for the game as it is.
-  document.addEventListener("visibilitychange", () => {
-    if (document.visibilityState === "visible") connection.requestSnapshot();
-  });
 
   noteClockOffset(state, state.game);
   render();

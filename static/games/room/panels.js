@@ -4,14 +4,13 @@
  * the history, the result with the rating change and the next game of a match, the links, and
  * the connection banner. Onlookers are told they are watching.
  */
+import { SIDES, diceText, fmt, sideName } from "../board.js";
 import { you } from "./state.js";
 import {
   betweenPeople, hasAccount, historyEntryText, isBot, lastPlayText, lostText,
   matchResultText, matchText, openingLine, ratingLabel, ratingLines,
   resultExplain, resultReason, resultTitle, statusText, who,
 } from "./texts.js";
-
-const { fmt, sideName, diceText, SIDES } = globalThis.NardyBoard;
 
 /**
  * The address of another game of the match, made from this game's.

@@ -3,9 +3,8 @@
  * checkers may move next and where, one die at a time or several dice at once through legal
  * intermediate points, and undoing one tap at a time. The graph alone says what is legal. No DOM.
  */
+import { parseStep, positionBoards } from "../board.js";
 import { can } from "./state.js";
-
-const { parseStep, positionBoards } = globalThis.NardyBoard;
 
 /**
  * @param {Object} game

@@ -4,10 +4,10 @@
  * Django's JavaScript catalogue (the globals gettext, ngettext, pgettext, interpolate); no DOM.
  * Plays are shown in the viewer's own numbering (white's for an onlooker).
  */
+import { SIDES, diceText, fmt, other, playForViewer, sideName } from "../board.js";
+import { clockText } from "../live/time.js";
 import { can, cubeOffer, myTurn } from "./state.js";
 import { currentNode } from "./staging.js";
-
-const { fmt, other, sideName, playForViewer, diceText, SIDES } = globalThis.NardyBoard;
 
 function viewer(game) {
   return game.you || null;
@@ -479,18 +479,6 @@ export function ratingLines(game, result) {
       : fmt(gettext("%(name)s's rating: %(before)s → %(after)s (%(delta)s)"), values);
     return [side, text, change];
   });
-}
-
-/**
- * "1:05" for 65 000 ms; a started second counts as a whole one, so 0:00 means time is up.
- * @param {number} ms
- * @returns {string}
- */
-export function clockText(ms) {
-  const seconds = Math.max(0, Math.ceil(ms / 1000));
-  const minutes = Math.floor(seconds / 60);
-  const rest = seconds % 60;
-  return minutes + ":" + (rest < 10 ? "0" : "") + rest;
 }
 
 /**

@@ -12,6 +12,9 @@ from django.conf import settings
 from django.db import connections
 from django.utils import translation
 
+#: the games tests' fixtures, shared by every area's tests folder (games/*/tests/)
+pytest_plugins = ("games.tests.fixtures",)
+
 #: seconds the interpreter gets to end after the run before the watchdog ends it
 EXIT_GRACE_S = float(os.environ.get("PYTEST_EXIT_GRACE_S", "60"))
 

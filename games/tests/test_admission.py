@@ -13,10 +13,10 @@ from django.urls import reverse
 from games import admission, app_settings, clocks, services
 from games.challenges.models import Challenge
 from games.lobby.models import QueueEntry
+from games.lobby.tests.test_lobby import account, join_frame, lobby_socket
 from games.room.models import Game
+from games.room.tests.test_consumers import receive
 from games.tests.factories import FixedDice, new_bot_game
-from games.tests.test_consumers import receive
-from games.tests.test_lobby import account, join_frame, lobby_socket
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("unattended_queue")]
 

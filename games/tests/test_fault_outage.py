@@ -14,7 +14,7 @@ from games.choices import EventKind
 from games.room.models import Game, GameEvent
 from games.services import clockwork
 from games.services.models import Heartbeat, Outage
-from games.tests.conftest import TEST_SWEEP_SECONDS, BeatProcess, daphne_servers
+from games.tests.fixtures import TEST_SWEEP_SECONDS, BeatProcess, daphne_servers
 from games.tests.live import GameSocket, Guest, next_frame, people_game, take_step
 from nardy_site.tests.servers import running, start_all
 

@@ -24,7 +24,7 @@ import requests
 from games import clocks, services
 from games.choices import EventKind
 from games.room.models import Game
-from games.tests.conftest import BeatProcess, WorkerProcess, daphne_servers
+from games.tests.fixtures import BeatProcess, WorkerProcess, daphne_servers
 from games.tests.live import (
     GameSocket,
     Guest,

@@ -17,16 +17,16 @@ from games import clocks, services
 from games.choices import EventKind, other_side
 from games.clocks import ClockSpec
 from games.room.models import AnalysisStatus, Game, GameAnalysis, GameEvent
-from games.tasks import analyse_game
-from games.tests.conftest import TEST_SWEEP_SECONDS
-from games.tests.factories import FixedDice, guest_to_act, new_bot_game, new_people_game, play_turns
-from games.tests.test_clock_worker import (
+from games.services.tests.test_clock_worker import (
     endings,
     sleep_until,
     started_game,
     timers_lost,
     wait_until,
 )
+from games.tasks import analyse_game
+from games.tests.factories import FixedDice, guest_to_act, new_bot_game, new_people_game, play_turns
+from games.tests.fixtures import TEST_SWEEP_SECONDS
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.celery, pytest.mark.faults]
 

@@ -17,10 +17,10 @@ from django.urls import reverse
 
 from games.challenges.models import Challenge
 from games.lobby.models import QueueEntry
+from games.lobby.tests.test_lobby import account, join_frame, lobby_socket, signed_in_cookie
 from games.room.models import Game
+from games.room.tests.test_consumers import TIMEOUT, connect, origin, receive, session_cookie
 from games.tests.factories import HUMAN, FixedDice, new_bot_game, state
-from games.tests.test_consumers import TIMEOUT, connect, origin, receive, session_cookie
-from games.tests.test_lobby import account, join_frame, lobby_socket, signed_in_cookie
 
 pytestmark = pytest.mark.usefixtures("unattended_queue")
 

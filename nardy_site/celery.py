@@ -22,8 +22,9 @@ class BrokerLossConsumer(Consumer):
     With celery 5.7.0 and kombu 5.7.0, closing the lost connection tries to give those
     messages back through a transport it has already released and fails with
     ``AttributeError: 'NoneType' object has no attribute 'hostname'``, which ends the worker
-    ("Unrecoverable error"). Our worker always holds such messages (clock timers wait in it
-    until their ETA), so every Redis restart stopped bot moves and timers for good. Going on
+    ("Unrecoverable error"). A busy worker holds such messages (the task it runs and those
+    it prefetched; per-move clock timers, before beat's sweep replaced them, waited in it until
+    their ETA), so a Redis restart could stop bot moves for good. Going on
     loses nothing more: the broker is gone, so the messages could not be given back anyway
     (a Redis that kept them returns them after its visibility timeout), and the consumer then
     reconnects as it does after any other connection error; beat's sweep applies the

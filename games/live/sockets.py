@@ -230,8 +230,6 @@ def confirmed_actor(scope, actor):
     return services.Actor(guest_id=guest_id, user_id=user_id)
 
 
-
-
 async def leave_group(layer, group, channel_name):
     """``group_discard`` that logs a Redis failure instead of raising it: the socket is gone
     either way, and a channel left in a group only receives messages nobody reads until the

@@ -133,7 +133,7 @@ def _parser():
         help="stop the sweep at the first game count whose runs had errors",
     )
     run.add_argument(
-        "--rest", type=float, default=15, help="seconds of rest between runs (clock timers drain)"
+        "--rest", type=float, default=15, help="seconds of rest between runs (queued tasks drain)"
     )
     run.add_argument("--stack-file", default=str(STACK_FILE))
     run.add_argument(

@@ -1,6 +1,6 @@
 """The production-like stack for the load tool, all on this machine: two Daphne processes
 (the client spreads its sockets over both ports, as a balancer would), a Celery worker
-(prefork, concurrency 2, as ``scripts/run``: clock timers) and Celery beat (the clock sweep),
+(prefork, concurrency 2, as ``scripts/run``: computer moves) and Celery beat (the clock sweep),
 on PostgreSQL and Redis given by ``DATABASE_URL`` and ``REDIS_URL``, with ``DEBUG`` off and
 ``LOAD_ECHO=1`` (the echo socket of the baseline). The post-game analysis worker of
 ``scripts/run`` is left out: games between guests are not analysed unless asked for.

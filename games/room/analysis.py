@@ -170,7 +170,7 @@ def request_analysis(game_id):
 def analysis_queue(app) -> str:
     """The Celery queue of analyses: the default queue's name + ``QUEUE_SUFFIX`` (``celery-
     analysis``), read by a worker of its own (scripts/run) so that a long analysis never keeps
-    a bot move or a clock timer waiting."""
+    a bot move or the clock sweep waiting."""
     return app.conf.task_default_queue + QUEUE_SUFFIX
 
 

@@ -31,10 +31,9 @@ BOT_LINE = re.compile(
     r"games\.bot: bot move game=(?P<game>\S+) version=(?P<version>\d+) "
     r"ms=(?P<ms>[\d.]+) played=(?P<played>True|False)"
 )
-CLOCK_LINE = re.compile(
-    r"games\.clock: clock timer game=(?P<game>\S+) version=(?P<version>\d+) "
-    r"lag_ms=(?P<lag>-?\d+) applied=(?P<applied>True|False)"
-)
+#: Celery's INFO line of a task the worker took (the routine beat tasks' are filtered out:
+#: nardy_site/logging_filters.py)
+RECEIVED_LINE = re.compile(r"Task (?P<name>[\w.]+)\[[^\]]+\] received")
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -245,8 +244,8 @@ def stop_beat(beat):
 
 @dataclass
 class ClockWorker:
-    """A Celery worker and beat on a queue of their own, for the clock tests: timers and
-    sweeps go to ``queue`` while a test uses the ``clock_queue`` fixture. ``stop`` (warm) or
+    """A Celery worker and beat on a queue of their own, for the clock tests: sweeps and
+    bot moves go to ``queue`` while a test uses the ``clock_queue`` fixture. ``stop`` (warm) or
     ``kill`` (SIGKILL) the worker, then ``start`` a new one."""
 
     env: dict
@@ -289,7 +288,7 @@ class ClockWorker:
 
     def kill(self):
         """SIGKILL the worker, as a crash or the OOM killer would: no warm shutdown, the task
-        it was running and the timers it held are never acknowledged. ``start`` starts a new
+        it was running and those it prefetched are never acknowledged. ``start`` starts a new
         one."""
         if self.worker is not None:
             self.worker.kill()
@@ -311,14 +310,11 @@ class ClockWorker:
             if m["game"] == str(game_id)
         ]
 
-    def clock_timers(self, game_id):
-        """``[(version, lag_ms, applied)]`` of each clock timer of game ``game_id`` that the
-        workers ran (their ``games.clock`` lines), in order."""
-        return [
-            (int(m["version"]), int(m["lag"]), m["applied"] == "True")
-            for m in CLOCK_LINE.finditer(self.log())
-            if m["game"] == str(game_id)
-        ]
+    def tasks_received(self, since=0):
+        """The names of the tasks the workers took after the first ``since`` characters of
+        ``log()``, in order, but beat's routine ones (the clock sweep, the lobby's pairing, the
+        tournaments' tick), whose lines are filtered."""
+        return [m["name"] for m in RECEIVED_LINE.finditer(self.log()[since:])]
 
 
 #: how often the clock tests' beat sweeps (seconds); production's default is 2
@@ -364,7 +360,7 @@ def paused_beat(request):
 
 @pytest.fixture
 def clock_queue(clock_worker):
-    """For one test, send this process's tasks (clock timers, bot moves) to the clock worker's
+    """For one test, send this process's tasks (bot moves, analyses) to the clock worker's
     queue; yields the ClockWorker. Starts its worker and beat again if a test left them
     stopped."""
     if clock_worker.worker is None:
@@ -405,7 +401,7 @@ def clock_lags():
         figures(lags["timer"]),
         grace_ms=TIMER_GRACE_MS,
         note="lag = the TIMEOUT/ABANDON/ABORT event's created minus the deadline; "
-        "timers run TIMER_GRACE_MS after a deadline by design",
+        "the sweep applies a deadline TIMER_GRACE_MS after it by design",
         sweep_only=dict(figures(lags["sweep"]), interval_ms=TEST_SWEEP_SECONDS * 1000),
     )
     # one file per xdist worker: each measured only the tests it ran

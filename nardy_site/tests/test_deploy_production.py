@@ -171,7 +171,9 @@ def test_production_page_modules_import_one_another_by_their_hashed_names(produc
             imports = MODULE_IMPORT.findall((static_root / name).read_text())
             for target in imports:
                 found = posixpath.normpath(posixpath.join(posixpath.dirname(name), target))
-                assert found in hashed and (static_root / found).is_file(), f"{name} imports {target}"
+                assert found in hashed and (static_root / found).is_file(), (
+                    f"{name} imports {target}"
+                )
                 todo.append(found)
         return reached
 

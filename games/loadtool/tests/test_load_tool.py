@@ -27,9 +27,9 @@ from nardy_site.tests.servers import DaphneServer, free_port
 
 @pytest.fixture(scope="module")
 def daphne_with_echo(test_process_env, celery_test_queue, tmp_path_factory):
-    """Daphne with the echo socket on (``LOAD_ECHO=1``), shared by this module's tests; clock
-    timers go to the run's private Celery queue (no worker needed: the scripted players move
-    long before any deadline)."""
+    """Daphne with the echo socket on (``LOAD_ECHO=1``), shared by this module's tests; its
+    tasks go to the run's private Celery queue (no worker needed: the scripted players move
+    long before any deadline, and no game has the computer)."""
     env = dict(test_process_env, CELERY_QUEUE=celery_test_queue, LOAD_ECHO="1")
     with DaphneServer(free_port(), env, tmp_path_factory.mktemp("load") / "daphne.log") as server:
         yield server

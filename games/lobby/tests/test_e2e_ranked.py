@@ -1,6 +1,6 @@
 """End to end in headless Chromium: ranked play through the lobby (issue #6).
 
-The real stack runs: Daphne in a subprocess, a real Celery worker (clock timers) and Celery beat
+The real stack runs: Daphne in a subprocess, a real Celery worker and Celery beat
 (the clock sweep and the lobby's pairing), the tests' Redis and the test database. Two accounts
 are signed in (their sessions made here and given to the browsers as cookies: the sign-in
 providers are outside this machine). Both open the lobby, choose the same rules and look for

@@ -1,7 +1,7 @@
 """End to end in headless Chromium: a game between two people with the real `match` clock
 (issue 5).
 
-The real stack runs: Daphne in a subprocess, a real Celery worker (clock timers) and Celery beat
+The real stack runs: Daphne in a subprocess, a real Celery worker and Celery beat
 (the clock sweep) on the run's private queue, the tests' Redis and the test database. Guest A
 makes a challenge link for a match to 3, guest B (another browser context: another session)
 opens it and accepts; A's page moves to the game by itself. Both see their clocks run, make

@@ -19,7 +19,8 @@ One module per concern, the way Zulip splits its actions:
 | ``clockwork``, ``timeouts`` | the clock kept with a game; deadlines that pass, the sweep |
 | ``presence`` | sockets coming and going, the claim's grace period |
 | ``unit``, ``dispatch`` | the unit of work; everything sent after a commit |
-| ``reading``, ``wording`` | snapshots and events as the sockets get them; what a player reads |
+| ``reading``, ``legal`` | snapshots and events as the sockets get them; the legal plays |
+| ``wording`` | what a player reads |
 | ``records`` | imported game records |
 | ``outages`` | the heartbeat; clocks credited with the time the site was down |
 | ``playban`` | the wait before rated games after abandoning lost ones |
@@ -48,6 +49,7 @@ from games.services.errors import (
 from games.services.hints import NoHints, NothingToJudge, TooManyHints, hint, judge_last_play
 from games.services.hints import answer as answer_hint
 from games.services.hints import ask as ask_hint
+from games.services.legal import explain_point
 from games.services.moves import (
     BOT_MOVE_LOST_MS,
     bot_turn,
@@ -87,7 +89,6 @@ from games.services.reading import (
     clock_of,
     display_name,
     event_rows,
-    explain_point,
     history,
     match_of,
     opening_of,

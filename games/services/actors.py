@@ -1,9 +1,11 @@
 """Who acts on a game or looks at it: a person (guest id, account) or the bot."""
 
 from dataclasses import dataclass
+from typing import Any
 
 from django.utils.translation import gettext as _
 
+from games.room.models import Game
 from games.services.errors import BadFrame
 
 
@@ -17,7 +19,7 @@ class Actor:
     bot: bool = False
     user_id: int | None = None
 
-    def side_in(self, game):
+    def side_in(self, game: Game) -> str | None:
         """The side this actor plays in ``game``, or None if it plays no side."""
         return game.side_of(self)
 
@@ -25,7 +27,7 @@ class Actor:
 BOT = Actor(bot=True)
 
 
-def person(who):
+def person(who: Actor | str | None) -> Actor:
     """``who`` (a guest id string or an Actor) as an Actor with a guest id. Raises BadFrame
     when there is none (or ``who`` is the bot)."""
     actor = Actor(guest_id=who) if isinstance(who, str) or who is None else who
@@ -34,7 +36,7 @@ def person(who):
     return actor
 
 
-def seat(side, actor):
+def seat(side: str, actor: Actor) -> dict[str, Any]:
     """The Game fields that put ``actor`` on ``side``: ``{"<side>_guest": …, "<side>_user_id":
     …}``."""
     return {f"{side}_guest": actor.guest_id, f"{side}_user_id": actor.user_id}

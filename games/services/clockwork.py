@@ -5,6 +5,7 @@ out at a given instant. Works on the locked game; records nothing (``turns`` and
 
 from games import clocks
 from games.choices import EventKind, Phase
+from games.room.models import Game
 
 #: the sweep applies a deadline only this long after it (ms): an action received before the
 #: deadline but still waiting for the game's lock is then applied first, so the clock never
@@ -12,12 +13,12 @@ from games.choices import EventKind, Phase
 TIMER_GRACE_MS = 250
 
 
-def clock_spec(game):
+def clock_spec(game: Game) -> clocks.ClockSpec | None:
     """The game's ``games.clocks.ClockSpec``, or None for a game without a clock."""
     return clocks.ClockSpec.from_json(game.clock) if game.clock else None
 
 
-def first_move(game):
+def first_move(game: Game) -> bool:
     """True while the side that must act has not made its first move in a game where a
     no-show aborts the game (a single game or a match's first game; not answering a double)."""
     return (
@@ -27,14 +28,14 @@ def first_move(game):
     )
 
 
-def has_moved(game, side):
+def has_moved(game: Game, side: str) -> bool:
     """Whether ``side`` has made a play in this game."""
     if game.awaiting == side and game.phase != Phase.CUBE:
         return not game.position.get("first_turn")
     return game.events.filter(kind=EventKind.PLAY, side=side).exists()
 
 
-def running(game):
+def running(game: Game) -> tuple[clocks.ClockSpec | None, str | None]:
     """``(spec, side)`` when a player's clock runs now (a clock, the game on, a person to
     act), else ``(spec, None)``."""
     spec = clock_spec(game)
@@ -46,7 +47,7 @@ def running(game):
     return spec, side
 
 
-def clock_deadline_ms(game):
+def clock_deadline_ms(game: Game) -> int | None:
     """When the running side's time runs out (ms), or None if no clock runs."""
     spec, side = running(game)
     if side is None:
@@ -61,7 +62,7 @@ def clock_deadline_ms(game):
     )
 
 
-def clock_stop(game, at):
+def clock_stop(game: Game, at: int) -> None:
     """End the running period at ``at`` (ms): the time beyond its free time comes off the
     side's reserve (RULES.md R11)."""
     spec, side = running(game)
@@ -76,7 +77,7 @@ def clock_stop(game, at):
     )
 
 
-def start_period(game, before, now):
+def start_period(game: Game, before: str | None, now: int) -> None:
     """After a change of the locked game (and the clock's own roll, ``turns.end_of_change``):
     start the period of the side that must act now at ``now`` (a new turn when that side
     changed since ``before``), and set the next deadline."""
@@ -91,25 +92,26 @@ def start_period(game, before, now):
         game.clock_period = ""
         game.period_started = game.turn_started = None
     else:
-        game.clock_period = {
+        periods: dict[str, str] = {
             Phase.ROLL: clocks.ROLL,
             Phase.PLAY: clocks.MOVE,
             Phase.CUBE: clocks.ANSWER,
-        }[game.phase]
+        }
+        game.clock_period = periods[game.phase]
         game.period_started = clocks.from_ms(now)
         if side != before or game.turn_started is None:
             game.turn_started = clocks.from_ms(now)
     refresh_deadline(game)
 
 
-def clock_over(game):
+def clock_over(game: Game) -> None:
     """The game is over: no clock runs and nothing expires."""
     game.clock_period = ""
     game.period_started = game.turn_started = None
     game.deadline = None
 
 
-def away_deadlines(game, spec):
+def away_deadlines(game: Game, spec: clocks.ClockSpec) -> list[tuple[int, str]]:
     """``[(ms, side)]``: when each absent person loses for not coming back (``match`` clock)."""
     found = []
     for side in game.human_sides():
@@ -119,7 +121,7 @@ def away_deadlines(game, spec):
     return found
 
 
-def refresh_deadline(game):
+def refresh_deadline(game: Game) -> None:
     """Set ``game.deadline``: the earliest instant at which the clock or an absence ends the
     game (None when nothing can expire)."""
     spec = clock_spec(game)
@@ -133,7 +135,7 @@ def refresh_deadline(game):
     game.deadline = clocks.from_ms(min(moments)) if moments else None
 
 
-def expired(game, at):
+def expired(game: Game, at: int) -> tuple[str, str] | None:
     """What has run out at ``at`` (ms): ``(kind, side)`` with kind "timeout" (the side's
     clock), "abandon" (away too long) or "abort" (a no-show before its first move), the
     earliest first; None when nothing has."""

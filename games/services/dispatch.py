@@ -15,7 +15,10 @@ import copy
 import hashlib
 import logging
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any, Literal
+from uuid import UUID
 
 from asgiref.sync import async_to_sync
 from celery import current_app
@@ -25,7 +28,7 @@ from django.db import transaction
 from games import clocks
 from games.choices import EventKind, Side
 from games.room.models import Game
-from games.services import reading
+from games.services import legal, reading
 from games.services.clockwork import TIMER_GRACE_MS
 from games.signals import change_delivered
 
@@ -42,7 +45,7 @@ HINT = "games.hint"
 HINT_EXPIRES_S = 30
 
 
-def group_name(game_id):
+def group_name(game_id: UUID | str) -> str:
     """The channel group of a game's open sockets: ``game_<uuid>``."""
     return f"game_{game_id}"
 
@@ -55,14 +58,20 @@ class Notice:
     (equal to the game's for a change of presence only); ``events`` the ``reading.EventRow``s
     recorded; ``presence_notice_at`` (ms) queues the end of a claim's grace period."""
 
-    game: object
+    game: Game
     from_version: int
-    events: list = field(default_factory=list)
+    events: list[reading.EventRow] = field(default_factory=list)
     presence: bool = False
     presence_notice_at: int | None = None
 
     @classmethod
-    def of(cls, game, from_version, events=(), **flags):
+    def of(
+        cls,
+        game: Game,
+        from_version: int,
+        events: Iterable[reading.EventRow] = (),
+        **flags: Any,
+    ) -> "Notice":
         """A notice of ``game`` as it is now (copied: the caller may go on using its object)."""
         return cls(copy.copy(game), from_version, list(events), **flags)
 
@@ -73,10 +82,10 @@ _deferred = threading.local()
 class Outbox:
     """The group messages of the changes committed inside ``deferred()``, in commit order."""
 
-    def __init__(self):
-        self.messages = []
+    def __init__(self) -> None:
+        self.messages: list[tuple[str, dict[str, Any]]] = []
 
-    async def send(self, layer=None):
+    async def send(self, layer: Any = None) -> None:
         """Send every kept message to its group (from an event loop); a failure is logged."""
         layer = layer or get_channel_layer()
         for group, message in self.messages:
@@ -88,22 +97,22 @@ class deferred:
     """``with deferred() as outbox:`` in a socket's thread: the group messages of the changes
     committed inside are kept in ``outbox`` instead of sent (Celery tasks still go at once)."""
 
-    def __enter__(self):
+    def __enter__(self) -> Outbox:
         self.outer = getattr(_deferred, "outbox", None)
         _deferred.outbox = Outbox()
         return _deferred.outbox
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         _deferred.outbox = self.outer
         return False
 
 
-def after_commit(notice):
+def after_commit(notice: Notice) -> None:
     """Send ``notice`` once the current transaction commits (at once outside one)."""
     transaction.on_commit(lambda: deliver(notice), robust=True)
 
 
-def deliver(notice):
+def deliver(notice: Notice) -> None:
     """Queue the Celery tasks the change calls for, then send its group message (kept in the
     active ``Outbox``, if any). Errors are logged, not raised: the change has committed."""
     game = notice.game
@@ -126,7 +135,7 @@ def deliver(notice):
             logger.error("game %s v%s: %s failed: %r", game_id, version, receiver, error)
 
 
-def send_bot_move(game_id, version, expires_ms=None):
+def send_bot_move(game_id: UUID | str, version: int, expires_ms: int | None = None) -> None:
     """Queue the computer's move of ``game_id`` at ``version`` (the task ``BOT_MOVE``);
     ``expires_ms``: a copy not taken by a worker within that many ms is dropped."""
     expires = expires_ms / 1000 if expires_ms is not None else None
@@ -135,7 +144,9 @@ def send_bot_move(game_id, version, expires_ms=None):
     current_app.send_task(BOT_MOVE, (str(game_id), version), expires=expires, ignore_result=True)
 
 
-def send_hint_question(kind, game_id, side, channel_name, language):
+def send_hint_question(
+    kind: str, game_id: UUID | str, side: str, channel_name: str, language: str
+) -> None:
     """Queue the task ``HINT``: answer the hint question ``kind`` of ``side`` in ``game_id``
     to the socket ``channel_name`` in ``language`` (``games.services.hints.answer``)."""
     current_app.send_task(
@@ -146,7 +157,7 @@ def send_hint_question(kind, game_id, side, channel_name, language):
     )
 
 
-def send_to_socket(channel_name, message):
+def send_to_socket(channel_name: str, message: dict[str, Any]) -> None:
     """Send ``message`` (a Channels message: ``type`` names the consumer's handler) to one
     socket's channel; a failure is logged (the page stops waiting and says so)."""
     try:
@@ -155,7 +166,7 @@ def send_to_socket(channel_name, message):
         logger.exception("%s: the message %s was not sent", channel_name, message.get("type"))
 
 
-def notify_resync(game_id, version):
+def notify_resync(game_id: UUID | str, version: int) -> None:
     """After the commit, every socket of the game gets a full snapshot (``game.resync``)."""
     transaction.on_commit(
         lambda: _send_now(group_name(game_id), {"type": "game.resync", "version": version}),
@@ -163,13 +174,13 @@ def notify_resync(game_id, version):
     )
 
 
-def session_group(session_key):
+def session_group(session_key: str) -> str:
     """The channel group of the sockets opened with the session ``session_key``:
     ``session_<hash>`` (a hash: the key itself is a credential, kept out of Redis)."""
     return "session_" + hashlib.sha256(session_key.encode()).hexdigest()[:32]
 
 
-def notify_session_changed(session_key):
+def notify_session_changed(session_key: str) -> None:
     """Tell the sockets opened with ``session_key`` that it signed out
     (``{"type": "session.changed"}``). Within a request ``games.accounts`` sends it once the
     session is flushed; outside one it may come first, so the message itself means the session
@@ -177,32 +188,32 @@ def notify_session_changed(session_key):
     _send_now(session_group(session_key), {"type": "session.changed"})
 
 
-def lobby_group(user_id):
+def lobby_group(user_id: int) -> str:
     """The channel group of an account's lobby sockets: ``lobby_user_<id>``."""
     return f"lobby_user_{user_id}"
 
 
-def tell_lobby_left(user_ids):
+def tell_lobby_left(user_ids: Iterable[int]) -> None:
     """Tell the accounts' lobby sockets that their waiting entry left the queue
     (``{"type": "lobby.left"}``)."""
     for user_id in user_ids:
         _send_now(lobby_group(user_id), {"type": "lobby.left"})
 
 
-def tell_lobby_paired(user_ids, game_id):
+def tell_lobby_paired(user_ids: Iterable[int], game_id: UUID | str) -> None:
     """Tell both players' lobby sockets which game is theirs (``{"type": "lobby.paired",
     "game": <uuid>}``; each socket links to it in its own page's language)."""
     for user_id in user_ids:
         _send_now(lobby_group(user_id), {"type": "lobby.paired", "game": str(game_id)})
 
 
-def send_presence(game):
+def send_presence(game: Game) -> None:
     """Send the sockets of ``game`` the presence and actions as they are now (an event of the
     same version): what a viewer may do changed with time (a claim's grace period ended)."""
     _send_now(group_name(game.pk), change_message(Notice.of(game, game.version, presence=True)))
 
 
-def change_message(notice):
+def change_message(notice: Notice) -> dict[str, Any]:
     """The group message of a change (docs/protocol.md "Events", built once for every socket):
 
     ``{"type": "game.changed", "version": v, "from": u, "events": [[seq, kind, side, dice,
@@ -232,17 +243,17 @@ def change_message(notice):
     message["actions"] = {
         side: reading.actions_for(game, side, now) for side in Side.values if side != game.bot_side
     }
-    message["legal"] = reading.shared_legal(game)
+    message["legal"] = legal.shared_legal(game)
     return message
 
 
-def _turn_number(game, events):
+def _turn_number(game: Game, events: list[reading.EventRow]) -> int:
     """The turn number of the first of ``events``: the plays before them, plus one (the game
     counts its plays, ``events`` are the change's last ones)."""
     return game.plays - sum(row.kind == EventKind.PLAY for row in events) + 1
 
 
-def _send_now(group, message):
+def _send_now(group: str, message: dict[str, Any]) -> None:
     outbox = getattr(_deferred, "outbox", None)
     if outbox is not None:
         outbox.messages.append((group, message))
@@ -253,7 +264,7 @@ def _send_now(group, message):
         logger.exception("%s: a message was not sent", group)
 
 
-async def _group_send(layer, group, message):
+async def _group_send(layer: Any, group: str, message: dict[str, Any]) -> None:
     try:
         await layer.group_send(group, message)
     except Exception:

@@ -1,6 +1,8 @@
 """Errors of the service layer: a request that cannot be carried out changes nothing and
 raises a ``GameError`` whose ``code`` is a docs/protocol.md error code."""
 
+from django.utils.functional import Promise
+
 
 class GameError(Exception):
     """A request that cannot be carried out; the game is left unchanged.
@@ -11,7 +13,7 @@ class GameError(Exception):
 
     code = "error"
 
-    def __init__(self, message, version=None):
+    def __init__(self, message: str | Promise, version: int | None = None) -> None:
         super().__init__(message)
         self.message = str(message)
         self.version = version
@@ -87,6 +89,8 @@ class PlayBanned(GameError):
 
     code = "play_banned"
 
-    def __init__(self, message, retry_after, version=None):
+    def __init__(
+        self, message: str | Promise, retry_after: int, version: int | None = None
+    ) -> None:
         super().__init__(message, version)
         self.retry_after = retry_after

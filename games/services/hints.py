@@ -14,18 +14,24 @@ again is answered at once.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+from uuid import UUID
+
 from django.core.cache import cache
 from django.utils import translation
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
 from games.bots import judge, neural
+from games.bots.judge import PlayAnalysis
 from games.choices import EventKind
-from games.engine import check_play, legal_plays
+from games.engine import Position, Ruleset, check_play, legal_plays
 from games.room.models import Game
 from games.services import dispatch
+from games.services.actors import Actor
 from games.services.errors import GameError
-from games.services.reading import check_to_play
+from games.services.legal import check_to_play, dice_to_play
 
 #: how long an answer stays in the cache (seconds)
 CACHE_SECONDS = 600
@@ -52,7 +58,9 @@ class TooManyHints(GameError):
 
     code = "too_many_hints"
 
-    def __init__(self, message, retry_after=None, version=None):
+    def __init__(
+        self, message: str, retry_after: float | None = None, version: int | None = None
+    ) -> None:
         super().__init__(message, version)
         self.retry_after = retry_after
 
@@ -63,13 +71,13 @@ class NothingToJudge(GameError):
     code = "nothing_to_judge"
 
 
-def two_decimals(value) -> str:
+def two_decimals(value: float) -> str:
     """``value`` rounded to two decimals, in the active language's format (``0.15``,
     ``0,15``; Django's number_format alone would cut 0.148 to 0.14)."""
     return number_format(round(value, 2), 2)
 
 
-def points(value) -> str:
+def points(value: float) -> str:
     """An equity in points with its sign and two decimals, in the active language's format
     (``+0.23``, ``−0,12``, ``0.00``)."""
     shown = round(value, 2)
@@ -77,7 +85,7 @@ def points(value) -> str:
     return sign + two_decimals(abs(value))
 
 
-def hint(game, viewer) -> dict:
+def hint(game: Game, viewer: Actor | str | None) -> dict[str, Any]:
     """The docs/protocol.md ``hint`` frame for ``viewer``, searched now (in this process): the
     best plays of the roll the viewer is to play. ``{"type": "hint", "version", "best"
     (notation, the mover's numbering), "plays": [{"play", "equity" (points per game,
@@ -87,7 +95,7 @@ def hint(game, viewer) -> dict:
     return _hint_frame(game, _side_with_hints(game, viewer))
 
 
-def judge_last_play(game, viewer) -> dict:
+def judge_last_play(game: Game, viewer: Actor | str | None) -> dict[str, Any]:
     """The docs/protocol.md ``judged`` frame for ``viewer``, searched now (in this process):
     the viewer's latest play against the best play of that roll, as the post-game analysis
     judges it. ``{"type": "judged", "version", "seq" (the play's event), "played", "best",
@@ -97,7 +105,14 @@ def judge_last_play(game, viewer) -> dict:
     return _judged_frame(game, _side_with_hints(game, viewer))
 
 
-def ask(game, viewer, kind, channel_name, language, count_search=None) -> dict | None:
+def ask(
+    game: Game,
+    viewer: Actor | str | None,
+    kind: str,
+    channel_name: str,
+    language: str,
+    count_search: Callable[[], object] | None = None,
+) -> dict[str, Any] | None:
     """A socket's question ``kind`` (``HINT`` or ``JUDGE``) about ``game`` from ``viewer``:
     checked now (raises as ``hint`` and ``judge_last_play`` do). Returns the frame when the
     answer is in the cache; otherwise queues the task ``games.hint``, which sends the frame,
@@ -127,7 +142,7 @@ def ask(game, viewer, kind, channel_name, language, count_search=None) -> dict |
     return None
 
 
-def answer(kind, game_id, side, channel_name, language) -> None:
+def answer(kind: str, game_id: UUID | str, side: str, channel_name: str, language: str) -> None:
     """The task ``games.hint``: search the answer to a question ``ask`` queued and send it to
     the socket's channel, worded in ``language`` (an ``error`` frame if the game moved on so
     that the question no longer applies: no longer the player's turn, the game over). A game
@@ -149,7 +164,7 @@ def answer(kind, game_id, side, channel_name, language) -> None:
     dispatch.send_to_socket(channel_name, {"type": "hint.answer", "frame": frame})
 
 
-def _side_with_hints(game, viewer):
+def _side_with_hints(game: Game, viewer: Actor | str | None) -> str:
     side = game.side_of(viewer)
     if not game.offers_hints(side):
         raise NoHints(
@@ -159,20 +174,20 @@ def _side_with_hints(game, viewer):
     return side
 
 
-def _hint_key(game):
+def _hint_key(game: Game) -> str:
     return f"nardy-hint:{game.pk}:{game.version}"
 
 
-def _judge_key(game, seq):
+def _judge_key(game: Game, seq: int) -> str:
     return f"nardy-judged:{game.pk}:{seq}"
 
 
-def _hint_frame(game, side) -> dict:
+def _hint_frame(game: Game, side: str) -> dict[str, Any]:
     check_to_play(game, side)
     key = _hint_key(game)
     found = cache.get(key)
     if found is None:
-        found = _best_plays(game.get_position(), tuple(game.dice), game.ruleset)
+        found = _best_plays(game.get_position(), dice_to_play(game), game.ruleset)
         cache.set(key, found, CACHE_SECONDS)
     best = found["plays"][0]
     if found["forced"]:
@@ -191,7 +206,7 @@ def _hint_frame(game, side) -> dict:
     }
 
 
-def _best_plays(position, dice, ruleset) -> dict:
+def _best_plays(position: Position, dice: Sequence[int], ruleset: Ruleset) -> dict[str, Any]:
     plays = legal_plays(position, dice, ruleset)
     if len(plays) == 1:
         return {"forced": True, "plays": [{"play": plays[0].notation, "equity": None, "ply": 0}]}
@@ -208,7 +223,7 @@ def _best_plays(position, dice, ruleset) -> dict:
     return {"forced": False, "plays": listed}
 
 
-def _last_play(game, side):
+def _last_play(game: Game, side: str) -> tuple[int, Any, str]:
     """``(seq, dice, play)`` of ``side``'s latest play. Raises NothingToJudge before its
     first play."""
     last = (
@@ -222,7 +237,9 @@ def _last_play(game, side):
     return last
 
 
-def _judged_frame(game, side, last=None) -> dict:
+def _judged_frame(
+    game: Game, side: str, last: tuple[int, Any, str] | None = None
+) -> dict[str, Any]:
     seq, dice, played = last or _last_play(game, side)
     key = _judge_key(game, seq)
     found = cache.get(key)
@@ -245,7 +262,7 @@ def _judged_frame(game, side, last=None) -> dict:
     }
 
 
-def _judgement(found) -> str:
+def _judgement(found: PlayAnalysis) -> str:
     if found["mark"] == "forced":
         return _("That play was forced: there was no other.")
     if found["mark"] == "best":

@@ -12,7 +12,7 @@ class Heartbeat(models.Model):
     beat_at = models.DateTimeField()
     last_outage = models.PositiveIntegerField(default=0)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"heartbeat at {self.beat_at} (last outage {self.last_outage})"
 
 
@@ -29,10 +29,10 @@ class Outage(models.Model):
     class Meta:
         ordering = ["-started"]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"outage {self.started} - {self.ended} ({self.length_ms} ms)"
 
     @property
-    def length_ms(self):
+    def length_ms(self) -> int:
         """The outage's length (ms)."""
         return round((self.ended - self.started).total_seconds() * 1000)

@@ -4,6 +4,8 @@ at the instant the server received them, checked, applied by ``turns`` and dispa
 the commit."""
 
 import logging
+from collections.abc import Callable
+from uuid import UUID
 
 from django.db.models import F, Q
 from django.db.models.fields.json import KeyTextTransform
@@ -14,7 +16,7 @@ from games.bots import cube as cube_decisions
 from games.choices import EndReason, EventKind, Phase, other_side
 from games.room.models import Game
 from games.services import clockwork, dispatch, turns, unit, wording
-from games.services.actors import BOT
+from games.services.actors import BOT, Actor
 from games.services.errors import (
     BadFrame,
     CannotClaim,
@@ -25,11 +27,12 @@ from games.services.errors import (
     TimeRanOut,
     WrongPhase,
 )
+from games.services.legal import dice_to_play
 
 logger = logging.getLogger(__name__)
 
 
-def roll(game_id, actor, version, at=None):
+def roll(game_id: UUID | str, actor: Actor, version: object, at: int | None = None) -> Game:
     """The side to move rolls both dice (phase "roll" -> "play").
 
     The dice are derived from the game's seed and the roll's number (``games.dice``), stored
@@ -41,14 +44,16 @@ def roll(game_id, actor, version, at=None):
     Returns the game.
     """
 
-    def apply(change):
+    def apply(change: unit.GameChange) -> None:
         side = _check(change.game, actor, version, Phase.ROLL)
         turns.apply_roll(change, side)
 
     return _act(game_id, at, apply)
 
 
-def play(game_id, actor, version, notation, at=None):
+def play(
+    game_id: UUID | str, actor: Actor, version: object, notation: object, at: int | None = None
+) -> Game:
     """The side to move plays its dice: ``notation`` is the whole play (RULES.md Notation).
 
     The play is judged by the position it leads to (Notation); "" is the pass, legal only
@@ -60,14 +65,14 @@ def play(game_id, actor, version, notation, at=None):
     if not isinstance(notation, str):
         raise BadFrame(_('The play must be a string such as "24/18 18/13".'))
 
-    def apply(change):
+    def apply(change: unit.GameChange) -> None:
         side = _check(change.game, actor, version, Phase.PLAY)
         turns.apply_play(change, side, notation)
 
     return _act(game_id, at, apply)
 
 
-def double(game_id, actor, version, at=None):
+def double(game_id: UUID | str, actor: Actor, version: object, at: int | None = None) -> Game:
     """The side to move offers to double the stake before rolling (RULES.md R10).
 
     Allowed only at a table with the cube, in phase "roll", when the cube is in the middle or
@@ -76,32 +81,32 @@ def double(game_id, actor, version, at=None):
     rolling, or while an offer waits) or CubeNotAllowed. Returns the game.
     """
 
-    def apply(change):
+    def apply(change: unit.GameChange) -> None:
         side = _check(change.game, actor, version, Phase.ROLL, action="double")
         turns.apply_double(change, side)
 
     return _act(game_id, at, apply)
 
 
-def take(game_id, actor, version, at=None):
+def take(game_id: UUID | str, actor: Actor, version: object, at: int | None = None) -> Game:
     """The side offered a double accepts it (R10): the cube doubles and the taker owns it;
     the offerer then rolls (phase "roll"). Raises NotYourTurn, StaleVersion, GameOver
     (TimeRanOut) or WrongPhase (no offer waiting). Returns the game."""
 
-    def apply(change):
+    def apply(change: unit.GameChange) -> None:
         side = _check(change.game, actor, version, Phase.CUBE)
         turns.apply_take(change, side)
 
     return _act(game_id, at, apply)
 
 
-def drop(game_id, actor, version, at=None):
+def drop(game_id: UUID | str, actor: Actor, version: object, at: int | None = None) -> Game:
     """The side offered a double declines it (R10): it loses the game at the stake before the
     double, counted as oin; before its first play it aborts the game instead, as a
     resignation would (``turns.aborts``). Raises NotYourTurn, StaleVersion, GameOver (TimeRanOut) or
     WrongPhase (no offer waiting). Returns the game."""
 
-    def apply(change):
+    def apply(change: unit.GameChange) -> None:
         side = _check(change.game, actor, version, Phase.CUBE)
         if turns.aborts(change.game, side):
             turns.abort(change, side, EndReason.DROP)
@@ -111,7 +116,7 @@ def drop(game_id, actor, version, at=None):
     return _act(game_id, at, apply)
 
 
-def resign(game_id, actor, version, at=None):
+def resign(game_id: UUID | str, actor: Actor, version: object, at: int | None = None) -> Game:
     """The actor resigns; the opponent wins, scored by R9 on the resigner's board (times the
     cube, R10). In a match the match goes on with the next game (R11). A resignation before
     the actor's first play in a single game or a match's first game aborts it instead: no
@@ -121,7 +126,7 @@ def resign(game_id, actor, version, at=None):
     NotYourTurn (not a player), StaleVersion or GameOver (TimeRanOut). Returns the game.
     """
 
-    def apply(change):
+    def apply(change: unit.GameChange) -> None:
         side = _check(change.game, actor, version, phase=None)
         if turns.aborts(change.game, side):
             turns.abort(change, side, EndReason.RESIGN)
@@ -132,7 +137,7 @@ def resign(game_id, actor, version, at=None):
     return _act(game_id, at, apply)
 
 
-def claim(game_id, actor, version, at=None):
+def claim(game_id: UUID | str, actor: Actor, version: object, at: int | None = None) -> Game:
     """Claim the win against an opponent who has been away (no open socket) for the clock's
     grace period (``standard``: ``claim_after_ms``, docs/protocol.md "Clocks"). The absent
     side loses by R9 on its position, as if it had resigned (reason ``abandon``); one that
@@ -143,7 +148,7 @@ def claim(game_id, actor, version, at=None):
     Returns the game.
     """
 
-    def apply(change):
+    def apply(change: unit.GameChange) -> None:
         game = change.game
         side = _check(game, actor, version, phase=None)
         opponent = other_side(side)
@@ -174,7 +179,7 @@ def claim(game_id, actor, version, at=None):
     return _act(game_id, at, apply)
 
 
-def bot_turn(game_id, version):
+def bot_turn(game_id: UUID | str, version: int) -> Game | None:
     """Act for the bot in game ``game_id`` if it is still due at ``version``.
 
     Does nothing (returns None) when the game is gone or finished, the version has moved on,
@@ -197,11 +202,12 @@ def bot_turn(game_id, version):
     return game
 
 
-def _bot_act(change, now):
+def _bot_act(change: unit.GameChange, now: int) -> None:
     """The bot's action in the locked game of ``change`` (see ``bot_turn``)."""
     game = change.game
     before = game.awaiting
     side = BOT.side_in(game)
+    assert side is not None, "the computer acts only in its own games"
     position = game.get_position()
     if game.phase == Phase.CUBE:
         if cube_decisions.should_take(
@@ -223,7 +229,7 @@ def _bot_act(change, now):
     else:
         if game.phase == Phase.ROLL:
             turns.apply_roll(change, side)
-        choice = bots.choose_play(position, tuple(game.dice), game.ruleset, level=game.bot_level)
+        choice = bots.choose_play(position, dice_to_play(game), game.ruleset, level=game.bot_level)
         turns.apply_play(change, side, choice.notation)
     turns.end_of_change(change, before, now)
 
@@ -234,7 +240,7 @@ def _bot_act(change, now):
 BOT_MOVE_LOST_MS = 10_000
 
 
-def queue_lost_bot_moves():
+def queue_lost_bot_moves() -> int:
     """Queue again the bot's move in every active game where the bot has had to act for more
     than BOT_MOVE_LOST_MS (since the game last changed); returns how many. Part of the beat
     sweep (``sweep_clocks``), so a lost move is made without a worker restart. Each copy
@@ -256,7 +262,7 @@ def queue_lost_bot_moves():
     return len(lost)
 
 
-def queue_due_bot_moves():
+def queue_due_bot_moves() -> int:
     """Queue the bot's move in every active game where the bot must act; returns how many.
 
     Run when a worker starts: a move queued before a restart may be gone (the embedded Redis
@@ -271,7 +277,9 @@ def queue_due_bot_moves():
     return len(due)
 
 
-def _check(game, actor, version, phase, action=None):
+def _check(
+    game: Game, actor: Actor, version: object, phase: str | None, action: str | None = None
+) -> str:
     """Who acts and whether the request is current; returns the actor's side.
 
     ``phase`` is the phase the action needs (``Phase.CUBE`` for take/drop); None means any
@@ -318,7 +326,7 @@ def _check(game, actor, version, phase, action=None):
     return side
 
 
-def _act(game_id, at, apply):
+def _act(game_id: UUID | str, at: int | None, apply: Callable[[unit.GameChange], None]) -> Game:
     """Run ``apply(change)`` on the locked game as one action of a player.
 
     First applies anything that expired by ``at`` (ms since the epoch when the server got the

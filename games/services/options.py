@@ -12,12 +12,14 @@ MATCH_LENGTHS = (1, 3, 5, 7)
 DEFAULT_MATCH_LENGTH = 3
 
 
-def bot_levels():
+def bot_levels() -> tuple[str, ...]:
     """The computer levels that exist now (``games.bots.LEVELS``)."""
     return tuple(level for level in bots.LEVELS if level)
 
 
-def table_options(preset, match_length=None, koks=None, cube=None):
+def table_options(
+    preset: str, match_length: object = None, koks: object = None, cube: object = None
+) -> tuple[dict[str, bool], int | None]:
     """Check the table options of a new game (RULES.md R12) and fill in the preset's defaults.
 
     ``match_length`` (1/3/5/7) is for ``match`` only (default 3; other presets play one game),
@@ -40,7 +42,7 @@ def table_options(preset, match_length=None, koks=None, cube=None):
         if value is not None and not isinstance(value, bool):
             raise BadFrame(_("Table options are on or off."))
     if preset == Preset.CLASSIC:
-        table = {"koks": True if koks is None else koks, "cube": bool(cube)}
+        table = {"koks": True if koks is None else bool(koks), "cube": bool(cube)}
     else:
         if koks:
             raise BadFrame(_("Koks counts only in the classic rules."))
@@ -50,7 +52,7 @@ def table_options(preset, match_length=None, koks=None, cube=None):
     return table, length
 
 
-def clock_for(preset, wanted):
+def clock_for(preset: str, wanted: object) -> clocks.ClockSpec | None:
     """The clock spec a new game gets (RULES.md R12): the preset's clock when ``wanted`` is
     true (games between people always; against the computer only if the player asks), None
     when false, or ``wanted`` itself when it is a ``games.clocks.ClockSpec``. Raises BadFrame
@@ -64,7 +66,7 @@ def clock_for(preset, wanted):
     return clocks.CLOCKS[clocks.PRESET_CLOCK[preset]] if wanted else None
 
 
-def clock_kind_for(preset, kind):
+def clock_kind_for(preset: str, kind: object) -> str:
     """The clock kind a game between people runs: ``kind`` if it names one of
     ``games.clocks.CLOCKS``, the preset's (RULES.md R12) when None. Raises BadFrame."""
     if preset not in clocks.PRESET_CLOCK:

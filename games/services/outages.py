@@ -19,6 +19,9 @@ by the next page that reads the game).
 """
 
 import logging
+from collections.abc import Callable
+from typing import Protocol
+from uuid import UUID
 
 from django.db import transaction
 from django.db.models import F
@@ -44,28 +47,35 @@ CLOCK_TIMES = ("period_started", "turn_started", "white_away_since", "black_away
 # ``beat_at`` the last heartbeat read (ms, 0: none), ``down`` whether it was silent then;
 # ``serving``: this is a web process (it may record an outage); ``swept``: the last outage
 # whose games the sweep of this process has credited.
-_known = {"until": 0, "last": 0, "beat_at": 0, "down": False, "serving": False, "swept": 0}
+_known: dict[str, int | bool] = {
+    "until": 0,
+    "last": 0,
+    "beat_at": 0,
+    "down": False,
+    "serving": False,
+    "swept": 0,
+}
 
 
-def forget():
+def forget() -> None:
     """Forget what this process read of the heartbeat (tests that reset the database)."""
     _known.update(until=0, last=0, beat_at=0, down=False, serving=False, swept=0)
 
 
-def serve_here():
+def serve_here() -> None:
     """This process serves players (a web process): finding the heartbeat silent, it records
     the outage, since it is itself up again. ``nardy_site.serve`` calls it at start."""
     _known["serving"] = True
 
 
-def _remember(beat_at_ms, last):
+def _remember(beat_at_ms: int, last: int) -> None:
     _known["until"] = beat_at_ms + app_settings.OUTAGE_MIN_MS
     _known["last"] = last
     _known["beat_at"] = beat_at_ms
     _known["down"] = False
 
 
-def beat(now=None):
+def beat(now: int | None = None) -> Outage | None:
     """Note the site up at ``now`` (ms since the epoch; default now): a web process's
     heartbeat (``keep_alive``), or its first action after a silence (``latest``). A silence
     since the last heartbeat longer than ``OUTAGE_MIN_MS`` is recorded as an ``Outage``
@@ -103,7 +113,7 @@ def beat(now=None):
     return outage
 
 
-def keep_alive(check_redis):
+def keep_alive(check_redis: Callable[[], object]) -> Outage | None:
     """A web process's heartbeat (every ``HEARTBEAT_EVERY_MS``): if ``check_redis()`` (a
     callable that raises when Redis does not answer) passes, ``beat``; the database must
     answer too, or ``beat`` raises. Nothing when outages are off (``OUTAGE_MIN_MS`` 0): a
@@ -115,7 +125,7 @@ def keep_alive(check_redis):
     return beat()
 
 
-def latest(now=None, fresh=False):
+def latest(now: int | None = None, fresh: bool = False) -> int:
     """The id of the last outage recorded (0: none), read from the heartbeat row at most once
     per ``OUTAGE_MIN_MS`` per process (an outage cannot be found sooner than that after the
     last heartbeat read; ``fresh``: read it now). If the heartbeat has been silent for longer:
@@ -144,7 +154,7 @@ def latest(now=None, fresh=False):
     return row[1]
 
 
-def judged_at(at):
+def judged_at(at: int) -> int:
     """The instant (ms) up to which a deadline may be judged, for an action or a timer at
     ``at``: ``at`` itself in a web process (it is up), else no later than the last heartbeat
     read plus ``HEARTBEAT_EVERY_MS``: a worker cannot tell whether players could act after
@@ -155,13 +165,21 @@ def judged_at(at):
     return min(at, _known["beat_at"] + HEARTBEAT_EVERY_MS)
 
 
-def site_down():
+def site_down() -> bool:
     """True while the heartbeat is silent as this process last read it (``latest``): no
     deadline is applied then, since no player can act."""
-    return bool(app_settings.OUTAGE_MIN_MS) and _known["down"]
+    return bool(app_settings.OUTAGE_MIN_MS) and bool(_known["down"])
 
 
-def credit(change, last):
+class Change(Protocol):
+    """What ``credit`` uses of a ``unit.GameChange`` (``unit`` imports this module)."""
+
+    game: Game
+
+    def record(self, kind: str) -> None: ...
+
+
+def credit(change: Change, last: int) -> bool:
     """Credit the locked game of ``change`` (a ``unit.GameChange``) with the outages up to id
     ``last`` it has not accounted for: each clock time (the running period and turn, each
     absence) that began before an outage ended moves on by the part of the outage after it
@@ -176,14 +194,15 @@ def credit(change, last):
     if not game.is_over and game.clock:
         found = list(Outage.objects.filter(pk__gt=game.outages_seen, pk__lte=last).order_by("pk"))
     game.outages_seen = last
-    paused = 0
-    ended = None
+    paused = ended = 0
     for outage in found:
         start, end = clocks.to_ms(outage.started), clocks.to_ms(outage.ended)
+
         # a clock time before the outage's end moves on by the part of the outage after it
-        if _move_clock_times(
-            game, lambda at, start=start, end=end: at + end - max(at, start) if at < end else at
-        ):
+        def moved(at: int, start: int = start, end: int = end) -> int:
+            return at + end - max(at, start) if at < end else at
+
+        if _move_clock_times(game, moved):
             paused += end - start
             ended = end
             Outage.objects.filter(pk=outage.pk).update(games=F("games") + 1)
@@ -203,7 +222,7 @@ def credit(change, last):
     return True
 
 
-def _move_clock_times(game, moved):
+def _move_clock_times(game: Game, moved: Callable[[int], int]) -> bool:
     """Set each of the game's ``CLOCK_TIMES`` that is set to ``moved(ms)``; True if any
     changed."""
     changed = False
@@ -215,7 +234,7 @@ def _move_clock_times(game, moved):
     return changed
 
 
-def paused_note_ms(game):
+def paused_note_ms(game: Game) -> int | None:
     """The length (ms) of the outage last credited to ``game`` while no play has been made
     since (the pages' note), else None."""
     if game.paused_ms and game.paused_at_play == game.plays and not game.is_over:
@@ -223,7 +242,7 @@ def paused_note_ms(game):
     return None
 
 
-def games_to_credit(last):
+def games_to_credit(last: int) -> list[UUID]:
     """Ids of the running games with a clock that have not accounted for outage ``last``, once
     per outage and process (the sweep credits them; a game changed first credits itself);
     then ``swept(last)``. Empty when this process's sweep has seen ``last``."""
@@ -237,6 +256,6 @@ def games_to_credit(last):
     )
 
 
-def swept(last):
+def swept(last: int) -> None:
     """The sweep of this process has credited the games of outage ``last``."""
     _known["swept"] = max(_known["swept"], last)

@@ -11,8 +11,10 @@ a game (``outages``), and a player who comes back within the grace period has lo
 Casual games and games against the computer never count."""
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import Any
 
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -21,6 +23,7 @@ from games import clocks
 from games.accounts.models import Abandonment
 from games.bots import neural
 from games.choices import EndReason
+from games.room.models import Game
 from games.services.errors import PlayBanned
 
 #: a player whose chance to win was below this when they ran out of time or left had lost
@@ -36,16 +39,16 @@ class Wait:
     """A player's current wait: ``until`` (aware datetime), ``count`` (abandonments within
     ``WINDOW``) and ``reason`` of the last one ("timeout" or "abandon")."""
 
-    until: object
+    until: datetime
     count: int
     reason: str
 
-    def seconds_left(self, now_ms=None):
+    def seconds_left(self, now_ms: int | None = None) -> int:
         """Whole seconds until the wait is over (at least 1)."""
         now_ms = clocks.now_ms() if now_ms is None else now_ms
         return max(1, math.ceil((clocks.to_ms(self.until) - now_ms) / 1000))
 
-    def message(self, now_ms=None):
+    def message(self, now_ms: int | None = None) -> str:
         """The reason and the time left, in the active language."""
         seconds = self.seconds_left(now_ms)
         if self.reason == EndReason.TIMEOUT:
@@ -61,7 +64,7 @@ class Wait:
         ) % {"time": duration_text(seconds), "why": why, "count": self.count}
 
 
-def duration_text(seconds):
+def duration_text(seconds: float) -> str:
     """A wait in words: whole minutes up to an hour, then hours and minutes."""
     minutes = max(1, math.ceil(seconds / 60))
     if minutes < 60:
@@ -75,7 +78,7 @@ def duration_text(seconds):
     return text
 
 
-def note_loss(game, side, reason):
+def note_loss(game: Game, side: str, reason: str) -> Abandonment | None:
     """``side`` of the locked, still unfinished ``game`` loses by ``reason`` ("timeout" or
     "abandon"): record an Abandonment if the game is rated, the side is an account and its
     chance to win in the position was below ``LOST_CHANCE``. Returns it, or None."""
@@ -94,7 +97,7 @@ def note_loss(game, side, reason):
     )
 
 
-def note_abort(game, side):
+def note_abort(game: Game, side: str) -> Abandonment | None:
     """``side`` aborted the locked rated ``game`` before its first play (``turns.abort``):
     record an Abandonment with reason "abort" for its account. Returns it, or None when the
     game is casual or the side is a guest or the computer."""
@@ -111,17 +114,17 @@ def note_abort(game, side):
     )
 
 
-def _until(times):
+def _until(times: list[datetime]) -> datetime:
     """When the wait after abandonments at ``times`` (aware datetimes within ``WINDOW``, any
     order, at least one) ends."""
     return max(times) + WAITS[min(len(times), len(WAITS)) - 1]
 
 
-def closed_to(user_ids, now_ms=None):
+def closed_to(user_ids: Iterable[int], now_ms: int | None = None) -> set[int]:
     """The accounts among ``user_ids`` to which rated games are closed now (a set), in one
     query (the lobby's pairing checks its whole queue so)."""
     now_ms = clocks.now_ms() if now_ms is None else now_ms
-    times = {}
+    times: dict[int, list[datetime]] = {}
     for user_id, created in Abandonment.objects.filter(
         user_id__in=list(user_ids), created__gt=clocks.from_ms(now_ms) - WINDOW
     ).values_list("user_id", "created"):
@@ -129,7 +132,7 @@ def closed_to(user_ids, now_ms=None):
     return {user_id for user_id, at in times.items() if clocks.to_ms(_until(at)) > now_ms}
 
 
-def current_wait(user_id, now_ms=None):
+def current_wait(user_id: int | None, now_ms: int | None = None) -> Wait | None:
     """The ``Wait`` of account ``user_id`` if rated games are closed to it now, else None."""
     if not user_id:
         return None
@@ -147,7 +150,7 @@ def current_wait(user_id, now_ms=None):
     return Wait(until=until, count=len(rows), reason=max(rows)[1])
 
 
-def notice(user_id):
+def notice(user_id: int | None) -> dict[str, Any] | None:
     """For the lobby and the player's own profile while rated games are closed to account
     ``user_id``: ``{"message": the reason and the time left (active language), "until_ms":
     when it ends, "now_ms": the server's time (both ms since the epoch)}``; else None."""
@@ -162,7 +165,7 @@ def notice(user_id):
     }
 
 
-def check(user_id):
+def check(user_id: int | None) -> None:
     """Raise PlayBanned (message in the active language, ``retry_after`` seconds) if rated
     games are closed to account ``user_id`` now."""
     wait = current_wait(user_id)

@@ -2,9 +2,12 @@
 absent player's clock keeps running, and the opponent may claim the win once the grace period
 is over."""
 
+from uuid import UUID
+
 from games import clocks
 from games.room.models import Game, Presence
 from games.services import clockwork, dispatch, turns, unit
+from games.services.actors import Actor
 
 #: a socket not seen for this long (ms) is taken for dead (its Daphne went away)
 PRESENCE_STALE_MS = 60_000
@@ -12,7 +15,7 @@ PRESENCE_STALE_MS = 60_000
 PRESENCE_TOUCH_MS = 20_000
 
 
-def player_here(game_id, viewer, channel_name):
+def player_here(game_id: UUID | str, viewer: Actor | str | None, channel_name: str) -> str | None:
     """A socket of ``viewer`` (an Actor, or a guest id) opened on game ``game_id``: if they
     play a side, remember the socket and, if they were away, mark them back (every socket
     hears of it: an event of the same version). Like every message it first applies what
@@ -49,14 +52,14 @@ def player_here(game_id, viewer, channel_name):
     return side
 
 
-def side_here(game, side, now_ms):
+def side_here(game: Game, side: str, now_ms: int) -> bool:
     """True when ``side`` of ``game`` has a socket seen within PRESENCE_STALE_MS of
     ``now_ms`` (ms): a page of the game is open for that player."""
     fresh = clocks.from_ms(now_ms - PRESENCE_STALE_MS)
     return Presence.objects.filter(game=game, side=side, seen__gte=fresh).exists()
 
 
-def player_still_here(channel_names):
+def player_still_here(channel_names: list[str]) -> None:
     """Mark the sockets ``channel_names`` (a list) as seen now (every ``PRESENCE_TOUCH_MS``;
     a Daphne process touches all its players' sockets in one query)."""
     Presence.objects.filter(channel_name__in=channel_names).update(
@@ -64,7 +67,7 @@ def player_still_here(channel_names):
     )
 
 
-def player_left(game_id, channel_name, stale=False):
+def player_left(game_id: UUID | str, channel_name: str, stale: bool = False) -> str | None:
     """The socket ``channel_name`` of game ``game_id`` closed: forget it; if its player has no
     other socket left, they are away from now (their clock keeps running; with a ``match``
     clock they lose if not back within ``reconnect_ms``, with ``standard`` the opponent may
@@ -91,7 +94,7 @@ def player_left(game_id, channel_name, stale=False):
     return side
 
 
-def notify_presence(game_id):
+def notify_presence(game_id: UUID | str) -> None:
     """Send every open socket of the game its presence and actions as they are now (an event
     of the same version) without changing anything: what a viewer may do changed with time
     (the grace period ended)."""

@@ -6,6 +6,7 @@ own actions and legal plays), a full snapshot, or nothing, and remembers what it
 Pure: it reads and writes no row, so the consumer only parses, calls and sends."""
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from games.protocol import MERGED_FIELDS
 from games.services.reading import SHARED_FIELDS
@@ -14,7 +15,7 @@ from games.services.reading import SHARED_FIELDS
 SKIP, SNAPSHOT, EVENT = "skip", "snapshot", "event"
 
 
-def field_change(field_name, held, value):
+def field_change(field_name: str, held: Any, value: Any) -> Any:
     """What an event says of ``field_name``, held by the viewer as ``held`` and now ``value``:
     for an object of ``MERGED_FIELDS`` held as an object, its keys whose value changed; else
     the whole value."""
@@ -29,7 +30,7 @@ class Update:
     the version already sent) or EVENT (``frame``: the ``event`` frame to send as it is)."""
 
     kind: str
-    frame: dict | None = None
+    frame: dict[str, Any] | None = None
     force: bool = False
 
 
@@ -42,9 +43,9 @@ class ViewerState:
 
     side: str | None = None
     version: int | None = None
-    shown: dict = field(default_factory=dict)
+    shown: dict[str, Any] = field(default_factory=dict)
 
-    def snapshot_sent(self, frame, force=False):
+    def snapshot_sent(self, frame: dict[str, Any], force: bool = False) -> bool:
         """True if the snapshot ``frame`` (``services.snapshot``'s) should be sent, i.e. it is
         newer than what the viewer holds or ``force``; the viewer then holds it."""
         game = frame["game"]
@@ -55,7 +56,7 @@ class ViewerState:
         self.shown = {key: game[key] for key in SHARED_FIELDS}
         return True
 
-    def on_change(self, message):
+    def on_change(self, message: dict[str, Any]) -> Update:
         """The ``Update`` for the change message ``message`` (``dispatch.change_message``:
         ``version``, ``from`` its base version, ``over``, ``state`` the shared fields,
         ``events``, ``history``, ``actions`` by side, ``legal`` for the side awaited). Old

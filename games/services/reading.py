@@ -1,8 +1,9 @@
 """The read side of a game: snapshots and the parts of an event every socket shares
-(docs/protocol.md), actions, legal plays, history, names, ratings, clock and presence as a
-page shows them. Nothing here changes a game."""
+(docs/protocol.md), actions, history, names, ratings, clock and presence as a page shows
+them (the legal plays: ``legal``). Nothing here changes a game."""
 
-from collections import namedtuple
+from collections.abc import Iterable
+from typing import Any, NamedTuple
 
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -10,15 +11,17 @@ from django.utils.translation import gettext as _
 from games import clocks, ratings
 from games.accounts.models import Profile
 from games.choices import EndReason, EventKind, Phase, Side, Status, other_side
-from games.engine import EngineError, board_to_json, explain, legal_plays, step_graph
+from games.clocks import ClockSpec
 from games.engine.position_id import encode as encode_position
-from games.services import clockwork, outages, wording
-from games.services.errors import BadFrame, GameOver, IllegalPlayError, NotYourTurn, WrongPhase
+from games.room.models import Game, GameEvent
+from games.services import clockwork, outages
+from games.services.actors import Actor
+from games.services.legal import legal_of
 
 ACTION_ORDER = ("roll", "double", "play", "take", "drop", "resign", "claim")
 
 
-def actions_for(game, side, now=None):
+def actions_for(game: Game, side: str | None, now: int | None = None) -> list[str]:
     """The frame types (docs/protocol.md) ``side`` may send now (``now``: ms, default the
     current time), in ``ACTION_ORDER``; [] for an onlooker (``side`` None) or a game that is
     over. ``claim`` appears once the opponent has been away for the clock's grace period."""
@@ -46,8 +49,17 @@ def actions_for(game, side, now=None):
 #: the GameEvent fields ``history`` and a snapshot's ``last`` read (rows, not model
 #: instances: a snapshot is built for every viewer after every change)
 HISTORY_FIELDS = ("seq", "kind", "side", "dice", "play", "cube")
-#: one event as ``history`` reads it (``event_rows``, and the ``events`` of a ``game.changed``)
-EventRow = namedtuple("EventRow", HISTORY_FIELDS)
+
+
+class EventRow(NamedTuple):
+    """One event as ``history`` reads it (``event_rows``, the ``events`` of a ``game.changed``)."""
+
+    seq: int
+    kind: str
+    side: str
+    dice: list[int] | None
+    play: str
+    cube: int | None
 
 
 #: the event kinds that make a ``history`` entry
@@ -63,7 +75,7 @@ HISTORY_KINDS = (
 )
 
 
-def history(events, first_n=1):
+def history(events: Iterable[EventRow | GameEvent], first_n: int = 1) -> list[dict[str, Any]]:
     """The docs/protocol.md ``history`` of a game from its events (in ``seq`` order; GameEvents
     or rows with the ``HISTORY_FIELDS``): one entry per play (with its dice; ``""`` for a
     pass), cube action, resignation, loss on time (``timeout``), loss by leaving (``abandon``)
@@ -100,7 +112,7 @@ def history(events, first_n=1):
     return out
 
 
-def last_of(play_event):
+def last_of(play_event: EventRow | GameEvent) -> dict[str, Any]:
     """The snapshot's ``last`` from a play event (a GameEvent or an ``EventRow``)."""
     return {
         "side": play_event.side,
@@ -110,7 +122,7 @@ def last_of(play_event):
     }
 
 
-def opening_of(game):
+def opening_of(game: Game) -> dict[str, Any]:
     """The snapshot's ``opening``: each side's roll-off die, the ties before, the starter and
     whether there was a roll-off (games made before these fields had only the two dice)."""
     opening = dict(game.opening or {})
@@ -127,12 +139,12 @@ def opening_of(game):
     }
 
 
-def options_of(game):
+def options_of(game: Game) -> dict[str, Any]:
     """The snapshot's ``options``: the table options the game was created with."""
     ruleset = game.ruleset
     return {
         "preset": game.preset,
-        "match_length": game.match.length if game.match_id else 1,
+        "match_length": game.match.length if game.match is not None else 1,
         "koks": ruleset.koks,
         "cube": ruleset.cube,
         "bot_level": game.bot_level or None,
@@ -140,7 +152,7 @@ def options_of(game):
     }
 
 
-def result_of(game):
+def result_of(game: Game) -> dict[str, Any] | None:
     """The snapshot's ``result`` of a game that is over, else None (docs/protocol.md: an
     aborted game has ``reason`` "aborted" and ``aborted_by``, see "Aborts"; ``match_lost``: a
     ``match`` clock ran out and the loser lost the whole match, R11)."""
@@ -178,13 +190,14 @@ def result_of(game):
     }
 
 
-def match_of(game):
+def match_of(game: Game) -> dict[str, Any] | None:
     """The snapshot's ``match`` (docs/protocol.md "Matches"), or None outside a match."""
-    if not game.match_id:
-        return None
     match = game.match
+    if match is None:
+        return None
     games = list(match.games.order_by("match_number").values_list("pk", "match_number"))
-    next_game = next((str(pk) for pk, number in games if number == game.match_number + 1), None)
+    after = (game.match_number or 1) + 1
+    next_game = next((str(pk) for pk, number in games if number == after), None)
     return {
         "id": str(match.pk),
         "length": match.length,
@@ -198,7 +211,7 @@ def match_of(game):
     }
 
 
-def event_rows(game, after_seq=0):
+def event_rows(game: Game, after_seq: int = 0) -> list[EventRow]:
     """The game's events after ``after_seq`` in ``seq`` order, as ``EventRow``s: events are
     only ever added, so a reader that keeps the rows it has asks only for the new ones."""
     return [
@@ -228,7 +241,7 @@ SHARED_FIELDS = (
 )
 
 
-def shared_state(game, now):
+def shared_state(game: Game, now: int) -> dict[str, Any]:
     """The fields of a snapshot's ``game`` that every viewer shares and a change may touch
     (docs/protocol.md "Events": ``version``, ``status``, ``phase``, ``turn``, ``awaiting``,
     ``dice``, ``position``, ``position_id``, ``pips``, ``off``, ``cube``, ``clock``,
@@ -271,69 +284,9 @@ def shared_state(game, now):
     }
 
 
-def _to_play(game, side):
-    """True when ``side`` is to move its checkers now (phase "play" of a game going on)."""
-    return (
-        not game.is_over and game.phase == Phase.PLAY and side is not None and side == game.awaiting
-    )
-
-
-def _is_pass(plays):
-    return len(plays) == 1 and plays[0].notation == ""
-
-
-def legal_of(game, side):
-    """The snapshot's ``legal`` for ``side`` (plays with their result boards, step graph,
-    pass, why_not), or None unless ``side`` is to move in phase "play"."""
-    if not _to_play(game, side):
-        return None
-    position = game.get_position()
-    rolled = tuple(game.dice)
-    plays = legal_plays(position, rolled, game.ruleset)
-    return {
-        "plays": [
-            {"play": p.notation, "result": board_to_json(p.result.board(side))} for p in plays
-        ],
-        "graph": step_graph(position, rolled, game.ruleset),
-        "pass": _is_pass(plays),
-        "why_not": {
-            str(point): wording.explanation_frame(found)
-            for point, found in explain.immovable_points(position, rolled, game.ruleset).items()
-        },
-    }
-
-
-def shared_legal(game):
-    """The mover's ``legal`` of an event (built once for every socket; docs/protocol.md
-    "Events"): ``{"plays": [notation, ...], "graph": packed, "pass": bool}``, the plays as
-    bare strings (no result boards), the step graph packed (``packed_graph``), no ``why_not``
-    (a page asks with a ``why`` frame for the checker tapped). None when nobody is to play."""
-    if not _to_play(game, game.awaiting):
-        return None
-    position = game.get_position()
-    rolled = tuple(game.dice)
-    plays = legal_plays(position, rolled, game.ruleset)
-    return {
-        "plays": [p.notation for p in plays],
-        "graph": packed_graph(step_graph(position, rolled, game.ruleset)),
-        "pass": _is_pass(plays),
-    }
-
-
-def packed_graph(graph):
-    """A step graph (``{"nodes": [{"steps": {label: node}, "final": bool}]}``) as an event
-    sends it: one list per node, ``[final, label, node, label, node, ...]`` with ``final`` 1 or
-    0 (a finished play's leaf is ``[1]``): half the bytes of the snapshot's form."""
-    packed = []
-    for node in graph["nodes"]:
-        row = [1 if node["final"] else 0]
-        for label, target in node["steps"].items():
-            row += (label, target)
-        packed.append(row)
-    return packed
-
-
-def snapshot(game, viewer=None, events=None):
+def snapshot(
+    game: Game, viewer: Actor | str | None = None, events: list[EventRow] | None = None
+) -> dict[str, Any]:
     """The docs/protocol.md ``snapshot`` frame of ``game`` as seen by ``viewer``.
 
     ``viewer`` is an Actor, a guest id or None. ``you`` is the viewer's side or None for an
@@ -380,47 +333,7 @@ def snapshot(game, viewer=None, events=None):
     }
 
 
-def check_to_play(game, side):
-    """Raise GameOver, NotYourTurn or WrongPhase (roll first) unless ``side`` is to play its
-    roll in ``game`` now."""
-    if game.is_over:
-        raise GameOver(_("The game is over."), game.version)
-    if game.awaiting != side:
-        raise NotYourTurn(_("It is not your turn."), game.version)
-    if game.phase != Phase.PLAY:
-        raise WrongPhase(_("Roll the dice first."), game.version)
-
-
-def explain_point(game, viewer, point, staged):
-    """The docs/protocol.md ``why`` answer: why the viewer's checker on ``point`` cannot move
-    after the ``staged`` steps (a play string). Only for the side to move in phase "play".
-    Raises BadFrame (ill-typed point or staged), NotYourTurn, WrongPhase, GameOver or
-    IllegalPlayError (staged steps that begin no legal play). Changes nothing."""
-    side = game.side_of(viewer)
-    if isinstance(point, bool) or not isinstance(point, int) or not 1 <= point <= 24:
-        raise BadFrame(_("The point must be a whole number from 1 to 24."), game.version)
-    if not isinstance(staged, str):
-        raise BadFrame(_('The staged steps must be a string such as "24/18".'), game.version)
-    if side is None:
-        raise NotYourTurn(_("You are not a player of this game."), game.version)
-    check_to_play(game, side)
-    try:
-        found = explain.explain_point(
-            game.get_position(), tuple(game.dice), point, staged, game.ruleset
-        )
-    except EngineError as exc:
-        raise IllegalPlayError(wording.illegal_play_message(exc), game.version) from None
-    return {
-        "type": "why",
-        "point": point,
-        "staged": staged,
-        "version": game.version,
-        "movable": found.movable,
-        **wording.explanation_frame(found),
-    }
-
-
-def player_of(game, side):
+def player_of(game: Game, side: str) -> dict[str, Any]:
     """The snapshot's ``players[side]``: ``name``, the bot's level (``bot``, None for a
     person), and for an account its ``rating`` in the game's preset (rounded points), whether
     it is ``provisional`` and its public ``profile`` URL (all None for a guest or the bot)."""
@@ -451,13 +364,13 @@ def player_of(game, side):
     }
 
 
-def display_name(user_id):
+def display_name(user_id: int) -> str:
     """The name an account shows to others: its profile's display name, else "Player <id>"."""
     name = Profile.objects.filter(user_id=user_id).values_list("display_name", flat=True).first()
     return name or _("Player %(id)s") % {"id": user_id}
 
 
-def presence_of(game, side, spec):
+def presence_of(game: Game, side: str, spec: ClockSpec | None) -> dict[str, Any] | None:
     """The snapshot's ``presence[side]``: whether the player is here, since when they are away
     (ms), when they lose for it (``match`` clock) and from when the opponent may claim the win
     (``standard``); None for the bot's side."""
@@ -472,7 +385,7 @@ def presence_of(game, side, spec):
     }
 
 
-def clock_of(game, now):
+def clock_of(game: Game, now: int) -> dict[str, Any] | None:
     """The snapshot's ``clock`` (docs/protocol.md "Clocks"), or None without a clock: the
     spec, the server's time, the running side and period with when they began, each side's
     reserve at the start of the running period, the deadline, and the length of the outage

@@ -1,7 +1,7 @@
 """Imported game records (docs/record-format.md): checked by replaying them through the
 engine, then stored; those nobody opens any more expire."""
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.utils import timezone
@@ -11,7 +11,7 @@ from games.engine import record as rec
 from games.room.models import ImportedRecord
 
 
-def import_record(text, guest_id=None):
+def import_record(text: str, guest_id: str | None = None) -> ImportedRecord:
     """Check an uploaded game record (docs/record-format.md) by replaying it through the
     engine and save it as an ``ImportedRecord`` (normalised by the record writer).
 
@@ -33,7 +33,7 @@ def import_record(text, guest_id=None):
 OPENED_RESOLUTION = timedelta(days=1)
 
 
-def import_opened(imported):
+def import_opened(imported: ImportedRecord) -> None:
     """Someone opened the replay of ``imported`` (an ImportedRecord): note the day, so the
     record does not expire while people still open it. One update a day at most."""
     now = timezone.now()
@@ -41,7 +41,7 @@ def import_opened(imported):
         ImportedRecord.objects.filter(pk=imported.pk).update(opened=now)
 
 
-def expire_imports(now=None):
+def expire_imports(now: datetime | None = None) -> int:
     """Delete the imported records nobody has opened for ``GAMES_IMPORT_KEEP_DAYS`` days (the
     beat task ``games.expire_imports``; 0 days: keep them all). Returns how many went."""
     days = app_settings.IMPORT_KEEP_DAYS

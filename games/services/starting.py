@@ -3,6 +3,8 @@ accepted, withdrawn), and the guest's games an account takes over at sign-in. Th
 starts its rated games with ``new_game``."""
 
 import secrets
+from typing import Any
+from uuid import UUID
 
 from django.db import transaction
 from django.utils.translation import gettext as _
@@ -19,15 +21,15 @@ from games.signals import challenge_accepted
 
 
 def create_bot_game(
-    who,
-    preset=Preset.SPORT,
-    bot_level=BotLevel.MEDIUM,
-    human_side="white",
-    match_length=None,
-    koks=None,
-    cube=None,
-    clock=False,
-):
+    who: Actor | str | None,
+    preset: str = Preset.SPORT,
+    bot_level: str = BotLevel.MEDIUM,
+    human_side: str = "white",
+    match_length: object = None,
+    koks: object = None,
+    cube: object = None,
+    clock: object = False,
+) -> Game:
     """Create a game between ``who`` (an Actor, or a guest id: the guest and, if signed in,
     the account) and the bot, and play the opening (R3).
 
@@ -60,7 +62,15 @@ def create_bot_game(
     return new_game(preset, table, length, colour, spec, players)
 
 
-def new_game(preset, table, length, colour, spec, players, clock_from=None):
+def new_game(
+    preset: str,
+    table: dict[str, bool],
+    length: int | None,
+    colour: str,
+    spec: clocks.ClockSpec | None,
+    players: dict[str, Any],
+    clock_from: int | None = None,
+) -> Game:
     """Create a game at version 1 with its opening (and its Match for a ``match`` length) in one
     transaction: ``table`` and ``length`` as ``table_options`` returns them, ``colour`` what
     the players asked for, ``spec`` a ClockSpec or None, ``players`` the Game fields of the
@@ -97,7 +107,7 @@ def new_game(preset, table, length, colour, spec, players, clock_from=None):
         )
 
 
-def adopt_guest_games(guest_id, user_id):
+def adopt_guest_games(guest_id: str | None, user_id: int | None) -> int:
     """A guest signed in: the games and open challenges of their session's ``guest_id`` now
     belong to account ``user_id`` too (seats nobody else holds), so they keep them on every
     device. Returns how many games moved."""
@@ -119,15 +129,15 @@ def adopt_guest_games(guest_id, user_id):
 
 
 def create_challenge(
-    who,
-    preset=Preset.SPORT,
-    colour=Colour.RANDOM,
-    match_length=None,
-    koks=None,
-    cube=None,
-    rated=False,
-    clock=None,
-):
+    who: Actor | str | None,
+    preset: str = Preset.SPORT,
+    colour: str = Colour.RANDOM,
+    match_length: object = None,
+    koks: object = None,
+    cube: object = None,
+    rated: object = False,
+    clock: object = None,
+) -> Challenge:
     """Open a challenge link for a game between people.
 
     ``who`` is the creator (an Actor, or a guest id). ``colour`` is the side they want
@@ -154,14 +164,16 @@ def create_challenge(
             table=table,
             match_length=length,
             colour=colour,
-            creator_guest=actor.guest_id,
+            creator_guest=actor.guest_id or "",
             creator_user_id=actor.user_id,
             rated=rated,
             clock_kind=kind,
         )
 
 
-def accept_challenge(challenge_id, who, clock=None):
+def accept_challenge(
+    challenge_id: UUID | str, who: Actor | str | None, clock: object = None
+) -> Game:
     """``who`` (an Actor or a guest id) accepts the open challenge ``challenge_id``: the game
     between the creator and them starts now with the challenge's clock (the creator gets the
     side they asked for; "random" is drawn by the server). A rated challenge needs a signed-in
@@ -216,7 +228,7 @@ def accept_challenge(challenge_id, who, clock=None):
     return game
 
 
-def cancel_challenge(challenge_id, who):
+def cancel_challenge(challenge_id: UUID | str, who: Actor | str | None) -> Challenge:
     """Withdraw an open challenge; only its creator may (``who``: an Actor or a guest id).
     Raises ChallengeError (not theirs, or no longer open) or Challenge.DoesNotExist. Returns
     the Challenge."""

@@ -4,6 +4,7 @@ never shows a clock past zero). What a passed deadline does to the game is
 ``turns.apply_expired``."""
 
 import logging
+from uuid import UUID
 
 from games import clocks
 from games.choices import Status
@@ -14,7 +15,7 @@ from games.services.clockwork import TIMER_GRACE_MS
 logger = logging.getLogger(__name__)
 
 
-def apply_timeouts(game_id, version=None):
+def apply_timeouts(game_id: UUID | str, version: int | None = None) -> Game | None:
     """Apply whatever of game ``game_id``'s clock had expired ``TIMER_GRACE_MS`` ago (a Celery
     timer, the beat sweep or a snapshot request calls this; a player's own action is judged by
     when it arrived instead, see ``moves``). With ``version``, does nothing unless the game is
@@ -23,8 +24,10 @@ def apply_timeouts(game_id, version=None):
     game if it changed, else None."""
     now = clocks.now_ms()
     with unit.changing(game_id, missing_ok=True) as change:
-        game = change.game if change is not None else None
-        if game is None or game.is_over or (version is not None and game.version != version):
+        if change is None:
+            return None
+        game = change.game
+        if game.is_over or (version is not None and game.version != version):
             return None
         due = clocks.to_ms(game.deadline)
         if not turns.apply_expired(change, now - TIMER_GRACE_MS):
@@ -38,7 +41,7 @@ def apply_timeouts(game_id, version=None):
     return game
 
 
-def sweep_clocks():
+def sweep_clocks() -> tuple[int, int]:
     """The beat task's work: credit every running clock with an outage it missed
     (``outages``), apply every expired deadline and forget sockets that died unseen, unless
     the site is down (``outages.site_down``: nothing expires then); also queue again computer
@@ -75,7 +78,7 @@ def sweep_clocks():
     return ended, dropped
 
 
-def settle_clock(game):
+def settle_clock(game: Game) -> Game:
     """Apply the timeout of ``game`` if its deadline has passed (by ``TIMER_GRACE_MS``, as for
     the sweep) before the sweep applied it, and return the game as it stands after (``game``
     itself when nothing was due). A write (``apply_timeouts``: its own transaction, events
@@ -86,6 +89,6 @@ def settle_clock(game):
     return apply_timeouts(game.pk) or Game.objects.get(pk=game.pk)
 
 
-def deadline_of(game):
+def deadline_of(game: Game) -> int | None:
     """The game's next clock deadline in ms since the epoch, or None."""
     return clocks.to_ms(game.deadline)

@@ -2,6 +2,9 @@
 the cube, the end of a game and its score, the next game of a match, the clock's own roll.
 Each function takes the ``unit.GameChange`` it records into; none saves."""
 
+from typing import Any
+from uuid import UUID
+
 from games import clocks, ratings
 from games import dice as dice_rolls
 from games.choices import EndReason, EventKind, Phase, Side, Status, other_side
@@ -10,10 +13,11 @@ from games.engine.rules import PLAY_OPENING_DICE
 from games.room.models import Game, Match
 from games.services import clockwork, outages, playban, unit, wording
 from games.services.errors import IllegalPlayError
+from games.services.legal import dice_to_play
 from games.signals import game_aborted, game_finished, result_decided
 
 
-def apply_roll(change, side):
+def apply_roll(change: unit.GameChange, side: str) -> None:
     """The side to move rolls both dice from the game's seed (phase "play")."""
     game = change.game
     number = game.rolls
@@ -24,12 +28,12 @@ def apply_roll(change, side):
     change.record(EventKind.ROLL, side, dice=rolled, roll_number=number)
 
 
-def apply_play(change, side, notation):
+def apply_play(change: unit.GameChange, side: str, notation: str) -> None:
     """``side`` plays ``notation`` with the rolled dice; bearing off the 15th checker ends the
     game (R9). Raises IllegalPlayError with the engine's reason, changing nothing."""
     game = change.game
     position = game.get_position()
-    rolled = list(game.dice)
+    rolled = list(dice_to_play(game))
     try:
         chosen = check_play(position, tuple(rolled), notation, game.ruleset)
     except EngineError as exc:
@@ -44,14 +48,14 @@ def apply_play(change, side, notation):
         game.phase = Phase.ROLL
 
 
-def apply_double(change, side):
+def apply_double(change: unit.GameChange, side: str) -> None:
     """``side`` offers to double (R10): phase "cube"."""
     game = change.game
     game.phase = Phase.CUBE
     change.record(EventKind.DOUBLE, side, cube=game.cube_value * 2)
 
 
-def apply_take(change, side):
+def apply_take(change: unit.GameChange, side: str) -> None:
     """``side`` takes the double: the cube doubles and ``side`` owns it (R10)."""
     game = change.game
     game.cube_value *= 2
@@ -60,13 +64,13 @@ def apply_take(change, side):
     change.record(EventKind.TAKE, side, cube=game.cube_value)
 
 
-def apply_drop(change, side):
+def apply_drop(change: unit.GameChange, side: str) -> None:
     """``side`` drops the double and loses the game at the stake before it (R10)."""
     change.record(EventKind.DROP, side, cube=change.game.cube_value)
     finish(change, winner=other_side(side), reason=EndReason.DROP)
 
 
-def finish(change, winner, reason, match_lost=False):
+def finish(change: unit.GameChange, winner: str, reason: str, match_lost: bool = False) -> None:
     """End the game: R9 value from the loser's board of the current position, times the cube
     (R10; a dropped double is oin at the stake before it). In a match, score it and start the
     next game or end the match (R11); ``match_lost`` ends the match whatever the score (the
@@ -93,17 +97,19 @@ def finish(change, winner, reason, match_lost=False):
     clockwork.clock_over(game)
     game_finished.send(sender=Game, game=game)
     if game.match_id:
-        _score_match(game, winner, points, match_lost)
+        _score_match(game, game.match_id, winner, points, match_lost)
     else:
         ratings.rate_result(game, winner)
         result_decided.send(sender=Game, game=game, match=None, winner=winner)
 
 
-def _score_match(game, winner, points, match_lost=False):
+def _score_match(
+    game: Game, match_id: UUID, winner: str, points: int, match_lost: bool = False
+) -> None:
     """Add a finished game to its match; start the next game (its winner starts, R11, with the
     match clock's reserves carried over) or end the match once a side reaches the length (or
     at once when ``match_lost``)."""
-    match = Match.objects.select_for_update().get(pk=game.match_id)
+    match = Match.objects.select_for_update().get(pk=match_id)
     if winner == Side.WHITE:
         match.white_score += points
     else:
@@ -130,7 +136,7 @@ def _score_match(game, winner, points, match_lost=False):
             table=game.table,
             colour=game.colour,
             match=match,
-            match_number=game.match_number + 1,
+            match_number=(game.match_number or 1) + 1,
             starter=winner,
             clock=spec,
             reserves=reserves,
@@ -146,7 +152,7 @@ def _score_match(game, winner, points, match_lost=False):
     game.match = match
 
 
-def lose_by(change, side, event_kind, reason):
+def lose_by(change: unit.GameChange, side: str, event_kind: str, reason: str) -> None:
     """``side`` loses on time or by leaving: recorded, then scored by R9 on its position (a
     ``match`` clock loses the whole match, R11)."""
     game = change.game
@@ -157,7 +163,7 @@ def lose_by(change, side, event_kind, reason):
     finish(change, winner=other_side(side), reason=reason, match_lost=match_lost)
 
 
-def aborts(game, side):
+def aborts(game: Game, side: str) -> bool:
     """True when ``side`` resigning, dropping a double or being claimed against now aborts
     the locked ``game`` (and its match) instead of losing it (issue #30; lichess's abort):
     ``side`` has made no play in it, nor, in a match, in any game of the match before it. A
@@ -168,7 +174,7 @@ def aborts(game, side):
     return not game.plays_by_side(whole_match=True)[side]
 
 
-def abort(change, side, how=EndReason.TIMEOUT):
+def abort(change: unit.GameChange, side: str, how: str = EndReason.TIMEOUT) -> None:
     """``side`` left before its first play (``aborts``): the game (and its match) ends with no
     result and no winner, and nobody's rating moves. ``how`` (an ``EndReason``: resign, drop,
     abandon, or timeout for a no-show) is kept as the game's ``end_reason``. In a rated game
@@ -193,17 +199,17 @@ BETWEEN_GAMES_MS = 6_000
 
 def start_game(
     *,
-    preset,
-    table,
-    colour,
-    match,
-    match_number,
-    starter,
-    clock=None,
-    reserves=None,
-    clock_from=None,
-    **players,
-):
+    preset: str,
+    table: dict[str, bool],
+    colour: str,
+    match: Match | None,
+    match_number: int | None,
+    starter: str | None,
+    clock: clocks.ClockSpec | None = None,
+    reserves: dict[str, int] | None = None,
+    clock_from: int | None = None,
+    **players: Any,
+) -> Game:
     """Create and save a game at version 1 with its opening (inside the caller's transaction).
 
     ``starter`` None: the R3 roll-off from the game's seed; else that side starts and rolls
@@ -224,6 +230,7 @@ def start_game(
         **players,
     )
     if clock is not None:
+        assert reserves is not None, "a clock needs the sides' reserves"
         for side in Side.values:
             game.set_reserve(side, reserves[side])
     if starter is None:
@@ -249,7 +256,7 @@ def start_game(
     return game
 
 
-def end_of_change(change, before, now):
+def end_of_change(change: unit.GameChange, before: str | None, now: int) -> None:
     """After a change of the locked game: the server rolls for the side to move if its clock
     rolls by itself (the ``match`` clock), then the next clock period starts at ``now`` (ms;
     ``before``: the side that had to act before the change)."""
@@ -266,7 +273,7 @@ def end_of_change(change, before, now):
     clockwork.start_period(game, before, now)
 
 
-def apply_expired(change, at):
+def apply_expired(change: unit.GameChange, at: int) -> bool:
     """Apply what has run out at ``at`` (ms) to the locked game of ``change`` (not saved);
     returns True if the game ended so. Nothing expires after the site was last known up
     (``outages.judged_at``)."""

@@ -8,7 +8,10 @@ save once and hand one ``dispatch.Notice`` to the commit.
 A ``GameError`` raised inside rolls the whole change back and sends nothing.
 """
 
-from contextlib import contextmanager
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
+from typing import Literal, overload
+from uuid import UUID
 
 from django.db import transaction
 
@@ -26,14 +29,22 @@ class GameChange:
     ``from_version``: the version before the change. ``close()`` saves the game if anything
     was recorded or marked (``mark_presence``) and registers its notice after the commit."""
 
-    def __init__(self, game):
+    def __init__(self, game: Game) -> None:
         self.game = game
         self.from_version = game.version
-        self.events = []
+        self.events: list[EventRow] = []
         self.presence = False
-        self.presence_notice_at = None
+        self.presence_notice_at: int | None = None
 
-    def record(self, kind, side="", dice=None, play="", roll_number=None, cube=None):
+    def record(
+        self,
+        kind: str,
+        side: str | None = "",
+        dice: list[int] | None = None,
+        play: str = "",
+        roll_number: int | None = None,
+        cube: int | None = None,
+    ) -> None:
         """Raise the game's version by one and record the event that made it (a GameEvent row
         with ``seq`` = the new version); a play also counts in ``game.plays``."""
         game = self.game
@@ -56,7 +67,7 @@ class GameChange:
             )
         )
 
-    def mark_presence(self, notice_at=None):
+    def mark_presence(self, notice_at: int | None = None) -> None:
         """Who is here changed (no version): save and tell the sockets. ``notice_at`` (ms):
         queue a presence notice then (the end of a claim's grace period)."""
         self.presence = True
@@ -64,11 +75,11 @@ class GameChange:
             self.presence_notice_at = notice_at
 
     @property
-    def changed(self):
+    def changed(self) -> bool:
         """True when the change recorded an event or marked presence."""
         return bool(self.events) or self.presence
 
-    def close(self):
+    def close(self) -> None:
         """Save the game and register its notice, if anything changed."""
         if not self.changed:
             return
@@ -84,24 +95,43 @@ class GameChange:
         )
 
 
-def lock(game_id):
+def lock(game_id: UUID | str) -> Game:
     """The game row, locked for the transaction; raises Game.DoesNotExist."""
     return Game.objects.select_for_update().get(pk=game_id)
 
 
-def lock_or_none(game_id):
+def lock_or_none(game_id: UUID | str) -> Game | None:
     """The locked game, or None if it no longer exists (a timer or a socket outlived it)."""
     return Game.objects.select_for_update().filter(pk=game_id).first()
 
 
-@contextmanager
-def changing(game_id, missing_ok=False):
+@overload
+def changing(
+    game_id: UUID | str, missing_ok: Literal[False] = False
+) -> AbstractContextManager[GameChange]: ...
+
+
+@overload
+def changing(
+    game_id: UUID | str, missing_ok: bool
+) -> AbstractContextManager[GameChange | None]: ...
+
+
+def changing(
+    game_id: UUID | str, missing_ok: bool = False
+) -> AbstractContextManager[GameChange | None]:
     """A transaction with game ``game_id`` locked, as a ``GameChange``; saved and dispatched
     when the block ends without an exception. ``missing_ok``: yield None for a game that no
     longer exists instead of raising Game.DoesNotExist. Before anything else the game is
     credited with the outages it missed (``outages.credit``), so no change judges a clock by
     time the site could not serve; that credit is saved even when the change after it is
-    refused (a frame with the version from before it would otherwise be refused for ever)."""
+    refused (a frame with the version from before it would otherwise be refused for ever).
+    (Typed by the two overloads above: a GameChange, or GameChange | None with ``missing_ok``.)"""
+    return _changing(game_id, missing_ok)
+
+
+@contextmanager
+def _changing(game_id: UUID | str, missing_ok: bool) -> Iterator[GameChange | None]:
     last = outages.latest()
     refused = None
     with transaction.atomic():
@@ -127,7 +157,7 @@ def changing(game_id, missing_ok=False):
 
 
 @contextmanager
-def creating(game):
+def creating(game: Game) -> Iterator[GameChange]:
     """A ``GameChange`` of a new, unsaved game inside the caller's transaction: saved first
     (so events can point at it), closed when the block ends."""
     game.save()

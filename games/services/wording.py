@@ -1,13 +1,18 @@
 """What the service layer says to a player, in the active language: why a play was refused,
 why a checker cannot move, why a game record was refused, how a game ended on time."""
 
+from collections.abc import Iterable
+from typing import Any
+
 from django.utils.translation import gettext as _
 
 from games.choices import EndReason, Status
-from games.engine import NotationError, explain, format_step
+from games.engine import EngineError, NotationError, explain, format_step
+from games.engine.record import RecordError
+from games.room.models import Game
 
 
-def illegal_play_message(exc):
+def illegal_play_message(exc: EngineError) -> str:
     """A player-readable, translated reason why a submitted play was refused.
 
     ``exc`` is the engine's error: an ``IllegalPlay`` (its ``code`` names the rule of RULES.md
@@ -16,7 +21,7 @@ def illegal_play_message(exc):
     """
     if isinstance(exc, NotationError):
         return _('Write the play as steps such as "24/18 18/13" ("3/off" bears off).')
-    code = getattr(exc, "code", None)
+    code = getattr(exc, "code", "")
     step = getattr(exc, "step", None)
     params = {}
     if step:
@@ -59,7 +64,7 @@ def illegal_play_message(exc):
         return str(exc)
 
 
-def why_not_message(reasons):
+def why_not_message(reasons: Iterable[tuple[int | None, str, int | None]]) -> str:
     """One translated text from an explanation's ``(die, code, target)`` triples: a reason
     shared by every die is said once, different reasons are said per die."""
     texts = [(die, _why_text(code, target)) for die, code, target in reasons]
@@ -72,7 +77,7 @@ def why_not_message(reasons):
     )
 
 
-def _why_text(code, target):
+def _why_text(code: str, target: int | None) -> str:
     messages = {
         explain.BLOCKED: _("Point %(to)s is held by your opponent."),
         explain.HEAD_RULE: _(
@@ -101,7 +106,7 @@ def _why_text(code, target):
     return text % {"to": target} if "%(to)s" in text else text
 
 
-def explanation_frame(explanation):
+def explanation_frame(explanation: explain.Explanation) -> dict[str, Any]:
     """The ``reasons``/``message`` part of a ``why_not`` entry or ``why`` frame for one
     ``games.engine.explain.Explanation``."""
     triples = [
@@ -113,7 +118,7 @@ def explanation_frame(explanation):
     }
 
 
-def record_error_reason(exc):
+def record_error_reason(exc: RecordError) -> str:
     """The reason a record was refused (a ``games.engine.record.RecordError``), translated by
     its ``code`` and ``params``; a refused play is explained as for a live game (see
     ``illegal_play_message``). A code without a translation falls back to the engine's
@@ -161,7 +166,8 @@ def record_error_reason(exc):
         },
     }
     if exc.code in by_side:
-        found = by_side[exc.code].get(params.get("action" if exc.code == "no_double" else "side"))
+        key = params.get("action" if exc.code == "no_double" else "side")
+        found = by_side[exc.code].get(key) if isinstance(key, str) else None
         return found if found is not None else exc.reason
     messages = {
         "not_text": _("A record is text."),
@@ -235,7 +241,7 @@ def record_error_reason(exc):
         return exc.reason
 
 
-def record_error_message(exc):
+def record_error_message(exc: RecordError) -> str:
     """A readable, translated message for a refused record: the line number and the reason
     (``record_error_reason``)."""
     reason = record_error_reason(exc)
@@ -244,7 +250,7 @@ def record_error_message(exc):
     return reason
 
 
-def ran_out_message(game):
+def ran_out_message(game: Game) -> str:
     """Why an action came too late: the game was aborted, abandoned or lost on time."""
     if game.status == Status.ABORTED:
         return _("The game was aborted: a player did not make a first move in time.")

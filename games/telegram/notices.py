@@ -9,6 +9,7 @@ keeps within Telegram's limits and calls the Bot API. A notice is sent at most o
 
 import logging
 import time
+from functools import partial
 
 from celery import current_app
 from django.conf import settings
@@ -144,9 +145,7 @@ def on_tournament_game(sender, tournament, game, user_ids, **kwargs):
     here = tournament_presence.here(tournament.pk, user_ids, clocks.now_ms())
     for user_id in user_ids:
         if user_id not in here and links.sending_to(user_id) is not None:
-            transaction.on_commit(
-                lambda user_id=user_id: _queue(TOURNAMENT, user_id, game.pk), robust=True
-            )
+            transaction.on_commit(partial(_queue, TOURNAMENT, user_id, game.pk), robust=True)
 
 
 # --- sending, in the Celery task -------------------------------------------------------------

@@ -111,7 +111,9 @@ def answer(update, origin=None):
     if not _chat_id(message["chat"].get("id")):
         return None  # no chat to answer in
     sender = _dict(message.get("from"))
-    text = message.get("text") if isinstance(message.get("text"), str) else ""
+    text = message.get("text")
+    if not isinstance(text, str):
+        text = ""
     language = links.language_of(sender.get("language_code"))
     command, payload = _command(text.strip())
     private = message["chat"].get("type") == "private"

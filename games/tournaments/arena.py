@@ -45,7 +45,7 @@ def pair(change, now_ms):
         finish_if_done(change, now_ms)
         return []
     play.room_again(change)
-    busy = set()
+    busy: set[int | None] = set()
     for white_id, black_id in Pairing.objects.filter(
         tournament=tournament, status=PairingStatus.PLAYING
     ).values_list("white_id", "black_id"):

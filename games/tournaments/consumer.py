@@ -88,7 +88,9 @@ class TournamentConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebso
         self.wanted = 0  # the newest version announced and not yet sent
         self.flush_task = None
         try:
-            self.tournament_id = str(uuid.UUID(self.scope["url_route"]["kwargs"]["tournament_id"]))
+            self.tournament_id: str | None = str(
+                uuid.UUID(self.scope["url_route"]["kwargs"]["tournament_id"])
+            )
         except ValueError:
             self.tournament_id = None
         exists = (
@@ -222,4 +224,4 @@ class TournamentConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebso
 
 _states = SharedStates()
 #: how many sockets of each event this process holds (their frame is forgotten with the last)
-_event_sockets = {}
+_event_sockets: dict[str | None, int] = {}

@@ -102,7 +102,7 @@ def busy(user_ids, cup_matches=True):
     computer left open does not count) and, with ``cup_matches``, those a cup's match is
     waiting for (both its players known, not yet started: it starts once they are free)."""
     ids = set(user_ids)
-    found = set()
+    found: set[int | None] = set()
     for white, black in (
         Game.objects.active()
         .filter(bot_side="")

@@ -87,12 +87,10 @@ def state(tournament_id, now_ms=None):
         if pairing.status == PairingStatus.PLAYING and pairing.game_id:
             for entrant in pairing.entrants():
                 playing[entrant.pk] = str(pairing.game_id)
+            white, black = pairing.white, pairing.black
+            assert white is not None and black is not None, "a game has both its players"
             games.append(
-                {
-                    "game": str(pairing.game_id),
-                    "white": pairing.white.user_id,
-                    "black": pairing.black.user_id,
-                }
+                {"game": str(pairing.game_id), "white": white.user_id, "black": black.user_id}
             )
     rows = [
         {
@@ -298,7 +296,7 @@ def announcement(tournament_id, user_id):
     )
     if pairing is None or pairing.game is None:
         return None
-    game = pairing.match.latest_game() if pairing.match_id else pairing.game
+    game = pairing.match.latest_game() if pairing.match is not None else pairing.game
     if game.is_over or game.plays or game.match_number not in (None, 1):
         return None
     return {"game": str(game.pk), "starts_at": clocks.to_ms(pairing.created) + play.ANNOUNCE_MS}

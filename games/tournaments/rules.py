@@ -67,7 +67,8 @@ def arena_pairs(free):
     Returns ``[(a, b)]`` (``Free`` items, a ranked above b)."""
     ranked = sorted(free, key=lambda p: (-p.score, -p.rating, p.free_since, str(p.key)))
     order = {player.key: n for n, player in enumerate(ranked)}
-    taken, pairs = set(), []
+    taken: set[object] = set()
+    pairs = []
     for i, player in enumerate(ranked):
         if player.key in taken:
             continue

@@ -6,6 +6,7 @@ from django.contrib import messages
 from django.db.models import Count
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.functional import Promise
 from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
@@ -28,9 +29,9 @@ def table_text(tournament):
     clock"."""
     if tournament.preset == Preset.MATCH and tournament.match_length > 1:
         points = tournament.match_length
-        rules = ngettext("Match to %(points)s point", "Match to %(points)s points", points) % {
-            "points": points
-        }
+        rules: str | Promise = ngettext(
+            "Match to %(points)s point", "Match to %(points)s points", points
+        ) % {"points": points}
     else:
         rules = Preset(tournament.preset).label
     return f"{rules} · {clock_name(tournament.clock_kind)}"

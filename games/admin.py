@@ -180,7 +180,7 @@ class TournamentAdmin(admin.ModelAdmin):
 class RatingRefundAdmin(ReadOnlyAdmin):
     """Rating points given back (``manage.py refund_ratings``), never deleted so a refund is
     never applied twice; its list links to the report of pairs of accounts with many quick
-    decisive rated games between them (``games.collusion``)."""
+    decisive rated games between them (``games.accounts.collusion``)."""
 
     list_display = ("created", "user", "game", "preset", "points", "reason")
     list_filter = ("preset",)

@@ -1,6 +1,7 @@
 """Names of the live protocol (docs/protocol.md) that the server and its clients share: the
-server's read side (``games.services.reading``), the sockets (``games.consumers``,
-``games.echo``) and the load tool's clients, which import no Django (``games.loadtool``)."""
+server's read side (``games.services.reading``), the sockets (``games.live.sockets`` and each
+area's consumer, ``games.live.echo``) and the load tool's clients, which import no Django
+(``games.loadtool``)."""
 
 #: largest frame a socket takes from a page, in characters or bytes
 MAX_FRAME = 4096

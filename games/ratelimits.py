@@ -298,7 +298,7 @@ class SocketPlaces:
             return self._counts[key]
 
 
-#: the open sockets of this process (games.consumers.SocketCap takes and frees the places)
+#: the open sockets of this process (games.live.sockets.SocketCap takes and frees the places)
 open_sockets = SocketPlaces()
 
 

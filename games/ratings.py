@@ -85,7 +85,7 @@ def played_by_both(game, match=None):
 
 def refund_game(game_id, reason):
     """Give back the rating points rated result ``game_id`` moved (a boosted or thrown game
-    found by staff, ``games.collusion``): each account's rating in the game's preset moves
+    found by staff, ``games.accounts.collusion``): each account's rating in the game's preset moves
     back by what the result changed it by (the winner loses what they gained, the loser
     regains what they lost), recorded as a ``RatingRefund``. The games played and won, the
     deviation and the volatility stay as they are. In one transaction; an account already

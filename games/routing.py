@@ -2,7 +2,7 @@
 
 Any other path under the socket router is accepted and closed with 4404, like an unknown
 game, instead of failing the handshake with a server error. ``ws/echo/`` (the load tool's
-baseline, ``games.echo``) exists only when ``settings.LOAD_ECHO`` is true.
+baseline, ``games.live.echo``) exists only when ``settings.LOAD_ECHO`` is true.
 """
 
 from django.conf import settings

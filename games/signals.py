@@ -4,7 +4,7 @@ from django.dispatch import Signal
 
 #: sent inside the transaction that ends a game (``games.services.turns.finish``), with
 #: ``sender`` the Game class and ``game`` the finished game: the post-game analysis listens
-#: (``games.analysis``), so the service layer needs not know it
+#: (``games.room.analysis``), so the service layer needs not know it
 game_finished = Signal()
 
 #: sent inside the transaction that decides a result: a single game's end, or the end of a

@@ -44,7 +44,7 @@ from games.services import outages  # noqa: E402
 logger = logging.getLogger("nardy_site.serve")
 
 #: the largest WebSocket message a client may send (bytes); a game frame is at most
-#: ``games.consumers.MAX_FRAME`` characters, anything between that and this gets the protocol's
+#: ``games.protocol.MAX_FRAME`` characters, anything between that and this gets the protocol's
 #: ``bad_frame`` error, anything larger close code 1009
 MAX_MESSAGE_BYTES = 64 * 1024
 #: the close code of every socket when the server stops (RFC 6455 "Service Restart")

@@ -52,7 +52,7 @@ urlpatterns += [
     # Defined after allauth's own (language-prefixed) one, so reverse("google_callback"), which
     # allauth sends to Google, gives this path.
     path("accounts/google/login/callback/", google_views.oauth2_callback, name="google_callback"),
-    # Position images (games/image_urls.py): one per position ID, in no language.
+    # Position images (games/room/image_urls.py): one per position ID, in no language.
     path("", include("games.room.image_urls")),
     # Every page in every language, with hreflang alternates (rules_pages/sitemaps.py).
     path(

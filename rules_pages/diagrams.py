@@ -6,7 +6,7 @@ that play is legal. The diagrams themselves are declared in ``rules_pages/diagra
 with ``games.engine.check_play``, so a page can never show an illegal play as legal or the
 reverse. Templates show one with ``{% load diagrams %}{% diagram "diagram-id" %}``.
 
-The figure is an inline SVG (``games.board_svg.render_board``) with a ``<figcaption>``; its
+The figure is an inline SVG (``games.room.board_svg.render_board``) with a ``<figcaption>``; its
 ``<title>`` is the caption and its ``<desc>`` an automatic description of the position for
 screen readers (:func:`describe`), both in the active language.
 """

@@ -43,7 +43,7 @@ def note_seen(user_id, address):
     return bool(noted)
 
 
-@receiver(user_logged_in, dispatch_uid="games.collusion.seen_at_sign_in")
+@receiver(user_logged_in, dispatch_uid="games.accounts.collusion.seen_at_sign_in")
 def seen_at_sign_in(sender, request, user, **kwargs):
     """Django's ``user_logged_in``: note where the player signed in from."""
     if request is not None:

@@ -19,7 +19,7 @@ class Profile(models.Model):
     avatar_url = models.URLField(max_length=500, blank=True)
     created = models.DateTimeField(auto_now_add=True)
     #: where and when the player was last seen signing in or entering a rated game (staff
-    #: only: the admin's pairs of accounts that play each other, ``games.collusion``)
+    #: only: the admin's pairs of accounts that play each other, ``games.accounts.collusion``)
     last_address = models.GenericIPAddressField(null=True, blank=True)
     last_seen = models.DateTimeField(null=True, blank=True)
 
@@ -139,7 +139,7 @@ class Abandonment(models.Model):
 
 
 class UsedToken(models.Model):
-    """A one-use sign-in credential already spent (games/one_use.py): ``key`` names it
+    """A one-use sign-in credential already spent (games/accounts/one_use.py): ``key`` names it
     (``"init-data:<hash>"``, ``"telegram-widget:<hash>"``), ``holder`` is the device cookie
     of the browser that spent it ("" when none), and ``expires`` is when the credential
     would be refused as too old anyway, after which beat deletes the row. Kept in the

@@ -10,7 +10,7 @@ local passwords, no sign-up form, no e-mail needed).
 - ``account_menu`` / ``AccountMenuMiddleware``: the header's "Sign in" or name and "Sign out".
 - ``sign_in_services``: the configured providers' names, for pages that say how to sign in;
   ``sign_in_available``: whether any way to sign in exists here (providers or
-  ``games.dev_sign_in``).
+  ``games.accounts.dev_sign_in``).
 """
 
 import base64
@@ -117,7 +117,8 @@ class SocialAccountAdapter(DefaultSocialAccountAdapter):
 
 def sign_in_available(request):
     """True when a visitor can sign in on this server: a provider is configured, or the
-    development sign-in is on (``games.dev_sign_in``). Where it is False, no page offers it."""
+    development sign-in is on (``games.accounts.dev_sign_in``). Where it is False, no page
+    offers it."""
     return dev_sign_in.enabled() or bool(get_social_adapter().list_providers(request))
 
 

@@ -1,6 +1,6 @@
 """HTTP views of players' pages and the leaderboards (docs/protocol.md "HTTP pages"). Thin:
-they read the request, ask ``games.profiles`` and render; the only change made here, a new
-display name, goes through ``games.profiles.rename``."""
+they read the request, ask ``games.accounts.profiles`` and render; the only change made here, a new
+display name, goes through ``games.accounts.profiles.rename``."""
 
 from django import forms
 from django.contrib import messages

@@ -1,7 +1,7 @@
 """Judging one play against the best play of its roll (pure Python and numpy, no Django): the
 expert search's equities of the plays (``games.bots.search`` with the ``expert`` level's
 filters), the play made measured at every ply the search reaches, and the mark of the equity it
-lost. Used by the post-game analysis (``games.analysis``) and the hints
+lost. Used by the post-game analysis (``games.room.analysis``) and the hints
 (``games.services.hints``).
 
 Equities are cubeless points per game for the mover (oin 1, mars 2, koks 3 where the table has

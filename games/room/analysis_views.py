@@ -1,5 +1,5 @@
 """HTTP views of the post-game analysis (docs/protocol.md "Analysis"): the request button of
-the replay page and the small status the page polls. Thin: ``games.analysis`` does the work;
+the replay page and the small status the page polls. Thin: ``games.room.analysis`` does the work;
 access is that of the replay (``views.viewable_game``)."""
 
 from django.http import JsonResponse

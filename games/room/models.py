@@ -442,14 +442,14 @@ class AnalysisStatus(models.TextChoices):
 
 
 class GameAnalysis(models.Model):
-    """The post-game analysis of a finished game (``games.analysis``), one per game.
+    """The post-game analysis of a finished game (``games.room.analysis``), one per game.
 
     ``status``: pending (queued), running, done, failed (``error`` says why). When done:
     ``plays`` is one row per play of the record, in order (``{"n", "side", "dice", "played",
     "plays", "mark"}`` and, unless forced, ``"best"``, ``"best_position"``, ``"best_equity"``,
     ``"played_equity"``, ``"lost"``: cubeless points per game for the mover), ``summary`` is
     ``{"white"|"black": {"analysed", "forced", "best", "mistakes", "blunders", "lost",
-    "error_rate"}}``, ``version`` the ``games.analysis.ANALYSIS_VERSION`` and ``method`` the
+    "error_rate"}}``, ``version`` the ``games.room.analysis.ANALYSIS_VERSION`` and ``method`` the
     evaluator it was made with, ``game_version`` the game's version analysed and
     ``duration_ms`` how long the analysis took."""
 

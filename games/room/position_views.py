@@ -102,7 +102,7 @@ def _image_cache_key(kind, position_id, *extra):
 
 
 def position_svg(request, position_id):
-    """GET ``/position/<id>.svg``: the position drawn by ``games.board_svg``; 404 for a bad ID.
+    """GET ``/position/<id>.svg``: the position drawn by ``games.room.board_svg``; 404 for a bad ID.
     Cached by browsers for a day (an ID always shows the same position), and on the server
     (Django's cache, Redis) per ID, language (the title and description) and renderer."""
     position = _position_or_404(position_id)

@@ -1,5 +1,5 @@
 """HTTP views of the games app (docs/protocol.md "HTTP pages"). Thin: they read the session's
-guest, call ``games.services`` (every change) or the read-only ``games.replays``, and render or
+guest, call ``games.services`` (every change) or the read-only ``games.room.replays``, and render or
 redirect."""
 
 from django.http import Http404, HttpResponseBadRequest

@@ -8,7 +8,7 @@ Sent from a socket's thread inside ``deferred()``, the group message is kept in 
 ``Outbox`` for the consumer to send from its own event loop (no thread hop, no event loop
 per message); anywhere else (Celery, views) it is sent at once. A message that fails to go out
 is logged and not retried: every Daphne process compares the versions of its sockets' games
-every few seconds (``games.socket_watch``), so a lost message costs a snapshot, never a move.
+every few seconds (``games.live.socket_watch``), so a lost message costs a snapshot, never a move.
 """
 
 import copy
@@ -34,10 +34,10 @@ from games.signals import change_delivered
 
 logger = logging.getLogger(__name__)
 
-#: Celery task names (games/tasks.py registers them under these names); CLOCK_TIMEOUT is no
-#: longer sent (the sweep applies deadlines), its task stays for messages an older release queued
+#: Celery task names (games/tasks.py registers them under these names); no task is queued per
+#: clock deadline: beat's sweep applies them (docs/deploy.md says what becomes of an older
+#: release's queued timers)
 BOT_MOVE = "games.bot_move"
-CLOCK_TIMEOUT = "games.clock_timeout"
 PRESENCE_NOTICE = "games.presence_notice"
 HINT = "games.hint"
 #: a hint question not taken by a worker within this many seconds is dropped (the page has

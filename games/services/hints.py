@@ -99,7 +99,7 @@ def judge_last_play(game: Game, viewer: Actor | str | None) -> dict[str, Any]:
     """The docs/protocol.md ``judged`` frame for ``viewer``, searched now (in this process):
     the viewer's latest play against the best play of that roll, as the post-game analysis
     judges it. ``{"type": "judged", "version", "seq" (the play's event), "played", "best",
-    "lost" (points, >= 0), "mark" (games.analysis marks: forced, best, ok, mistake,
+    "lost" (points, >= 0), "mark" (games.room.analysis marks: forced, best, ok, mistake,
     blunder), "message"}``. Raises NoHints, or NothingToJudge before the viewer's first
     play."""
     return _judged_frame(game, _side_with_hints(game, viewer))

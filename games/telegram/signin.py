@@ -105,8 +105,8 @@ def check(request, raw):
     Otherwise the data must be fresh (``TELEGRAM_AUTH_MAX_AGE``) and unused: each signature
     signs in once, so a copy of it replayed from another browser is refused; only the
     browser that used it (its ``config.DEVICE_COOKIE``) may use it again, e.g. after signing
-    out. The uses are kept in the database (``games.one_use``), so a Redis that lost its data
-    forgets none. Raises InitDataRefused."""
+    out. The uses are kept in the database (``games.accounts.one_use``), so a Redis that lost
+    its data forgets none. Raises InitDataRefused."""
     token = config.bot_token()
     device = device_of(request)
     try:

@@ -25,7 +25,7 @@ def group_name(tournament_id):
 def changed(tournament_id, version, paired=()):
     """After the commit, tell the event's sockets ``{"type": "tournament.changed", "version":
     v, "paired": [{"game", "users": [white, black], "starts_at" (ms)}]}``: each reads the new
-    state (once per process, ``games.consumers.SharedStates``) and announces its player's
+    state (once per process, ``games.tournaments.consumer.SharedStates``) and announces its player's
     game."""
     paired = list(paired)
     transaction.on_commit(lambda: send_change(tournament_id, version, paired), robust=True)

@@ -18,10 +18,10 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-# --- Accounts: django-allauth, social sign-in only (games/accounts.py) ----------------------
+# --- Accounts: django-allauth, social sign-in only (games/accounts/sign_in.py) --------------
 # DEV_SIGN_IN (default: on in development, off in production): the sign-in page offers a
-# development sign-in with any name and no password (games/dev_sign_in.py), so rated play can
-# be tried between two browsers on a machine with no sign-in provider.
+# development sign-in with any name and no password (games/accounts/dev_sign_in.py), so rated
+# play can be tried between two browsers on a machine with no sign-in provider.
 DEV_SIGN_IN = env.bool("DEV_SIGN_IN", default=not PRODUCTION)
 if PRODUCTION and DEV_SIGN_IN:
     raise ImproperlyConfigured(

@@ -124,7 +124,7 @@ INSTALLED_APPS = [
     "csp",
     "games",
     "rules_pages",
-    # Accounts: sign-in with Google or Telegram only (games/accounts.py).
+    # Accounts: sign-in with Google or Telegram only (games/accounts/sign_in.py).
     "allauth",
     "allauth.account",
     "allauth.socialaccount",

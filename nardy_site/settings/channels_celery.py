@@ -82,7 +82,7 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env.float("IMPORT_EXPIRY_SECONDS", default=3600.0),
         "options": {"expires": 600},
     },
-    # one-use sign-in claims past their time (games.one_use): the rows go, nothing else
+    # one-use sign-in claims past their time (games.accounts.one_use): the rows go, nothing else
     "forget-used-tokens": {
         "task": "games.forget_used_tokens",
         "schedule": 3600.0,

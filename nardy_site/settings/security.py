@@ -74,7 +74,7 @@ def _content_security_policy():
 CONTENT_SECURITY_POLICY = _content_security_policy()
 
 # --- Load testing ---------------------------------------------------------------------------
-# LOAD_ECHO (default false): serve the bare echo socket ws/echo/ (games/echo.py), the baseline
+# LOAD_ECHO (default false): serve the bare echo socket ws/echo/ (games/live/echo.py), the baseline
 # of the load tool (python -m games.loadtool). Refused in production: no echo endpoint there.
 LOAD_ECHO = env.bool("LOAD_ECHO", default=False)
 if PRODUCTION and LOAD_ECHO:

@@ -295,7 +295,7 @@ def test_the_workers_and_beat_are_celery_commands_of_the_site_app():
 
     app, name, analysis = celery_context(commands(processes["analysis"])[0][1])
     assert name == "worker"
-    # the queue games.analysis sends to when CELERY_QUEUE is not set (settings' default)
+    # the queue games.room.analysis sends to when CELERY_QUEUE is not set (settings' default)
     assert analysis.params["queues"] == ["celery" + QUEUE_SUFFIX]
     assert analysis.params["concurrency"] == 1
 

@@ -1,4 +1,4 @@
-"""games/board_svg.py: the server-side board drawing follows the R1 layout and marks plays."""
+"""games/room/board_svg.py: the server-side board drawing follows the R1 layout and marks plays."""
 
 import xml.etree.ElementTree as ET
 

@@ -6,7 +6,7 @@
  * own side for a player); the server-rendered list (no JavaScript) keeps each mover's own
  * numbering. A finished game's record does not change: the page has no live socket.
  *
- * With a post-game analysis (games/analysis.py; JSON "replay-analysis", and each analysed play
+ * With a post-game analysis (games/room/analysis.py; JSON "replay-analysis", and each analysed play
  * frame's row as `frame.analysis`): under the board, the current play's mark, the equity lost
  * and the best play, with a button that draws the position after the best play instead; while
  * the analysis is queued or running, its status URL is polled and the page reloaded once done.

@@ -1,4 +1,4 @@
-"""The game socket follows the account (games/consumers.py GameConsumer): a signed-in player
+"""The game socket follows the account (games/room/consumer.py GameConsumer): a signed-in player
 plays through the socket by account, from any device; after a logout the same open socket can
 no longer move (its session is read again before each action), and it stops counting the
 player as present."""

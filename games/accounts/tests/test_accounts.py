@@ -1,4 +1,4 @@
-"""Accounts (django-allauth, games/accounts.py): the providers configured from the
+"""Accounts (django-allauth, games/accounts/sign_in.py): the providers configured from the
 environment, the sign-in page and the header's sign-in / sign-out in every language, the
 Telegram sign-in with its checks in front of allauth, the whole Google OAuth2 flow with
 Google's endpoints answered by the test, the Profile made on sign-up, the guest's games that

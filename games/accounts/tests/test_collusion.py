@@ -1,4 +1,4 @@
-"""Boosting shows and can be undone (issue #30, games/collusion.py): staff see pairs of accounts
+"""Boosting shows and can be undone (issue #30, games/accounts/collusion.py): staff see pairs of accounts
 with many quick decisive rated games between them (counts, rating moved, last seen address)
 in the admin, and ``manage.py refund_ratings`` gives the points back once."""
 

@@ -1,4 +1,4 @@
-"""The development sign-in (games/dev_sign_in.py): any name, no password, only where
+"""The development sign-in (games/accounts/dev_sign_in.py): any name, no password, only where
 settings.DEV_SIGN_IN is on; where no way to sign in exists, no page offers one."""
 
 import pytest

@@ -1,5 +1,5 @@
 """A Telegram sign-in signs in once, and a Redis that lost its data does not forget it
-(games/one_use.py, issue #30): the used Mini App openings and widget answers are kept in the
+(games/accounts/one_use.py, issue #30): the used Mini App openings and widget answers are kept in the
 database (``UsedToken``), so after a FLUSHDB a captured sign-in of the last minutes is still
 refused "already used" in another browser; the browser that used an opening may still
 reopen it; the beat task deletes the rows past their time."""

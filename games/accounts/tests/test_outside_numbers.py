@@ -47,7 +47,7 @@ DIGITS_309 = "9" * 309
 DIGITS_4301 = "9" * 4301
 
 
-# --- the sign-in widget (games/accounts.py) -------------------------------------------------
+# --- the sign-in widget (games/accounts/sign_in.py) -------------------------------------------------
 
 
 def widget_signed(fields, token=TOKEN):
@@ -243,7 +243,7 @@ def test_the_mini_apps_limits_are_exact():
         assert refused.value.reason == reason, at
 
 
-# --- the bot's webhook (games/telegram_views.py, games/telegram/webhook.py) -----------------
+# --- the bot's webhook (games/telegram/views.py, games/telegram/webhook.py) -----------------
 
 
 def post_hook(client, body, **extra):
@@ -337,7 +337,7 @@ def test_a_webhook_update_with_a_number_too_long_to_read_is_400(telegram_on, cli
     assert post_hook(client, start_update(chat_id=DIGITS_4301)).status_code == 400
 
 
-# --- the game and lobby sockets (games/consumers.py) ----------------------------------------
+# --- the game and lobby sockets (games/room/consumer.py) ----------------------------------------
 
 #: the codes a refused frame may get here: the frame is malformed, or its version is not the
 #: game's (a version in range but not the current one)
@@ -416,7 +416,7 @@ def test_lobby_frames_with_numbers_out_of_range_get_an_error_frame(caplog):
     assert not [record for record in caplog.records if record.levelno >= logging.ERROR]
 
 
-# --- forms and paths (games/views.py, games/profile_views.py) -------------------------------
+# --- forms and paths (games/room/views.py, games/accounts/views.py) -------------------------------
 
 
 @pytest.mark.django_db

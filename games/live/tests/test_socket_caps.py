@@ -1,5 +1,5 @@
 """Caps of open sockets per visitor and per address (games.ratelimits.SocketPlaces,
-games.consumers.SocketCap; docs/protocol.md "Rate limits"): a socket over a cap gets a
+games.live.sockets.SocketCap; docs/protocol.md "Rate limits"): a socket over a cap gets a
 ``too_many_sockets`` error and the close 4429, the open ones go on, and a socket that ends,
 however it ends, gives its place back. Through the real ASGI stack (origin check, session and
 auth middleware); each test counts in a fresh ``open_sockets`` of its own."""

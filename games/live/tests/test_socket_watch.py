@@ -1,4 +1,4 @@
-"""The socket watch (games/socket_watch.py): a socket left behind its game is caught up with a
+"""The socket watch (games/live/socket_watch.py): a socket left behind its game is caught up with a
 snapshot, unless its process hears group messages late enough that the change may still be
 on its way (a backlog answered with snapshots would only deepen)."""
 

@@ -1,4 +1,4 @@
-"""Matchmaking (games/lobby.py) and the lobby socket ws/lobby/ (docs/protocol.md "Lobby"):
+"""Matchmaking (games/lobby/pairing.py) and the lobby socket ws/lobby/ (docs/protocol.md "Lobby"):
 pairing by rating with a window that widens with waiting time, same table only, one waiting
 entry per account, leaving on disconnect, signed-in accounts only, the beat task, and
 concurrent joins; the lobby page."""

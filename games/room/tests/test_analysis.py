@@ -1,4 +1,4 @@
-"""Post-game analysis (games/analysis.py): the judgement of plays by the hard evaluator, the
+"""Post-game analysis (games/room/analysis.py): the judgement of plays by the hard evaluator, the
 stored analysis (once per game, on request or after a game against the computer), the replay
 page's marks and summary, the request button, and the task in a real Celery worker."""
 

@@ -1,4 +1,4 @@
-"""A socket the server closed sends nothing more, whoever closed it (games/consumers.py
+"""A socket the server closed sends nothing more, whoever closed it (games/room/consumer.py
 ``QuietAfterClose``): Daphne closes a socket itself with 1009 for a message too big (1007,
 1002, 1012 at a restart), and the consumer hears of it only when its next send is refused
 with autobahn's ``Disconnected`` ("Attempt to send on a closed protocol"). A game's resync

@@ -1,4 +1,4 @@
-"""The Mini App's pages and sign-in (games/telegram_views.py, games/telegram/signin.py,
+"""The Mini App's pages and sign-in (games/telegram/views.py, games/telegram/signin.py,
 pages.py): off without a bot; signed initData signs in to the account of the Telegram sign-in
 (made on the first visit, a guest's games moved to it), in the Telegram user's language, on
 to what the startapp link names; replays, expired and tampered data change nothing; pages

@@ -278,7 +278,7 @@ test("the page's sleep and wake: visible again, back from the cache, online; eve
   assert.equal(a.seen.connected, 1); // a's new socket is still connecting
 });
 
-test("the close codes are the server's (games/consumers.py)", () => {
+test("the close codes are the server's (games/room/consumer.py)", () => {
   assert.equal(CLOSE_NOT_SIGNED_IN, 4401);
   assert.equal(CLOSE_NOT_FOUND, 4404);
   assert.equal(CLOSE_TOO_MANY_SOCKETS, 4429);

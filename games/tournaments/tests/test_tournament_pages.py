@@ -1,4 +1,4 @@
-"""The tournament pages (games.tournament_views) through Django's test client: the list, an
+"""The tournament pages (games.tournaments.views) through Django's test client: the list, an
 arena's standings and a cup's bracket, entering and leaving by form, the game page's link back
 to its event, and the podium on a player's page; in English, Russian and Bulgarian."""
 

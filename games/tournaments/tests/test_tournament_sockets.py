@@ -1,4 +1,4 @@
-"""The tournament socket (games.consumers.TournamentConsumer, docs/protocol.md "Tournaments"):
+"""The tournament socket (games.tournaments.consumer.TournamentConsumer, docs/protocol.md "Tournaments"):
 the state on connect and after each change, the "paired" frame to the two players only and in
 their page's language, presence kept while the socket is open, and refusals."""
 

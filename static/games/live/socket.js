@@ -14,7 +14,7 @@
  * - the pause between attempts: 0.5 s, 1 s, 2 s … up to 10 s, each ±20 % so that many pages do
  *   not come back at once; it starts again from 0.5 s after a greeting, and at once after a
  *   1012 (a server stopping for a restart: another one takes the page);
- * - the server's close codes (games/consumers.py): 4001 the session signed out or in (the page
+ * - the server's close codes (games/room/consumer.py): 4001 the session signed out or in (the page
  *   loads again with the cookies it has now: no new socket); 4401 not signed in, 4403 refused,
  *   4404 not found (the end: no new socket); 4429 too many sockets open (tried again only every
  *   30 s, ±10 %: each try costs the server a socket); 4013 too many sockets opened lately, and

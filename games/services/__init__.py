@@ -3,8 +3,9 @@
 Each change locks the game row, checks who acts and whether the request is still current,
 applies the rules engine, records each change as a ``GameEvent`` with a higher ``version``,
 saves once and, only after the commit, tells the game's sockets and queues the computer's
-move and the clock's timer (``unit.changing``, ``dispatch``). A request that fails a check
-raises a ``GameError`` whose ``code`` is a docs/protocol.md error code and changes nothing.
+move (``unit.changing``, ``dispatch``); deadlines are applied by beat's sweep (``timeouts``).
+A request that fails a check raises a ``GameError`` whose ``code`` is a docs/protocol.md error
+code and changes nothing.
 
 One module per concern, the way Zulip splits its actions:
 
@@ -20,6 +21,7 @@ One module per concern, the way Zulip splits its actions:
 | ``presence`` | sockets coming and going, the claim's grace period |
 | ``unit``, ``dispatch`` | the unit of work; everything sent after a commit |
 | ``reading``, ``legal`` | snapshots and events as the sockets get them; the legal plays |
+| ``projection`` | what one viewer is sent after a change: nothing, a snapshot or its event |
 | ``wording`` | what a player reads |
 | ``records`` | imported game records |
 | ``outages`` | the heartbeat; clocks credited with the time the site was down |

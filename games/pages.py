@@ -1,13 +1,11 @@
 """What every page view shares: who is asking (the account or the session's guest), the
 sign-in link, and refusals (rate limits, a full site, a playban) as responses."""
 
-from django.db.models import Q
 from django.urls import reverse
 from django.utils.http import urlencode
 
 from games import admission, ratelimits, services
 from games.accounts.guests import GUEST_SESSION_KEY, ensure_guest_id
-from games.room.models import Game
 
 
 def viewer_of(request, create=True):
@@ -21,19 +19,6 @@ def viewer_of(request, create=True):
         ensure_guest_id(request) if create else request.session.get(GUEST_SESSION_KEY) or None
     )
     return services.Actor(guest_id=guest_id, user_id=user_id)
-
-
-def games_of(viewer):
-    """The games ``viewer`` (a ``services.Actor``) plays: those of their account or of their
-    session's guest id."""
-    found = Q()
-    if viewer.user_id:
-        found |= Q(white_user_id=viewer.user_id) | Q(black_user_id=viewer.user_id)
-    if viewer.guest_id:
-        found |= Q(white_guest=viewer.guest_id) | Q(black_guest=viewer.guest_id)
-    if not found:
-        return Game.objects.none()
-    return Game.objects.filter(found)
 
 
 def login_url(next_path):

@@ -13,7 +13,8 @@ from games.accounts import profiles
 from games.challenges.models import Challenge, ChallengeStatus
 from games.challenges.views import challenge_context
 from games.choices import Status, other_side
-from games.pages import games_of, viewer_of
+from games.pages import viewer_of
+from games.room.models import Game
 from games.tables import NewGameForm
 
 #: a change less than this old is shown as "just now", not "0 minutes ago"
@@ -106,3 +107,16 @@ def my_games(request):
             "new_game_form": NewGameForm(),
         },
     )
+
+
+def games_of(viewer):
+    """The games ``viewer`` (a ``services.Actor``) plays: those of their account or of their
+    session's guest id."""
+    found = Q()
+    if viewer.user_id:
+        found |= Q(white_user_id=viewer.user_id) | Q(black_user_id=viewer.user_id)
+    if viewer.guest_id:
+        found |= Q(white_guest=viewer.guest_id) | Q(black_guest=viewer.guest_id)
+    if not found:
+        return Game.objects.none()
+    return Game.objects.filter(found)

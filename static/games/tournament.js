@@ -267,7 +267,20 @@ function start(root) {
     }
   }
 
-  const live = createLiveSocket({ url: socketUrl(root.dataset.wsPath), onFrame });
+  // the tournament page says when its standings may be behind (a game page has its own notice)
+  const offlineEl = $("t-offline");
+  function showOffline(lost) {
+    if (!offlineEl) return;
+    offlineEl.textContent = lost ? gettext("Connection lost: reconnecting…") : "";
+    offlineEl.hidden = !lost;
+  }
+
+  const live = createLiveSocket({
+    url: socketUrl(root.dataset.wsPath),
+    onFrame,
+    onConnected: () => showOffline(false),
+    onLost: () => showOffline(true),
+  });
   window.setInterval(tick, TICK_MS);
   tick();
   live.connect();

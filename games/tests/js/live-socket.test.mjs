@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import {
   CLOSE_DROPPED, CLOSE_NOT_FOUND, CLOSE_NOT_SIGNED_IN, CLOSE_SERVICE_RESTART, CLOSE_SESSION_CHANGED,
   CLOSE_TOO_MANY_SOCKETS, CLOSE_TRY_AGAIN_LATER, FINAL_CLOSES, RETRY_MAX_MS, TOO_MANY_RETRY_MS,
-  createLiveSocket, retryDelay, socketUrl, tooManyDelay, wakeLiveSockets, watchSleep,
+  createLiveSocket, dropLiveSockets, retryDelay, socketUrl, tooManyDelay, wakeLiveSockets, watchSleep,
 } from "../../../static/games/live/socket.js";
 import { FakeSocket, useFakeClock } from "./fakes.mjs";
 
@@ -276,6 +276,23 @@ test("the page's sleep and wake: visible again, back from the cache, online; eve
   wakeLiveSockets(); // Telegram's "activated" (js/telegram-app.js)
   assert.equal(b.seen.woken, 4);
   assert.equal(a.seen.connected, 1); // a's new socket is still connecting
+  win.dispatchEvent(new Event("offline")); // the network gone: both dropped, both lost
+  assert.deepEqual([a.seen.lost.at(-1), b.seen.lost.at(-1)], [4000, 4000]);
+});
+
+test("the network gone: every connected socket is dropped at once and the page says it is lost", () => {
+  const a = page();
+  const b = page();
+  a.live.connect();
+  a.latest().open();
+  b.live.connect(); // still connecting: dropped too
+  dropLiveSockets(); // the window's "offline" event (watchSleep)
+  assert.deepEqual(a.latest().closedWith, { code: 4000, reason: "offline" });
+  assert.deepEqual([a.seen.lost, b.seen.lost], [[4000], [4000]]);
+  dropLiveSockets(); // nothing left to drop: no second "lost"
+  assert.deepEqual(a.seen.lost, [4000]);
+  advance(500); // the growing pause, then a new attempt (it fails while offline)
+  assert.equal(a.sockets.length, 2);
 });
 
 test("the close codes are the server's (games/room/consumer.py)", () => {

@@ -23,7 +23,9 @@
  *   from the back-forward cache (pageshow), the network returns (online) or Telegram brings the
  *   app back (wakeLiveSockets), a page waiting to reconnect tries at once, and a connected page
  *   asks for what it may have missed (onWake: the room asks for a snapshot). A page told to
- *   wait after 4429 keeps its 30 s.
+ *   wait after 4429 keeps its 30 s. When the browser says the network is gone (offline), every
+ *   socket is dropped at once, so the page says so instead of waiting for a silence it may not
+ *   be watching yet.
  *
  * Resyncing after a reconnect is the server's part and the page's: the server sends its state
  * on every connect (the room's snapshot, the tournament, the lobby's wait), and onConnected lets
@@ -94,6 +96,11 @@ export function wakeLiveSockets() {
   for (const live of [...sockets]) live.wake();
 }
 
+/** The browser lost the network: drop every live socket of the page (each says it is lost). */
+export function dropLiveSockets() {
+  for (const live of [...sockets]) live.offline();
+}
+
 /**
  * Listen to the page's sleep and wake: a tab shown again, a page back from the back-forward
  * cache, the network back. Done once per page, when its first live socket is made.
@@ -111,6 +118,7 @@ export function watchSleep(doc, win) {
     if (event.persisted) wakeLiveSockets();
   });
   win.addEventListener("online", wakeLiveSockets);
+  win.addEventListener("offline", dropLiveSockets);
   return true;
 }
 
@@ -277,6 +285,11 @@ export function createLiveSocket({
     }
   }
 
+  /** The network is gone: drop the socket, if any, as a lost connection (see dropLiveSockets). */
+  function offline() {
+    if (!over && socket) drop(socket, "offline");
+  }
+
   /**
    * No more attempts and no more frames (the page is leaving, e.g. for a game just paired);
    * the socket itself is left open until the page goes.
@@ -293,6 +306,7 @@ export function createLiveSocket({
     isOpen,
     isConnected: () => greeted && isOpen(),
     wake,
+    offline,
     stop,
   };
   sockets.add(live);

@@ -57,6 +57,8 @@ QUESTIONS = ("hint", "judge")
 
 #: what a read of a game that is gone returns
 GAME_GONE = object()
+#: a read found that the session no longer confirms the player this socket played for
+SEAT_LOST = object()
 
 
 class GameConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
@@ -77,7 +79,7 @@ class GameConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketCo
     ``error`` frames (a ``stale_version`` is followed by a snapshot); a ``game.changed`` group
     message is passed on as this viewer's ``event`` frame (docs/protocol.md "Events").
     Connecting and asking for snapshots never make a move nor queue a computer move; they
-    only apply a clock deadline that has already passed (so nobody sees a clock past zero).
+    only settle a clock deadline that has already passed (``services.settle_clock``).
     Interface text is in the language named by the ``lang`` query parameter, if it is one
     of ``settings.LANGUAGES``.
 
@@ -334,6 +336,15 @@ class GameConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketCo
         if frame is GAME_GONE:
             await self.close(code=CLOSE_NOT_FOUND)
             return
+        if frame is SEAT_LOST:
+            await self.close(code=CLOSE_SESSION_CHANGED)
+            return
+        if frame["game"]["you"] is not None and self.side is None:
+            # the game became this viewer's after the socket opened as an onlooker's (the
+            # guest who played it signed in to the viewer's account elsewhere): the page comes
+            # back to take the seat, with its actions, presence and legal plays
+            await self.close(code=CLOSE_SESSION_CHANGED)
+            return
         if self.view.snapshot_sent(frame, force):
             await self.send(text_data=frame_text(frame))
 
@@ -376,6 +387,8 @@ class GameConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketCo
         answer = await self._settled_read(service)
         if answer is GAME_GONE:
             await self.close(code=CLOSE_NOT_FOUND)
+        elif answer is SEAT_LOST:
+            await self.close(code=CLOSE_SESSION_CHANGED)
         elif answer is not None:
             await self.send(text_data=frame_text(answer))
 
@@ -457,7 +470,9 @@ class GameConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketCo
     def _settled_read(self, service, recheck=True):
         """``service(game, actor)`` (a read) on the game as it stands, in the socket's language
         (``recheck``: the socket's session read again first), after an expired clock is
-        settled (``services.settle_clock``, the one write here); GAME_GONE if it is gone."""
+        settled (``services.settle_clock``, the one write here); GAME_GONE if it is gone,
+        SEAT_LOST if the recheck took away the side this socket played (the caller closes it
+        with CLOSE_SESSION_CHANGED, as ``_identity_checked`` does)."""
         try:
             game = Game.objects.get(pk=self.game_id)
         except Game.DoesNotExist:
@@ -466,7 +481,9 @@ class GameConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketCo
         # same outcome whichever arrives first
         game = services.settle_clock(game)
         if recheck:
-            self._recheck_identity()
+            played = self.side is not None
+            if self._recheck_identity() and played:
+                return SEAT_LOST
         with translation.override(self.language):
             return service(game, self.actor)
 

@@ -212,11 +212,14 @@ def match_of(game: Game) -> dict[str, Any] | None:
 
 
 def event_rows(game: Game, after_seq: int = 0) -> list[EventRow]:
-    """The game's events after ``after_seq`` in ``seq`` order, as ``EventRow``s: events are
-    only ever added, so a reader that keeps the rows it has asks only for the new ones."""
+    """The game's events after ``after_seq`` up to the version of ``game`` as read, in ``seq``
+    order (an event's ``seq`` is the version it made), as ``EventRow``s: events are only ever
+    added, so a reader that keeps the rows it has asks only for the new ones. A change that
+    commits between the read of the game row and this query is left out, so a snapshot never
+    names version V with the play of V+1 in its history."""
     return [
         EventRow(*row)
-        for row in game.events.filter(seq__gt=after_seq)
+        for row in game.events.filter(seq__gt=after_seq, seq__lte=game.version)
         .order_by("seq")
         .values_list(*HISTORY_FIELDS)
     ]

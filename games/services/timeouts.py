@@ -1,6 +1,6 @@
-"""Deadlines that pass (RULES.md R11; docs/protocol.md "Clocks"): the beat sweep's work (and
-the Celery timer task an older release queued), and reading a game as it stands now (a page
-never shows a clock past zero). What a passed deadline does to the game is
+"""Deadlines that pass (RULES.md R11; docs/protocol.md "Clocks"): the beat sweep's work, and
+settling a game's clock before a page or a socket reads it (``settle_clock``: no reader shows
+a clock run out for longer than ``TIMER_GRACE_MS``). What a passed deadline does to the game is
 ``turns.apply_expired``."""
 
 import logging
@@ -83,7 +83,7 @@ def settle_clock(game: Game) -> Game:
     the sweep) before the sweep applied it, and return the game as it stands after (``game``
     itself when nothing was due). A write (``apply_timeouts``: its own transaction, events
     after commit), called explicitly by a page or a socket before it reads the game, so that
-    no reader shows a clock past zero; the read side itself never writes."""
+    no reader shows a clock run out for longer than that grace; the read side never writes."""
     if game.deadline is None or clocks.to_ms(game.deadline) > clocks.now_ms() - TIMER_GRACE_MS:
         return game
     return apply_timeouts(game.pk) or Game.objects.get(pk=game.pk)

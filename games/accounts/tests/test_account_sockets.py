@@ -278,3 +278,63 @@ def test_a_guest_who_signs_in_keeps_the_seat_through_a_new_socket(fixed, monkeyp
     side, code, you = run(scenario)
     assert side in ("white", "black") and code == sockets.CLOSE_SESSION_CHANGED
     assert you == side and Game.objects.get(pk=game.pk).user_of(side) == user.pk
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("frame", [{"type": "snapshot"}, {"type": "why", "point": 24}])
+def test_a_guest_who_signs_in_elsewhere_and_asks_before_the_touch_is_closed_not_made_an_onlooker(
+    fixed, monkeypatch, frame
+):
+    # The page asks for a snapshot whenever its tab shows again. Asked after a sign-in in
+    # another tab and before the presence touch, the read that rechecks the session used to
+    # drop the seat and answer as to an onlooker, leaving the socket open and the player
+    # "away" (the opponent could claim the win with the player's tab open).
+    monkeypatch.setattr(services, "PRESENCE_TOUCH_MS", 60_000)
+    guest = Client()
+    guest.post("/en/new/", {"level": "easy", "side": "white"})
+    game = Game.objects.get()
+    user = User.objects.create_user("player")
+
+    async def scenario():
+        comm = await socket_of(guest, game.id)
+        side = (await connect(comm))["you"]
+        await sync_to_async(guest.force_login)(user)  # the sign-in, in another tab
+        await comm.send_json_to(frame)
+        while True:
+            output = await comm.receive_output(timeout=TIMEOUT)
+            if output["type"] == "websocket.close":
+                break
+            assert '"you": null' not in output.get("text", "")  # never told it is an onlooker
+        await comm.disconnect()
+        return side, output["code"]
+
+    side, code = run(scenario)
+    assert side == "white" and code == sockets.CLOSE_SESSION_CHANGED
+
+
+def test_an_onlooker_whose_account_takes_over_the_game_is_sent_back_to_take_the_seat(fixed):
+    # The account watches a guest's game; the guest then signs in to that account elsewhere,
+    # so the game is the account's. The onlooker's socket used to get snapshots naming its
+    # side and events without its actions or legal plays, and never counted as present.
+    user = User.objects.create_user("watcher")
+    game = new_bot_game(fixed, opening=(6, 5), guest="the-guest")
+    watcher = signed_in_client(user)
+
+    async def scenario():
+        comm = await socket_of(watcher, game.id)
+        assert (await connect(comm))["you"] is None
+        await sync_to_async(services.adopt_guest_games)("the-guest", user.pk)
+        await comm.send_json_to({"type": "snapshot"})  # e.g. the tab shown again
+        while True:
+            output = await comm.receive_output(timeout=TIMEOUT)
+            if output["type"] == "websocket.close":
+                break
+        await comm.disconnect()
+        again = await socket_of(watcher, game.id)  # the page back, as the player
+        back = await connect(again)
+        await again.disconnect()
+        return output["code"], back
+
+    code, back = run(scenario)
+    assert code == sockets.CLOSE_SESSION_CHANGED
+    assert back["you"] == "white" and "play" in back["actions"] and back["legal"]

@@ -12,8 +12,11 @@ from games.tests.factories import (
     HUMAN,
     ONLOOKER,
     FixedDice,
+    guest_to_act,
     new_bot_game,
+    new_people_game,
     play_human_turn,
+    play_turn,
     set_position,
     state,
     unchanged,
@@ -452,3 +455,16 @@ def test_signing_in_never_seats_one_account_on_both_sides(django_user_model):
     assert game.side_of(services.Actor(guest_id="guest-two", user_id=user.pk)) == "black"
     assert game.side_of(services.Actor(guest_id="guest-one", user_id=user.pk)) == "white"
     assert game.side_of(services.Actor(guest_id="elsewhere", user_id=user.pk)) == "white"
+
+
+def test_a_snapshot_of_a_game_read_before_a_change_committed_leaves_that_change_out():
+    # A socket reads the game row, another process's play commits, then the snapshot reads the
+    # events: the history must stop at the version read, or a client that then gets the
+    # change's event shows the play twice.
+    game = new_people_game(True)
+    read = Game.objects.get(pk=game.pk)  # the row as the socket read it
+    play_turn(game.pk)  # committed meanwhile
+    assert Game.objects.get(pk=game.pk).version > read.version
+    snap = services.snapshot(read, guest_to_act(read))["game"]
+    assert snap["version"] == read.version
+    assert all(entry["version"] <= read.version for entry in snap["history"])

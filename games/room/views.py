@@ -32,6 +32,7 @@ ROOM_MODULES = tuple(
         "staging",
         "state",
         "texts",
+        "turn-notice",
     )
 )
 

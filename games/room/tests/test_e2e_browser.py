@@ -470,3 +470,49 @@ def test_guest_resigns_on_a_phone_in_russian_and_sees_the_result(daphne_server, 
     new_id = re.search(r"([0-9a-f-]{36})/$", page.url).group(1)
     again = in_thread(lambda: Game.objects.get(pk=new_id))
     assert again.status == "active" and again.preset == game.preset
+
+
+#: makes the page think it is hidden or shown (a tab in the background), as Chromium would say
+SET_VISIBILITY_JS = """(state) => {
+  Object.defineProperty(document, "visibilityState", { get: () => state, configurable: true });
+  document.dispatchEvent(new Event("visibilitychange"));
+}"""
+
+
+@pytest.mark.parametrize(
+    ("language", "viewport", "label", "your_turn"),
+    [("ru", PHONE, "Играть с компьютером", "Ваш ход")],
+)
+def test_a_hidden_page_says_in_its_title_and_icon_that_the_turn_has_come(
+    daphne_server, browser, language, viewport, label, your_turn
+):
+    deadline = time.monotonic() + 60
+    page, _game_id, page_errors = open_new_game(
+        browser, daphne_server.base, language=language, label=label, viewport=viewport
+    )
+    title = page.title()
+    while next_action(page, deadline) != "roll":  # the computer may open: wait for our roll
+        take_turn(page, next_action(page, deadline))
+    page.evaluate(SET_VISIBILITY_JS, "hidden")  # our turn already: marked as the page hides
+    assert page.title() == f"● {your_turn} · {title}"
+    page.evaluate(SET_VISIBILITY_JS, "visible")
+    assert page.title() == title
+    take_turn(page, "roll")
+    action = next_action(page, deadline)  # our play (or pass)
+    version = int(page.locator("#game").get_attribute("data-version"))
+    page.evaluate(SET_VISIBILITY_JS, "hidden")  # we look elsewhere as we send it
+    take_turn(page, action)
+    # the computer plays (versions after ours) and the turn comes back to the hidden page
+    page.wait_for_function(
+        """(v) => Number(document.getElementById("game").dataset.version) > v + 1
+                  && document.title.startsWith("●")""",
+        arg=version,
+        timeout=30_000,
+    )
+    assert page.title() == f"● {your_turn} · {title}"
+    assert "favicon-turn" in page.locator('link[rel="icon"]').get_attribute("href")
+    page.evaluate(SET_VISIBILITY_JS, "visible")  # back: the title and the icon as they were
+    assert page.title() == title
+    assert "favicon-turn" not in page.locator('link[rel="icon"]').get_attribute("href")
+    page.close()
+    assert not page_errors, page_errors

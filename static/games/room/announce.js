@@ -8,7 +8,7 @@
  * @param {{message: HTMLElement, announce: ?HTMLElement}} els
  * @param {{settings: {sound: boolean}}} state
  * @returns {{announce: (text: string) => void, showMessage: (text: string, kind: string) => void,
- *   showError: (text: string) => void, tone: (kind: string) => void}}
+ *   showError: (text: string) => void, tone: (kind: string) => void, chime: () => void}}
  */
 export function createAnnouncer(els, state) {
   let audio = null;
@@ -59,5 +59,32 @@ export function createAnnouncer(els, state) {
     }
   }
 
-  return { announce, showMessage, showError, tone };
+  /**
+   * The turn chime (turn-notice.js): two rising notes, played whatever the "Sounds" setting
+   * says, since the player chose it apart; a browser that allows no sound yet stays silent.
+   */
+  function chime() {
+    const Ctx = window.AudioContext || window.webkitAudioContext;
+    if (!Ctx) return;
+    try {
+      if (!audio) audio = new Ctx();
+      const now = audio.currentTime;
+      for (const [at, freq] of [[0, 660], [0.14, 880]]) {
+        const osc = audio.createOscillator();
+        const gain = audio.createGain();
+        osc.type = "sine";
+        osc.frequency.value = freq;
+        gain.gain.setValueAtTime(0.0001, now + at);
+        gain.gain.exponentialRampToValueAtTime(0.18, now + at + 0.01);
+        gain.gain.exponentialRampToValueAtTime(0.0001, now + at + 0.3);
+        osc.connect(gain).connect(audio.destination);
+        osc.start(now + at);
+        osc.stop(now + at + 0.32);
+      }
+    } catch (err) {
+      // No sound is no harm.
+    }
+  }
+
+  return { announce, showMessage, showError, tone, chime };
 }

@@ -8,6 +8,7 @@ import { fmt, focusInView, fromWhite } from "../board.js";
 import { can, cubeOffer, saveSettings } from "./state.js";
 import { canStage, currentNode, nextSteps, shownPosition, stagedPlay, stagePath, unstageLast } from "./staging.js";
 import { resignQuestion, statusText } from "./texts.js";
+import { turnSoundOn } from "./turn-notice.js";
 
 /**
  * @param {Object<string, HTMLElement>} els  the room's elements (main.js)
@@ -319,11 +320,13 @@ export function createControls(els, state, { connection, say, render, stopAnimat
 
   for (const [name, input] of Object.entries(els.settings)) {
     if (!input) continue;
-    input.checked = Boolean(state.settings[name]);
+    // the turn chime's default depends on the opponent until the player sets it
+    input.checked = name === "turnSound" ? turnSoundOn(state.settings, state.game) : Boolean(state.settings[name]);
     input.addEventListener("change", () => {
       state.settings[name] = input.checked;
       saveSettings(storage, state.settings);
       if (name === "sound" && input.checked) say.tone("move");
+      if (name === "turnSound" && input.checked) say.chime();
       if (name === "animate" && !input.checked && state.anim) stopAnimation();
       els.root.classList.toggle("reader-mode", Boolean(state.settings.reader));
       render();

@@ -23,6 +23,7 @@ import { playedSince } from "./protocol.js";
 import { createConnection } from "./socket.js";
 import { createState, loadSettings, myTurn, you } from "./state.js";
 import { isBot, openingLine, playText, ratingLines, resultReason, resultTitle, statusText } from "./texts.js";
+import { createTurnNotice } from "./turn-notice.js";
 
 const NEXT_GAME_S = 6; // seconds before a match moves on to its next game
 
@@ -87,6 +88,7 @@ function elements() {
       autoPass: $("set-auto-pass"),
       reader: $("set-reader"),
       hints: $("set-hints"),
+      turnSound: $("set-turn-sound"),
     },
   };
 }
@@ -126,6 +128,13 @@ function start(rootEl) {
     connection, say, render, stopAnimation: board.stopAnimation, storage, board,
   });
   const coach = createCoach(els, state, { connection });
+  const turn = createTurnNotice({
+    doc: document,
+    state,
+    turnIcon: rootEl.dataset.turnIcon,
+    yourTurn: gettext("Your turn"),
+    chime: say.chime,
+  });
 
   function render() {
     const { pips, off } = board.draw();
@@ -134,6 +143,7 @@ function start(rootEl) {
     panels.drawPage();
     controls.draw();
     coach.draw();
+    turn.update();
     rootEl.dataset.phase = state.game.phase || "";
     rootEl.dataset.version = String(state.game.version);
     rootEl.dataset.gameId = String(state.game.id);

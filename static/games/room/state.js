@@ -16,6 +16,8 @@ const SETTINGS_KEY = "nardy.room.settings";
  * @property {boolean} reader  screen-reader mode (describe positions, keep the move form)
  * @property {boolean} hints  in casual games against the computer: the hint button, and what
  *   each own play lost (coach.js)
+ * @property {?boolean} turnSound  a chime when the turn comes on a hidden page; null: the
+ *   default (on against people, off against the computer: turn-notice.js)
  */
 
 /**
@@ -25,7 +27,7 @@ const SETTINGS_KEY = "nardy.room.settings";
  * @returns {Settings}
  */
 export function loadSettings(storage, reducedMotion) {
-  const defaults = { animate: !reducedMotion, sound: false, autoConfirm: false, autoPlay: false, autoPass: false, reader: false, hints: false };
+  const defaults = { animate: !reducedMotion, sound: false, autoConfirm: false, autoPlay: false, autoPass: false, reader: false, hints: false, turnSound: null };
   try {
     const saved = JSON.parse(storage.getItem(SETTINGS_KEY) || "{}");
     return Object.assign(defaults, saved && typeof saved === "object" ? saved : {});

@@ -29,6 +29,7 @@ from games.live.sockets import (
     parse_json,
     rate_limited_frame,
 )
+from games.room import rematch
 from games.room.models import Game
 from games.services import dispatch, projection
 
@@ -55,6 +56,11 @@ ACTIONS = {
 QUESTIONS = ("hint", "judge")
 
 
+#: the rematch's frames after a finished game (docs/protocol.md "Rematch"): no version, the
+#: game is over; ``games.room.rematch`` decides and tells every socket of the game
+REMATCH_FRAMES = ("rematch", "rematch_decline")
+
+
 #: what a read of a game that is gone returns
 GAME_GONE = object()
 #: a read found that the session no longer confirms the player this socket played for
@@ -75,9 +81,12 @@ class GameConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketCo
     CLOSE_SESSION_CHANGED for the page to come back with its new cookies, so a socket left
     open after a logout can no longer move. Client frames: ``roll``, ``play``,
     ``double``, ``take``, ``drop``, ``resign`` (each with ``version``), ``claim`` (the win
-    against an absent opponent), ``snapshot`` and ``why`` (read only). Errors are sent as
-    ``error`` frames (a ``stale_version`` is followed by a snapshot); a ``game.changed`` group
-    message is passed on as this viewer's ``event`` frame (docs/protocol.md "Events").
+    against an absent opponent), ``snapshot`` and ``why`` (read only), ``rematch`` and
+    ``rematch_decline`` after a finished game (``games.room.rematch``; the outcome reaches
+    every socket as a ``game.rematch`` message, sent on as its viewer's ``rematch`` frame).
+    Errors are sent as ``error`` frames (a ``stale_version`` is followed by a snapshot); a
+    ``game.changed`` group message is passed on as this viewer's ``event`` frame
+    (docs/protocol.md "Events").
     Connecting and asking for snapshots never make a move nor queue a computer move; they
     only settle a clock deadline that has already passed (``services.settle_clock``).
     Interface text is in the language named by the ``lang`` query parameter, if it is one
@@ -165,6 +174,8 @@ class GameConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketCo
             # the player first: their opponent must learn they left even if Redis fails below
             if getattr(self, "side", None) is not None:
                 await self._call(services.player_left, self.game_id, self.channel_name)
+                # leaving a finished game withdraws the player's rematch offer
+                await self._call(rematch.left, self.game_id, self.side)
         finally:
             for group in (getattr(self, "group", None), getattr(self, "session_group", None)):
                 if group:
@@ -257,6 +268,9 @@ class GameConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketCo
             if frame["type"] in QUESTIONS:
                 await self.ask(frame["type"])
                 return
+            if frame["type"] in REMATCH_FRAMES:
+                await self.answer_rematch(frame["type"])
+                return
             await self._act(frame)
         except services.GameError as error:
             await self.send_error(
@@ -281,6 +295,28 @@ class GameConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketCo
             await self.send_snapshot(force=update.force, recheck=False)
         elif update.kind == projection.EVENT:
             await self.send(text_data=frame_text(update.frame))
+
+    async def answer_rematch(self, kind):
+        """A ``rematch`` (offer, or accept the opponent's) or ``rematch_decline`` frame: every
+        socket of the game hears the outcome as a ``game.rematch`` message."""
+        visitor = ratelimits.scope_identity(self.scope, self.actor.user_id)
+
+        def act():
+            with translation.override(self.language):
+                if kind == "rematch":
+                    rematch.offer(self.game_id, self.actor, visitor)
+                else:
+                    rematch.decline(self.game_id, self.actor)
+
+        await self._call(act)
+
+    async def game_rematch(self, message):
+        """Group message ``game.rematch`` (``dispatch.send_rematch``): this viewer's ``rematch``
+        frame (``projection.rematch_frame`` decides; none for an onlooker before a rematch)."""
+        with translation.override(self.language):
+            frame = projection.rematch_frame(message, self.side)
+        if frame is not None:
+            await self.send(text_data=frame_text(frame))
 
     async def session_changed(self, message):
         """Group message ``{"type": "session.changed"}`` (``dispatch.notify_session_changed``):
@@ -415,7 +451,7 @@ class GameConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketCo
                 return frame
             kind = frame.get("type")
             if not isinstance(kind, str) or (
-                kind not in ACTIONS and kind not in ("snapshot", "why", *QUESTIONS)
+                kind not in ACTIONS and kind not in ("snapshot", "why", *QUESTIONS, *REMATCH_FRAMES)
             ):
                 return _("Unknown frame type.")
             if kind == "why":

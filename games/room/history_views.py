@@ -84,7 +84,16 @@ def my_games(request):
     from_challenge = set()
     for game_id, match_id in started.values_list("game_id", "game__match_id"):
         from_challenge.update({game_id, match_id} - {None})
+    # a rematch (``Game.rematch``) links to the game before it, and is with a friend when that
+    # one was
+    rematch_of = dict(Game.objects.filter(rematch__in=games).values_list("rematch_id", "id"))
+    for game in sorted(games, key=lambda g: g.created):
+        if rematch_of.get(game.id) in from_challenge:
+            from_challenge.add(game.id)
     rows = [_game_row(game, viewer, names, from_challenge, now) for game in games]
+    for row, game in zip(rows, games, strict=True):
+        row["rematch_url"] = _url_of(game.rematch_id)
+        row["rematch_of_url"] = _url_of(rematch_of.get(game.id))
     mine = Q()
     if viewer.user_id:
         mine |= Q(creator_user_id=viewer.user_id)
@@ -107,6 +116,10 @@ def my_games(request):
             "new_game_form": NewGameForm(),
         },
     )
+
+
+def _url_of(game_id):
+    return reverse("games:game", kwargs={"game_id": game_id}) if game_id else None
 
 
 def games_of(viewer):

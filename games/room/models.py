@@ -178,6 +178,14 @@ class Game(models.Model):
     outages_seen = models.PositiveIntegerField(default=0)
     paused_ms = models.PositiveIntegerField(null=True, blank=True)
     paused_at_play = models.PositiveIntegerField(null=True, blank=True)
+    # A rematch after a finished game between people (``games.services.rematch``): the side
+    # whose offer waits for the other's press, the side that last declined it (or left with
+    # its offer open), and the new game both presses started (``rematch_of`` from it).
+    rematch_offer = models.CharField(max_length=8, choices=Side.choices, blank=True)
+    rematch_declined = models.CharField(max_length=8, choices=Side.choices, blank=True)
+    rematch = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch_of"
+    )
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 

@@ -28,6 +28,7 @@ ROOM_MODULES = tuple(
         "controls",
         "panels",
         "protocol",
+        "rematch",
         "socket",
         "staging",
         "state",
@@ -90,8 +91,9 @@ def game_page(request, game_id):
     "play again" there finds another opponent; else None), ``tournament`` (``{"url",
     "title", "ws_path", "running", "arena", "result"}`` of the event the game belongs to,
     else None),
-    ``new_game_form`` (a blank form: the computer levels that exist) and ``room_modules``
-    (``ROOM_MODULES``, preloaded).
+    ``new_game_form`` (a blank form: the computer levels that exist), ``room_modules``
+    (``ROOM_MODULES``, preloaded) and ``rematch_of_url`` (the page of the game this one is the
+    rematch of, else None; the snapshot's ``rematch`` says where a finished game's went).
     """
     game = get_object_or_404(Game.objects.select_related("match"), pk=game_id)
     game = services.settle_clock(game)  # a deadline that has passed is applied before showing it
@@ -118,8 +120,15 @@ def game_page(request, game_id):
         "tournament": tournaments.event_of_game(game, viewer.user_id),
         "new_game_form": NewGameForm(),
         "room_modules": ROOM_MODULES,
+        "rematch_of_url": _rematch_of_url(game),
     }
     return render(request, "games/game.html", context)
+
+
+def _rematch_of_url(game):
+    """The page of the finished game ``game`` is the rematch of (``Game.rematch``), or None."""
+    previous = Game.objects.filter(rematch=game).values_list("pk", flat=True).first()
+    return reverse("games:game", kwargs={"game_id": previous}) if previous else None
 
 
 def _paired_by_lobby(game):

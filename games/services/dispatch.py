@@ -207,6 +207,22 @@ def tell_lobby_paired(user_ids: Iterable[int], game_id: UUID | str) -> None:
         _send_now(lobby_group(user_id), {"type": "lobby.paired", "game": str(game_id)})
 
 
+def send_rematch(game: Game) -> None:
+    """After the commit, tell the sockets of ``game`` where its rematch stands
+    (``{"type": "game.rematch", "offer", "declined", "game"}``: the side whose offer waits,
+    the side that declined or left, the new game's id; each socket sends its viewer's
+    ``rematch`` frame with the URL in its own language, ``projection.rematch_frame``). No
+    version: the game is over."""
+    message = {
+        "type": "game.rematch",
+        "offer": game.rematch_offer,
+        "declined": game.rematch_declined,
+        "game": str(game.rematch_id) if game.rematch_id else None,
+    }
+    group = group_name(game.pk)
+    transaction.on_commit(lambda: _send_now(group, message), robust=True)
+
+
 def send_presence(game: Game) -> None:
     """Send the sockets of ``game`` the presence and actions as they are now (an event of the
     same version): what a viewer may do changed with time (a claim's grace period ended)."""

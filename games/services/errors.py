@@ -94,3 +94,11 @@ class PlayBanned(GameError):
     ) -> None:
         super().__init__(message, version)
         self.retry_after = retry_after
+
+
+class NoRematch(GameError):
+    """A rematch is not possible here: the game is not over, is against the computer or in a
+    tournament, the match goes on, the viewer plays no side, or the rated rematch is closed
+    to one of the players (protocol code ``no_rematch``)."""
+
+    code = "no_rematch"

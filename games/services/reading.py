@@ -13,7 +13,7 @@ from games.accounts.models import Profile
 from games.choices import EndReason, EventKind, Phase, Side, Status, other_side
 from games.clocks import ClockSpec
 from games.engine.position_id import encode as encode_position
-from games.room.models import Game, GameEvent
+from games.room.models import Game, GameEvent, Match
 from games.services import clockwork, outages
 from games.services.actors import Actor
 from games.services.legal import legal_of
@@ -332,6 +332,7 @@ def snapshot(
             "history": history(events),
             "links": links,
             "result": result_of(game),
+            "rematch": rematch_state(game, you),
         },
     }
 
@@ -411,3 +412,65 @@ def clock_of(game: Game, now: int) -> dict[str, Any] | None:
         "reserve": {s: game.reserve_of(s) for s in Side.values},
         "paused_ms": outages.paused_note_ms(game),
     }
+
+
+#: a rematch's states as its ``rematch`` frame names them (docs/protocol.md "Rematch")
+REMATCH_OPEN, REMATCH_OFFERED, REMATCH_ASKED, REMATCH_DECLINED, REMATCH_STARTED = (
+    "open",
+    "offered",
+    "asked",
+    "declined",
+    "started",
+)
+
+
+def rematch_possible(game: Game) -> bool:
+    """True when the finished ``game`` may be followed by a rematch: it was between two people
+    (not the computer), it is no tournament's (their pairing decides) and, in a match, the
+    match is over (a match's next game starts by itself)."""
+    if not game.is_over or game.bot_side or not (game.white_guest or game.white_user_id):
+        return False
+    if game.match_id is not None:
+        match = Match.objects.filter(pk=game.match_id).values("status").first()
+        if match is None or match["status"] == Status.ACTIVE:
+            return False
+        return not Match.objects.filter(pk=game.match_id, pairing__isnull=False).exists()
+    return not Game.objects.filter(pk=game.pk, pairing__isnull=False).exists()
+
+
+def rematch_url(game_id: Any) -> str:
+    """The page of the game a rematch started."""
+    return reverse("games:game", kwargs={"game_id": game_id})
+
+
+def rematch_view(
+    offer: str, declined: str, url: str | None, you: str | None
+) -> dict[str, Any] | None:
+    """The ``rematch`` state one viewer is shown (``you``: their side, None for an onlooker),
+    from the game's ``offer`` (the side whose offer waits, or ""), ``declined`` (the side that
+    last declined or left, or "") and the new game's ``url`` once both pressed: ``started``
+    (with the URL; onlookers too), else for a player ``offered`` (their own offer waits),
+    ``asked`` (the opponent's does), ``declined`` (the opponent declined or left) or ``open``
+    (they may offer). None: nothing to show."""
+    if url:
+        return {"state": REMATCH_STARTED, "game": url}
+    if you is None:
+        return None
+    if offer == you:
+        state = REMATCH_OFFERED
+    elif offer:
+        state = REMATCH_ASKED
+    elif declined and declined != you:
+        state = REMATCH_DECLINED
+    else:
+        state = REMATCH_OPEN
+    return {"state": state, "game": None}
+
+
+def rematch_state(game: Game, you: str | None) -> dict[str, Any] | None:
+    """The snapshot's ``rematch`` for the viewer playing ``you`` (None: an onlooker), or None
+    when the game allows none (``rematch_possible``)."""
+    if not rematch_possible(game):
+        return None
+    url = rematch_url(game.rematch_id) if game.rematch_id else None
+    return rematch_view(game.rematch_offer, game.rematch_declined, url, you)

@@ -77,10 +77,14 @@ SNAPSHOT_KEYS = {
             "fairness",
             "links",
             "result",
+            "rematch",
             "clock",
             "presence",
         )
     ),
+    # an onlooker sees a rematch only once it started: its state and the new game's page
+    "game.rematch.state",
+    "game.rematch.game",
     *(
         f"game.options.{key}"
         for key in ("preset", "match_length", "koks", "cube", "bot_level", "colour")

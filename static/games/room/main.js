@@ -6,8 +6,8 @@
  *
  * This module wires the others: state.js (the one state), protocol.js (events and snapshots as
  * data), socket.js (the game frames on the page's live socket, ../live/socket.js), staging.js,
- * texts.js, board-view.js, panels.js, clocks.js, controls.js, coach.js (hints) and
- * announce.js. A snapshot and an applied event take the same path, onGame, so the page does
+ * texts.js, board-view.js, panels.js, clocks.js, controls.js, coach.js (hints), rematch.js
+ * and announce.js. A snapshot and an applied event take the same path, onGame, so the page does
  * the same whichever way a change arrived. Interface text goes through Django's JavaScript
  * catalogue (gettext, ngettext, interpolate).
  */
@@ -20,6 +20,7 @@ import { createCoach } from "./coach.js";
 import { createControls } from "./controls.js";
 import { createPanels, gameUrl } from "./panels.js";
 import { playedSince } from "./protocol.js";
+import { createRematch } from "./rematch.js";
 import { createConnection } from "./socket.js";
 import { createState, loadSettings, myTurn, you } from "./state.js";
 import { isBot, openingLine, playText, ratingLines, resultReason, resultTitle, statusText } from "./texts.js";
@@ -70,6 +71,11 @@ function elements() {
     nextLink: $("next-game-link"),
     nextNote: $("next-game-note"),
     again: $("again-form"),
+    rematch: $("rematch"),
+    rematchNote: $("rematch-note"),
+    rematchOffer: $("rematch-btn"),
+    rematchDecline: $("rematch-decline-btn"),
+    rematchLink: $("rematch-link"),
     againButton: $("again-btn"),
     lastPlay: $("last-play"),
     legend: $("numbering-legend"),
@@ -128,6 +134,7 @@ function start(rootEl) {
     connection, say, render, stopAnimation: board.stopAnimation, storage, board,
   });
   const coach = createCoach(els, state, { connection });
+  const rematch = createRematch(els, state, { connection, go: (url) => window.location.assign(url) });
   const turn = createTurnNotice({
     doc: document,
     state,
@@ -143,6 +150,7 @@ function start(rootEl) {
     panels.drawPage();
     controls.draw();
     coach.draw();
+    rematch.draw();
     turn.update();
     rootEl.dataset.phase = state.game.phase || "";
     rootEl.dataset.version = String(state.game.version);
@@ -250,6 +258,7 @@ function start(rootEl) {
 
   function onFrame(frame) {
     if (coach.onFrame(frame)) return;
+    if (rematch.onFrame(frame)) return;
     if (frame.type === "why") controls.onWhy(frame);
     else if (frame.type === "error") controls.onError(frame);
   }

@@ -97,11 +97,16 @@ export function waitView(state, now = Date.now()) {
   const queued = state.queued;
   if (!queued) return null;
   const spent = now + state.offset - queued.joined;
-  const range = Math.min(queued.window_max, queued.window_start + queued.window_growth * Math.max(0, spent) / 1000);
+  // whole points on both sides of the rating: rounding each end apart made a half point
+  // (every 100 ms at 10 points a second) show 1400 to 1601 around 1500
+  const range = Math.round(
+    Math.min(queued.window_max, queued.window_start + queued.window_growth * Math.max(0, spent) / 1000),
+  );
+  const rating = Math.round(queued.rating);
   return {
     waited: waitedText(spent),
     range: fmt(gettext("%(low)s to %(high)s"), {
-      low: Math.max(0, Math.round(queued.rating - range)), high: Math.round(queued.rating + range),
+      low: Math.max(0, rating - range), high: rating + range,
     }),
   };
 }

@@ -55,6 +55,12 @@ test("the wait counts by the server's clock, and the range widens as the server'
   assert.deepEqual(waitView(state, NOW + 3600000), { waited: "60:15", range: "700 to 2300" }); // window_max
   received(state, queued({ rating: 150 }), NOW);
   assert.deepEqual(waitView(state, NOW), { waited: "0:10", range: "0 to 350" }); // never below 0
+  // a half point of window (here 10 points a second, 50 ms on): both ends the same way, as
+  // whole points around the rating, never 1400 to 1601 around 1500
+  received(state, queued({ rating: 1500, window_start: 100, window_growth: 10 }), NOW);
+  const { range } = waitView(state, NOW - 5000 + 10050);
+  const [low, high] = range.split(" to ").map(Number);
+  assert.equal(low + high, 3000, range);
 });
 
 test("a join: sent, queued, the socket lost and back, the join sent again, paired", () => {

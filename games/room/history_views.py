@@ -15,6 +15,7 @@ from games.challenges.views import challenge_context
 from games.choices import Status, other_side
 from games.pages import viewer_of
 from games.room.models import Game
+from games.services.reading import game_url
 from games.tables import NewGameForm
 
 #: a change less than this old is shown as "just now", not "0 minutes ago"
@@ -92,8 +93,8 @@ def my_games(request):
             from_challenge.add(game.id)
     rows = [_game_row(game, viewer, names, from_challenge, now) for game in games]
     for row, game in zip(rows, games, strict=True):
-        row["rematch_url"] = _url_of(game.rematch_id)
-        row["rematch_of_url"] = _url_of(rematch_of.get(game.id))
+        row["rematch_url"] = game_url(game.rematch_id)
+        row["rematch_of_url"] = game_url(rematch_of.get(game.id))
     mine = Q()
     if viewer.user_id:
         mine |= Q(creator_user_id=viewer.user_id)
@@ -116,10 +117,6 @@ def my_games(request):
             "new_game_form": NewGameForm(),
         },
     )
-
-
-def _url_of(game_id):
-    return reverse("games:game", kwargs={"game_id": game_id}) if game_id else None
 
 
 def games_of(viewer):

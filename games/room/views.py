@@ -14,6 +14,7 @@ from games.challenges.forms import ChallengeForm
 from games.lobby.models import QueueEntry
 from games.pages import creation_refused, form_errors, refusal_status, viewer_of, with_retry_after
 from games.room.models import Game, Match
+from games.services.reading import game_url
 from games.tables import NewGameForm, clock_name, clock_summary
 
 #: the game room's ES modules (static/games/room/), preloaded together by the game page
@@ -127,8 +128,7 @@ def game_page(request, game_id):
 
 def _rematch_of_url(game):
     """The page of the finished game ``game`` is the rematch of (``Game.rematch``), or None."""
-    previous = Game.objects.filter(rematch=game).values_list("pk", flat=True).first()
-    return reverse("games:game", kwargs={"game_id": previous}) if previous else None
+    return game_url(Game.objects.filter(rematch=game).values_list("pk", flat=True).first())
 
 
 def _paired_by_lobby(game):

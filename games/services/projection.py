@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from games.protocol import MERGED_FIELDS
-from games.services.reading import SHARED_FIELDS, rematch_url, rematch_view
+from games.services.reading import SHARED_FIELDS, game_url, rematch_view
 
 #: ``Update.kind`` values: nothing to send (old news), a snapshot is needed, an event frame
 SKIP, SNAPSHOT, EVENT = "skip", "snapshot", "event"
@@ -102,6 +102,7 @@ def rematch_frame(message: dict[str, Any], side: str | None) -> dict[str, Any] |
     """The ``rematch`` frame (docs/protocol.md "Rematch") the viewer playing ``side`` (None:
     an onlooker) gets for a ``game.rematch`` message (``dispatch.send_rematch``), its URL in
     the active language, or None: nothing for them."""
-    url = rematch_url(message["game"]) if message.get("game") else None
-    view = rematch_view(message.get("offer", ""), message.get("declined", ""), url, side)
+    view = rematch_view(
+        message.get("offer", ""), message.get("declined", ""), game_url(message.get("game")), side
+    )
     return None if view is None else {"type": "rematch", **view}

@@ -431,16 +431,16 @@ def rematch_possible(game: Game) -> bool:
     if not game.is_over or game.bot_side or not (game.white_guest or game.white_user_id):
         return False
     if game.match_id is not None:
-        match = Match.objects.filter(pk=game.match_id).values("status").first()
-        if match is None or match["status"] == Status.ACTIVE:
-            return False
-        return not Match.objects.filter(pk=game.match_id, pairing__isnull=False).exists()
+        # the match's status and its tournament pairing, if any, in one query
+        match = Match.objects.filter(pk=game.match_id).values_list("status", "pairing").first()
+        return match is not None and match[0] != Status.ACTIVE and match[1] is None
     return not Game.objects.filter(pk=game.pk, pairing__isnull=False).exists()
 
 
-def rematch_url(game_id: Any) -> str:
-    """The page of the game a rematch started."""
-    return reverse("games:game", kwargs={"game_id": game_id})
+def game_url(game_id: Any) -> str | None:
+    """The page of game ``game_id`` in the active language, or None for no game (a rematch
+    not started, a game that is no rematch)."""
+    return reverse("games:game", kwargs={"game_id": game_id}) if game_id else None
 
 
 def rematch_view(
@@ -472,5 +472,4 @@ def rematch_state(game: Game, you: str | None) -> dict[str, Any] | None:
     when the game allows none (``rematch_possible``)."""
     if not rematch_possible(game):
         return None
-    url = rematch_url(game.rematch_id) if game.rematch_id else None
-    return rematch_view(game.rematch_offer, game.rematch_declined, url, you)
+    return rematch_view(game.rematch_offer, game.rematch_declined, game_url(game.rematch_id), you)

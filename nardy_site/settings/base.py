@@ -18,7 +18,7 @@ def _secret_key() -> str:
 
     In production it must come from the environment (every process behind the load balancer
     needs the same key) and be as strong as ``check --deploy`` asks: at least 50 characters,
-    5 different ones, not Django's ``django-insecure-`` placeholder."""
+    5 different ones, not a development key Django generates (``django-insecure-…``)."""
     if PRODUCTION:
         key = required(
             "SECRET_KEY",

@@ -116,8 +116,11 @@ def telegram_notice(self, kind, user_id, game_id, version=0):
 @shared_task(name="games.pair_lobby", ignore_result=True)
 def pair_lobby():
     """The beat task (every ``LOBBY_PAIR_SECONDS``): pair waiting players whose windows have
-    widened enough (``games.lobby.pair``). Returns how many games it made."""
-    return len(pairing.pair())
+    widened enough (``games.lobby.pairing.pair``), then tell the open lobby pages how many
+    wait in each pool if that changed (``announce_counts``). Returns how many games it made."""
+    made = len(pairing.pair())
+    pairing.announce_counts()
+    return made
 
 
 @shared_task(

@@ -206,9 +206,15 @@ class NotFoundConsumer(AsyncWebsocketConsumer):
         await self.close(code=CLOSE_NOT_FOUND)
 
 
+#: the characters a frame never holds as they are (JSON escapes instead, as Django's
+#: json_script writes them): no frame carries markup, whatever a player wrote or is named
+JSON_ESCAPES = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026"}
+
+
 def frame_text(frame):
-    """A server frame as the text sent: compact JSON (no spaces after separators)."""
-    return json.dumps(frame, separators=(",", ":"))
+    """A server frame as the text sent: compact JSON (no spaces after separators), ``<``,
+    ``>`` and ``&`` written as JSON escapes (``JSON_ESCAPES``; the same JSON once parsed)."""
+    return json.dumps(frame, separators=(",", ":")).translate(JSON_ESCAPES)
 
 
 def confirmed_actor(scope, actor):
@@ -228,6 +234,16 @@ def confirmed_actor(scope, actor):
         else None
     )
     return services.Actor(guest_id=guest_id, user_id=user_id)
+
+
+def scope_actor(scope):
+    """The socket's viewer as a ``services.Actor``: the session's guest id and the signed-in
+    account (``scope["user"]``, set by Channels' auth middleware), if any."""
+    session = scope.get("session")
+    guest_id = session.get(GUEST_SESSION_KEY) if session is not None else None
+    user = scope.get("user")
+    user_id = user.pk if user is not None and user.is_authenticated else None
+    return services.Actor(guest_id=guest_id or None, user_id=user_id)
 
 
 async def leave_group(layer, group, channel_name):

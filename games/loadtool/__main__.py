@@ -5,6 +5,8 @@
                                  [--mode both|game|echo] [--until-broken] [--out FILE]
     python -m games.loadtool arena --players 20,60 [--duration 180] [--game-seconds 30]
                                    [--event UUID] [--out FILE]
+    python -m games.loadtool pool --guests 40,200 [--arrival-rate 10] [--preset sport]
+                                  [--out FILE]
 
 ``run`` reads the servers and their process ids from the stack file that ``stack`` writes
 (``.run/load/stack.json``), or takes ``--base`` origins (and ``--pids role=pid,pid``) of a
@@ -16,6 +18,10 @@ p95 of the play round trip at most ``--ratio`` times the echo's), else 1.
 ``arena`` fills an arena with signed-in players and plays it (``games.loadtool.arena``); the
 arena is made with ``manage.py create_tournament`` on the stack's database unless ``--event``
 names one. Exit status 0 when a run had no errors.
+
+``pool`` sends guests to the lobby's casual pool ("Play a person", ``games.loadtool.pool``)
+and measures from the second player's join to both players told of their game. Exit status 0
+when no run had errors and every run's p95 was at most ``--goal-ms``.
 """
 
 import argparse
@@ -27,6 +33,7 @@ import time
 from pathlib import Path
 
 from games.loadtool.arena import run_arena
+from games.loadtool.pool import run_pool
 from games.loadtool.runner import RunConfig, run_load, summary_lines
 from games.loadtool.stack import DEFAULT_DATABASE_URL, DEFAULT_QUEUE, STACK_FILE, serve
 
@@ -173,6 +180,22 @@ def _parser():
     arena.add_argument("--base", action="append", help="a server origin, as for run")
     arena.add_argument("--pids", action="append", help="role=pid[,pid], as for run")
     arena.add_argument("--out", help="write the reports as JSON to this file")
+
+    pool = commands.add_parser(
+        "pool",
+        help="guests press 'Play a person' (the casual pool) and are paired",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    pool.add_argument("--guests", type=_ints, required=True, help="guests, or several for a sweep")
+    pool.add_argument("--arrival-rate", type=float, default=10, help="guests arriving a second")
+    pool.add_argument("--preset", default="sport", choices=("sport", "classic", "match"))
+    pool.add_argument("--timeout", type=float, default=30, help="seconds after the last arrival")
+    pool.add_argument("--goal-ms", type=float, default=2000, help="goal: pairing p95 at most")
+    pool.add_argument("--rest", type=float, default=10, help="seconds between runs")
+    pool.add_argument("--stack-file", default=str(STACK_FILE))
+    pool.add_argument("--base", action="append", help="a server origin, as for run")
+    pool.add_argument("--pids", action="append", help="role=pid[,pid], as for run")
+    pool.add_argument("--out", help="write the reports as JSON to this file")
     return parser
 
 
@@ -250,6 +273,41 @@ def arena_main(args):
     return 0 if clean else 1
 
 
+def pool_main(args):
+    """The ``pool`` command: one run per guest count; 0 when every run had no errors and its
+    pairing p95 met ``--goal-ms``."""
+    bases, pids = _servers(args)
+    reports, clean = [], True
+    for n, guests in enumerate(args.guests):
+        print(f"--- pool: {guests} guests on {', '.join(bases)}", flush=True)
+        report = run_pool(
+            bases,
+            guests,
+            arrival_rate=args.arrival_rate,
+            preset=args.preset,
+            timeout=args.timeout,
+            server_pids=pids,
+            log=lambda line: print(line, flush=True),
+        )
+        reports.append(report)
+        ms = report["pairing_ms"]
+        load = report["cpu"]["load1"]
+        print(
+            f"{report['games']} games; second join -> both paired: p50 {ms['p50']} ms, p95 "
+            f"{ms['p95']} ms, worst {ms['max']} ms (n={ms['n']}); {report['unpaired']} unpaired; "
+            f"{report['waiting_frames_per_guest']} count frames a guest; errors "
+            f"{report['errors']}; load1 {load}",
+            flush=True,
+        )
+        clean = clean and not report["errors"] and (ms["p95"] or 0) <= args.goal_ms
+        if args.out:
+            Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+            Path(args.out).write_text(json.dumps(reports, indent=2) + "\n")
+        if n + 1 < len(args.guests):
+            time.sleep(args.rest)
+    return 0 if clean else 1
+
+
 def _goal(echo, game, ratio):
     """(met, why) for a game report against its echo report."""
     if game["errors"]:
@@ -267,6 +325,8 @@ def main(argv=None):
         return serve(args.ports, args.database_url, args.redis_url, args.queue, args.stack_file)
     if args.command == "arena":
         return arena_main(args)
+    if args.command == "pool":
+        return pool_main(args)
     bases, pids = _servers(args)
     reports, all_met = [], True
     for count in args.games:

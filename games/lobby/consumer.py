@@ -1,6 +1,6 @@
-"""The lobby's WebSocket consumer (docs/protocol.md "Lobby"): a signed-in player joins or
-leaves the rated queue and hears when a game is found. Thin: ``games.lobby.pairing`` does the
-work."""
+"""The lobby's WebSocket consumer (docs/protocol.md "Lobby"): a player joins or leaves the
+casual or the rated queue, hears how many wait and when a game is found. Thin:
+``games.lobby.pairing`` does the work."""
 
 import asyncio
 import math
@@ -24,50 +24,60 @@ from games.live.sockets import (
     leave_group,
     parse_json,
     rate_limited_frame,
+    scope_actor,
 )
 from games.lobby import pairing
+from games.lobby.models import Pool
+from games.services.dispatch import LOBBY_COUNTS_GROUP
 
 
 class LobbyConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
-    """The lobby of rated play: ``ws/lobby/`` (docs/protocol.md "Lobby"). Signed-in accounts
-    only (others: accepted, then closed with 4401).
+    """The lobby: ``ws/lobby/`` (docs/protocol.md "Lobby"). Open to a signed-in account or a
+    session with a guest id (the lobby page gives one); others are accepted, then closed with
+    4401.
 
-    Client frames: ``{"type": "join", "preset": "sport", "match_length": 1, "clock":
-    "standard"}`` (queue for a rated game), ``{"type": "leave"}``. Server frames:
-    ``queued`` (``games.lobby.state_of``: sent to every lobby socket of the account when it
-    joins, and on connect while it waits), ``{"type": "paired", "game": <uuid>, "url": <game
-    page>}`` (to every lobby socket of both players once their game exists), ``{"type":
-    "left"}`` (to every lobby socket of the account when it left the queue) and ``error``
-    frames as for games. The socket that joined keeps its entry alive (``pairing.touch``) and
-    closing it takes that entry out of the queue; a join from another tab replaces it.
+    Client frames: ``{"type": "join", "pool": "casual"|"rated", "preset": "sport",
+    "match_length": 1, "clock": "standard"}`` (queue for a game; ``pool`` defaults to
+    "rated", which needs an account), ``{"type": "leave"}``. Server frames: ``{"type":
+    "waiting", "counts": {pool: {"total": n, <preset>: n}}}`` (on connect, and to every lobby
+    socket when the counts change), ``queued`` (``pairing.state_of``: sent to every lobby
+    socket of the player when it joins, and on connect while it waits), ``{"type": "paired",
+    "game": <uuid>, "url": <game page>}`` (to every lobby socket of both players once their
+    game exists), ``{"type": "left"}`` (to every lobby socket of the player when it left the
+    queue) and ``error`` frames as for games. The socket that joined keeps its entry alive
+    (``pairing.touch``) and closing it takes that entry out of the queue; a join from another
+    tab replaces it. A socket whose session no longer holds its account or guest id (signed
+    in or out elsewhere) is closed with 4401.
     """
 
     async def connect(self):
-        user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
+        self.actor = scope_actor(self.scope)
+        if not (self.actor.user_id or self.actor.guest_id):
             await self.accept()
             await self.close(code=CLOSE_NOT_SIGNED_IN)
             return
-        self.user_id = user.pk
         self.language = language_of(self.scope)
-        self.identity, self.ip = ratelimits.scope_identity(self.scope, self.user_id)
+        self.identity, self.ip = ratelimits.scope_identity(self.scope, self.actor.user_id)
         self.frame_limit = FrameLimit(self.channel_name, self.identity)
-        self.group = pairing.group_name(self.user_id)
+        self.group = pairing.group_name(self.actor)
         self.entry_id = None  # the waiting entry this socket made
         self.touch_task = None
-        # in the group before the state is read, so no join in between goes unheard
+        # in the groups before the state is read, so no join in between goes unheard
         await self.channel_layer.group_add(self.group, self.channel_name)
-        state = await database_sync_to_async(_waiting_state)(self.user_id)
+        await self.channel_layer.group_add(LOBBY_COUNTS_GROUP, self.channel_name)
+        counts, state = await database_sync_to_async(_connect_state)(self.actor)
         await self.accept()
+        await self.send(text_data=frame_text({"type": "waiting", "counts": counts}))
         if state is not None:
             await self.send(text_data=frame_text(state))
 
     async def disconnect(self, code):
         self._stop_touching()
         if getattr(self, "group", None):
+            await leave_group(self.channel_layer, LOBBY_COUNTS_GROUP, self.channel_name)
             await leave_group(self.channel_layer, self.group, self.channel_name)
             if self.entry_id is not None:
-                left = await database_sync_to_async(pairing.leave)(self.user_id, self.entry_id)
+                left = await database_sync_to_async(pairing.leave)(self.actor, self.entry_id)
                 if left:
                     await self.channel_layer.group_send(self.group, {"type": "lobby.left"})
 
@@ -89,15 +99,13 @@ class LobbyConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketC
             if kind not in ("join", "leave"):
                 await self._error("bad_frame", _("Unknown frame type."))
                 return
-            confirmed = await database_sync_to_async(confirmed_actor)(
-                self.scope, services.Actor(user_id=self.user_id)
-            )
-            if confirmed.user_id != self.user_id:
-                # signed out (or in as someone else) since the socket opened
+            confirmed = await database_sync_to_async(confirmed_actor)(self.scope, self.actor)
+            if confirmed != self.actor:
+                # signed out, or in (a sign-in gives the session a new key), since it opened
                 await self.close(code=CLOSE_NOT_SIGNED_IN)
                 return
             if kind == "leave":
-                await database_sync_to_async(pairing.leave)(self.user_id)
+                await database_sync_to_async(pairing.leave)(self.actor)
                 self.entry_id = None
                 self._stop_touching()
                 await self.channel_layer.group_send(self.group, {"type": "lobby.left"})
@@ -106,9 +114,16 @@ class LobbyConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketC
             if clock is not None and not isinstance(clock, str):
                 await self._error("bad_frame", _("Unknown clock."))
                 return
+            pool = frame.get("pool", Pool.RATED)
             try:
                 entry = await database_sync_to_async(pairing.join)(
-                    self.user_id, frame.get("preset"), frame.get("match_length"), clock, ip=self.ip
+                    self.actor,
+                    frame.get("preset"),
+                    frame.get("match_length"),
+                    clock,
+                    pool if isinstance(pool, str) else "",
+                    identity=self.identity,
+                    ip=self.ip,
                 )
             except services.GameError as error:
                 await self._error(error.code, error.message, getattr(error, "retry_after", None))
@@ -140,6 +155,11 @@ class LobbyConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketC
             url = reverse("games:game", kwargs={"game_id": event["game"]})
         await self.send(text_data=frame_text({"type": "paired", "game": event["game"], "url": url}))
 
+    async def lobby_counts(self, event):
+        """Group event ``{"type": "lobby.counts", "counts": …}`` (``pairing.announce_counts``):
+        sent on as the ``waiting`` frame."""
+        await self.send(text_data=frame_text({"type": "waiting", "counts": event["counts"]}))
+
     async def lobby_left(self, event):
         """Group event ``{"type": "lobby.left"}``: the account's entry left the queue."""
         self.entry_id = None
@@ -148,15 +168,13 @@ class LobbyConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketC
 
     async def _touch(self, entry):
         """Keep the waiting ``entry`` alive while this socket is open and its session is
-        still signed in to the account (``pairing.touch``); a signed-out socket leaves the
-        queue and is closed with 4401."""
+        still holds its account or guest id (``pairing.touch``); a socket whose session
+        changed leaves the queue and is closed with 4401."""
         while True:
             await asyncio.sleep(pairing.TOUCH_SECONDS)
-            confirmed = await database_sync_to_async(confirmed_actor)(
-                self.scope, services.Actor(user_id=self.user_id)
-            )
-            if confirmed.user_id != self.user_id:
-                await database_sync_to_async(pairing.leave)(self.user_id, entry.pk)
+            confirmed = await database_sync_to_async(confirmed_actor)(self.scope, self.actor)
+            if confirmed != self.actor:
+                await database_sync_to_async(pairing.leave)(self.actor, entry.pk)
                 self.touch_task = None
                 await self.close(code=CLOSE_NOT_SIGNED_IN)
                 return
@@ -175,7 +193,8 @@ class LobbyConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketC
         await self.send(text_data=frame_text(frame))
 
 
-def _waiting_state(user_id):
-    """The ``queued`` frame of the account's waiting entry, or None."""
-    entry = pairing.waiting_entry(user_id)
-    return pairing.state_of(entry) if entry is not None else None
+def _connect_state(actor):
+    """What a lobby socket sends on connect: the counts of waiting players, and the
+    ``queued`` frame of ``actor``'s waiting entry (or None)."""
+    entry = pairing.waiting_entry(actor)
+    return pairing.counts(), pairing.state_of(entry) if entry is not None else None

@@ -70,4 +70,5 @@ class QueueEntry(models.Model):
         indexes = [models.Index(fields=["status", "pool"], name="games_queue_status_pool")]
 
     def __str__(self):
-        return f"{self.user_id or self.guest} {self.pool} {self.preset}/{self.match_length}/{self.clock_kind} {self.status}"
+        table = f"{self.preset}/{self.match_length}/{self.clock_kind}"
+        return f"{self.user_id or self.guest} {self.pool} {table} {self.status}"

@@ -13,7 +13,6 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 
 from games import clocks, ratelimits, services
-from games.accounts.guests import GUEST_SESSION_KEY
 from games.choices import Status
 from games.live import socket_watch
 from games.live.sockets import (
@@ -29,6 +28,7 @@ from games.live.sockets import (
     leave_group,
     parse_json,
     rate_limited_frame,
+    scope_actor,
 )
 from games.room import rematch
 from games.room.models import Game
@@ -503,7 +503,7 @@ class GameConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketCo
 
     @database_sync_to_async
     def _identify(self):
-        return _actor_of(self.scope), Game.objects.filter(pk=self.game_id).exists()
+        return scope_actor(self.scope), Game.objects.filter(pk=self.game_id).exists()
 
     @database_sync_to_async
     def _settled_read(self, service, recheck=True):
@@ -525,13 +525,3 @@ class GameConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketCo
                 return SEAT_LOST
         with translation.override(self.language):
             return service(game, self.actor)
-
-
-def _actor_of(scope):
-    """The socket's viewer as a ``services.Actor``: the session's guest id and the signed-in
-    account (``scope["user"]``, set by Channels' auth middleware), if any."""
-    session = scope.get("session")
-    guest_id = session.get(GUEST_SESSION_KEY) if session is not None else None
-    user = scope.get("user")
-    user_id = user.pk if user is not None and user.is_authenticated else None
-    return services.Actor(guest_id=guest_id or None, user_id=user_id)

@@ -2,6 +2,8 @@
 guest, call ``games.services`` (every change) or the read-only ``games.room.replays``, and render or
 redirect."""
 
+from urllib.parse import urlencode
+
 from django.http import Http404, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -117,7 +119,7 @@ def game_page(request, game_id):
             if spec
             else None
         ),
-        "lobby_url": reverse("games:lobby") if _paired_by_lobby(game) else None,
+        "lobby_url": _lobby_url(game),
         "tournament": tournaments.event_of_game(game, viewer.user_id),
         "new_game_form": NewGameForm(),
         "room_modules": ROOM_MODULES,
@@ -131,13 +133,23 @@ def _rematch_of_url(game):
     return game_url(Game.objects.filter(rematch=game).values_list("pk", flat=True).first())
 
 
-def _paired_by_lobby(game):
-    """True for a game (or a game of a match) that the lobby paired."""
-    if not game.rated:
-        return False
-    if game.match_id:
-        return QueueEntry.objects.filter(game__match_id=game.match_id).exists()
-    return QueueEntry.objects.filter(game=game).exists()
+def _lobby_url(game):
+    """For a game (or a game of a match) that the lobby paired: the lobby's page with its pool
+    and table chosen, to look for another opponent; else None."""
+    if game.bot_side:
+        return None
+    entries = (
+        QueueEntry.objects.filter(game__match_id=game.match_id)
+        if game.match_id
+        else QueueEntry.objects.filter(game=game)
+    )
+    entry = entries.only("pool", "preset", "match_length").first()
+    if entry is None:
+        return None
+    query = {"pool": entry.pool, "preset": entry.preset}
+    if entry.preset == "match":
+        query["match_length"] = entry.match_length
+    return f"{reverse('games:lobby')}?{urlencode(query)}"
 
 
 @require_GET

@@ -188,23 +188,38 @@ def notify_session_changed(session_key: str) -> None:
     _send_now(session_group(session_key), {"type": "session.changed"})
 
 
-def lobby_group(user_id: int) -> str:
-    """The channel group of an account's lobby sockets: ``lobby_user_<id>``."""
-    return f"lobby_user_{user_id}"
+def lobby_group(user_id: int | None, guest_id: str | None = None) -> str:
+    """The channel group of a waiting player's lobby sockets: ``lobby_user_<id>`` for an
+    account (all its tabs and devices), else ``lobby_guest_<hash>`` for a session's guest id
+    (hashed: the id names a guest's games, kept out of Redis)."""
+    if user_id:
+        return f"lobby_user_{user_id}"
+    return "lobby_guest_" + hashlib.sha256((guest_id or "").encode()).hexdigest()[:32]
 
 
-def tell_lobby_left(user_ids: Iterable[int]) -> None:
-    """Tell the accounts' lobby sockets that their waiting entry left the queue
-    (``{"type": "lobby.left"}``)."""
-    for user_id in user_ids:
-        _send_now(lobby_group(user_id), {"type": "lobby.left"})
+#: the channel group of every open lobby socket, which hears the counts of waiting players
+LOBBY_COUNTS_GROUP = "lobby_counts"
 
 
-def tell_lobby_paired(user_ids: Iterable[int], game_id: UUID | str) -> None:
-    """Tell both players' lobby sockets which game is theirs (``{"type": "lobby.paired",
-    "game": <uuid>}``; each socket links to it in its own page's language)."""
-    for user_id in user_ids:
-        _send_now(lobby_group(user_id), {"type": "lobby.paired", "game": str(game_id)})
+def tell_lobby_left(groups: Iterable[str]) -> None:
+    """Tell the lobby sockets of ``groups`` (``lobby_group``) that their waiting entry left
+    the queue (``{"type": "lobby.left"}``)."""
+    for group in groups:
+        _send_now(group, {"type": "lobby.left"})
+
+
+def tell_lobby_paired(groups: Iterable[str], game_id: UUID | str) -> None:
+    """Tell both players' lobby sockets (``lobby_group``) which game is theirs
+    (``{"type": "lobby.paired", "game": <uuid>}``; each socket links to it in its own page's
+    language)."""
+    for group in groups:
+        _send_now(group, {"type": "lobby.paired", "game": str(game_id)})
+
+
+def tell_lobby_counts(counts: dict[str, dict[str, int]]) -> None:
+    """Tell every open lobby socket how many wait in each pool (``{"type": "lobby.counts",
+    "counts": {pool: {"total": n, <preset>: n, …}}}``)."""
+    _send_now(LOBBY_COUNTS_GROUP, {"type": "lobby.counts", "counts": counts})
 
 
 def send_rematch(game: Game) -> None:
@@ -220,6 +235,14 @@ def send_rematch(game: Game) -> None:
         "game": str(game.rematch_id) if game.rematch_id else None,
     }
     group = group_name(game.pk)
+    transaction.on_commit(lambda: _send_now(group, message), robust=True)
+
+
+def send_after_commit(game_id: UUID | str, message: dict[str, Any]) -> None:
+    """After the commit, send ``message`` (a Channels message: ``type`` names the consumers'
+    handler) to every socket of game ``game_id``: a change that raises no version (the
+    chat, ``games.chat.chat``)."""
+    group = group_name(game_id)
     transaction.on_commit(lambda: _send_now(group, message), robust=True)
 
 

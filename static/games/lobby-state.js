@@ -1,8 +1,9 @@
 /*
  * The lobby's state (docs/protocol.md "Lobby"; lobby.js draws it and holds the socket): the
- * form or the wait for an opponent as the server's frames and the socket make them, the join
- * sent again after a reconnect (closing a socket leaves the queue), the words shown, and
- * whether rated games are closed to the player for now. No DOM: each change below mutates the
+ * form or the wait for an opponent as the server's frames and the socket make them, how many
+ * wait in each pool, the join sent again after a reconnect (closing a socket leaves the
+ * queue), the offer of a game against the computer to a player left alone, the words shown,
+ * and whether rated games are closed to the player for now. No DOM: each change below mutates the
  * state, and the page draws it whole. Text comes from Django's JavaScript catalogue.
  */
 import { clockOffset, waitedText } from "./live/time.js";
@@ -24,14 +25,18 @@ function fmt(text, values) {
  * @property {?("looking"|"found"|"reconnecting")} title  the wait's title, once it changes
  * @property {string} message  the note under the form ("" none)
  * @property {number} bannedUntil  Date.now() until which rated games are closed (0: never)
+ * @property {boolean} signedIn  the page was made for a signed-in player
+ * @property {?Object} counts  the last `waiting` frame's counts: {pool: {total, <preset>: n}}
  */
 
 /**
  * @param {{bannedUntil?: number}} [start]
  * @returns {LobbyState}
  */
-export function createLobbyState({ bannedUntil = 0 } = {}) {
+export function createLobbyState({ bannedUntil = 0, signedIn = false } = {}) {
   return {
+    signedIn,
+    counts: null,
     connected: false,
     view: "form",
     queued: null,
@@ -61,9 +66,44 @@ export function banned(state, now = Date.now()) {
   return now < state.bannedUntil;
 }
 
-/** Whether "Find an opponent" is off: no socket, a join in flight, or a ban. */
-export function joinDisabled(state, now = Date.now()) {
-  return !state.connected || Boolean(state.wanted) || banned(state, now);
+/**
+ * Whether "Find an opponent" is off: no socket, a join in flight, or a ban from the rated pool.
+ * @param {LobbyState} state
+ * @param {string} pool  the pool chosen on the form
+ */
+export function joinDisabled(state, pool = "rated", now = Date.now()) {
+  return !state.connected || Boolean(state.wanted) || (pool === "rated" && banned(state, now));
+}
+
+/**
+ * How many wait, as the lobby shows it: "3 waiting now".
+ * @param {number} n
+ * @returns {string}
+ */
+export function countText(n) {
+  return fmt(ngettext("%(n)s waiting now", "%(n)s waiting now", n), { n });
+}
+
+/**
+ * How many wait in `pool` (all tables), or null before the server said.
+ * @param {LobbyState} state
+ * @param {string} pool
+ * @returns {?number}
+ */
+export function waitingIn(state, pool) {
+  return state.counts && state.counts[pool] ? state.counts[pool].total : null;
+}
+
+/**
+ * Whether the wait has gone on long enough to offer a game against the computer
+ * (`offer_computer_ms` of the `queued` frame, by the server's clock).
+ * @param {LobbyState} state
+ * @param {number} [now]  this browser's Date.now()
+ */
+export function offerComputer(state, now = Date.now()) {
+  const queued = state.queued;
+  if (!queued || state.paired || !queued.offer_computer_ms) return false;
+  return now + state.offset - queued.joined >= queued.offer_computer_ms;
 }
 
 /**
@@ -87,16 +127,17 @@ export function ratingText(frame) {
 }
 
 /**
- * The wait at `now`: the time waited and the ratings accepted, which widen as the server's
- * window does (window_start + window_growth per second, up to window_max).
+ * The wait at `now`: the time waited and, in the rated pool, the ratings accepted, which widen
+ * as the server's window does (window_start + window_growth per second, up to window_max).
  * @param {LobbyState} state
  * @param {number} [now]  this browser's Date.now()
- * @returns {?{waited: string, range: string}} null when not waiting
+ * @returns {?{waited: string, range: ?string}} null when not waiting; range null when casual
  */
 export function waitView(state, now = Date.now()) {
   const queued = state.queued;
   if (!queued) return null;
   const spent = now + state.offset - queued.joined;
+  if (queued.pool === "casual") return { waited: waitedText(spent), range: null };
   // whole points on both sides of the rating: rounding each end apart made a half point
   // (every 100 ms at 10 points a second) show 1400 to 1601 around 1500
   const range = Math.round(
@@ -125,7 +166,7 @@ export function titleText(state) {
  * @returns {Object}
  */
 export function joinFrame(values) {
-  const frame = { type: "join", preset: values.get("preset") || "sport" };
+  const frame = { type: "join", pool: values.get("pool") || "casual", preset: values.get("preset") || "sport" };
   if (frame.preset === "match") frame.match_length = Number(values.get("match_length") || 3);
   if (values.get("clock")) frame.clock = values.get("clock");
   return frame;
@@ -152,6 +193,10 @@ export function connected(state) {
  */
 export function received(state, frame, now = Date.now()) {
   if (state.paired) return null;
+  if (frame.type === "waiting") {
+    state.counts = frame.counts;
+    return null;
+  }
   if (frame.type === "queued") {
     state.queued = frame;
     state.offset = clockOffset(frame.server_time, now);
@@ -182,17 +227,25 @@ export function lost(state) {
   state.connected = false;
   if (state.queued || state.wanted) {
     const q = state.queued;
-    state.wanted = state.wanted || { type: "join", preset: q.preset, match_length: q.match_length, clock: q.clock };
+    state.wanted = state.wanted || {
+      type: "join", pool: q.pool, preset: q.preset, match_length: q.match_length, clock: q.clock,
+    };
     state.title = "reconnecting";
   }
 }
 
-/** The socket closed for good: 4401, the session is no longer signed in. */
+/**
+ * The socket closed for good: 4401, the session no longer holds the account (or, for a guest,
+ * the guest id: a sign-in or sign-out in another tab changed it).
+ */
 export function ended(state, code) {
   state.connected = false;
   state.wanted = null;
   toForm(state);
-  if (code === 4401) state.message = gettext("You are no longer signed in. Sign in again to play rated games.");
+  if (code !== 4401) return;
+  state.message = state.signedIn
+    ? gettext("You are no longer signed in. Sign in again to play rated games.")
+    : gettext("You signed in or out in another tab. Reload the page to look for an opponent.");
 }
 
 /** "Find an opponent" pressed: `frame` was sent (`sent`) or the socket is not open. */

@@ -1,10 +1,13 @@
 /*
- * The lobby of rated games (templates/games/lobby.html; docs/protocol.md "Lobby"). Opens the
- * lobby socket (live/socket.js: reconnects, close codes, waking); "Find an opponent" sends
- * {"type": "join", preset, match_length (match only), clock}; a "queued" frame shows the wait:
- * the time waited, the table, the player's rating and the rating range of acceptable
- * opponents, which widens with the waiting time as the server's does. "Cancel" sends "leave".
- * A "paired" frame opens the game. A socket that drops is opened again and, if the player was
+ * The lobby of games between people (templates/games/lobby.html; docs/protocol.md "Lobby").
+ * Opens the lobby socket (live/socket.js: reconnects, close codes, waking); "waiting" frames
+ * show how many wait in each pool; "Find an opponent" sends {"type": "join", pool, preset,
+ * match_length (match only), clock} (at once when the page was opened with `data-go`, the home
+ * page's "Play a person"); a "queued" frame shows the wait: the time waited, the table and, in
+ * the rated pool, the player's rating and the rating range of acceptable opponents, which
+ * widens with the waiting time as the server's does. After `offer_computer_ms` alone the page
+ * offers a game against the computer with the same rules (a form posted to the new-game page).
+ * "Cancel" sends "leave". A "paired" frame opens the game. A socket that drops is opened again and, if the player was
  * waiting, joins again (closing the socket left the queue); 4401 means the session is no
  * longer signed in; 4429 that the visitor holds too many sockets open (tried again every 30 s).
  * While rated games are closed to the player (`data-playban-until`, ms since the epoch, by the
@@ -15,8 +18,9 @@
  */
 import { createLiveSocket, socketUrl } from "./live/socket.js";
 import {
-  banEnd, banned, cancelled, connected, createLobbyState, ended, joinDisabled, joinFrame, lost,
-  ratingText, received, submitted, tableName, titleText, waitView,
+  banEnd, banned, cancelled, connected, countText, createLobbyState, ended, joinDisabled,
+  joinFrame, lost, offerComputer, ratingText, received, submitted, tableName, titleText,
+  waitView, waitingIn,
 } from "./lobby-state.js";
 
 const TICK_MS = 250; // the time waited and the range are redrawn this often
@@ -43,11 +47,34 @@ function start(rootEl) {
     cancel: $("lobby-cancel"),
     message: $("lobby-message"),
     banned: $("playban"),
+    offer: $("lobby-offer"),
+    offerPreset: $("lobby-offer-preset"),
+    offerLength: $("lobby-offer-length"),
+    counts: Array.from(rootEl.querySelectorAll("[data-count-pool]")),
+    ratedOnly: Array.from(rootEl.querySelectorAll("[data-rated-only]")),
   };
   const state = createLobbyState({
     bannedUntil: els.banned ? banEnd(rootEl.dataset.playbanUntil, rootEl.dataset.serverTime) : 0,
+    signedIn: "signedIn" in rootEl.dataset,
   });
   let ticker = 0;
+  let go = "go" in rootEl.dataset;
+  if (go) {
+    // once: coming back to this page (Back from the game) must not join again
+    const url = new URL(window.location.href);
+    url.searchParams.delete("go");
+    window.history.replaceState(window.history.state, "", url);
+  }
+
+  function chosenPool() {
+    return new FormData(els.form).get("pool") || "casual";
+  }
+
+  function join() {
+    const frame = joinFrame(new FormData(els.form));
+    submitted(state, frame, live.send(frame));
+    draw();
+  }
 
   const live = createLiveSocket({
     url: socketUrl(rootEl.dataset.wsPath),
@@ -55,6 +82,10 @@ function start(rootEl) {
       const again = connected(state);
       if (again) live.send(again);
       draw();
+      if (go && !again) {
+        go = false;
+        if (!els.join.disabled) join();
+      }
     },
     onFrame(frame) {
       const game = received(state, frame);
@@ -78,7 +109,21 @@ function start(rootEl) {
     const shown = waitView(state);
     if (!shown) return;
     setText(els.waited, shown.waited);
-    setText(els.window, shown.range);
+    if (shown.range !== null) setText(els.window, shown.range);
+    const offered = offerComputer(state);
+    if (offered && els.offer.hidden) {
+      els.offerPreset.value = state.queued.preset;
+      els.offerLength.value = String(state.queued.match_length);
+      els.offerLength.disabled = state.queued.preset !== "match";
+    }
+    els.offer.hidden = !offered;
+  }
+
+  function drawCounts() {
+    for (const el of els.counts) {
+      const n = waitingIn(state, el.dataset.countPool);
+      if (n !== null) setText(el, countText(n));
+    }
   }
 
   function draw() {
@@ -86,13 +131,17 @@ function start(rootEl) {
     els.form.hidden = waiting;
     els.wait.hidden = !waiting;
     if (waiting && state.queued) {
+      const rated = state.queued.pool === "rated";
       setText(els.table, tableName(state.queued));
-      setText(els.rating, ratingText(state.queued));
+      if (rated) setText(els.rating, ratingText(state.queued));
+      for (const el of els.ratedOnly) el.hidden = !rated;
     }
+    if (!waiting) els.offer.hidden = true;
+    drawCounts();
     const title = titleText(state);
     if (title !== null) setText(els.title, title);
     els.cancel.disabled = state.leaving || state.paired;
-    els.join.disabled = joinDisabled(state);
+    els.join.disabled = joinDisabled(state, chosenPool());
     setText(els.message, state.message);
     els.message.hidden = !state.message;
     if (waiting) {
@@ -114,9 +163,12 @@ function start(rootEl) {
 
   els.form.addEventListener("submit", (event) => {
     event.preventDefault();
-    const frame = joinFrame(new FormData(els.form));
-    submitted(state, frame, live.send(frame));
-    draw();
+    join();
+  });
+  els.form.addEventListener("change", draw); // the pool chosen decides whether a ban holds the button
+
+  els.offer.addEventListener("submit", () => {
+    live.stop(); // the new game's page takes over; closing the socket leaves the queue
   });
 
   els.cancel.addEventListener("click", () => {

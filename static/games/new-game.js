@@ -5,8 +5,24 @@
  * and shows only the chosen preset's clock (blocks marked data-for-presets="sport classic").
  * Where the clock is a choice (templates/games/_clock_choice.html: radios with data-presets),
  * the chosen preset's own clock is checked until the player picks one, and only the checked
- * clock is described. The choices are the small functions below (no DOM); `update` applies them.
+ * clock is described. A "Play a person" link in the form (`data-person-link`, the lobby's
+ * address) follows the chosen rules, so the lobby opens on them and looks for an opponent at
+ * once. The choices are the small functions below (no DOM); `update` applies them.
  */
+
+/**
+ * The lobby's address that looks for a casual opponent with `preset` at once.
+ * @param {string} lobby  the lobby's address, as the page gives it ("/en/lobby/")
+ * @param {string} preset
+ * @param {?string} matchLength  for "match"
+ * @returns {string}
+ */
+export function personUrl(lobby, preset, matchLength) {
+  const query = new URLSearchParams({ pool: "casual", preset });
+  if (preset === "match" && matchLength) query.set("match_length", matchLength);
+  query.set("go", "1");
+  return `${lobby.split("?")[0]}?${query}`;
+}
 
 /**
  * Whether a block for `presets` ("sport classic", space-separated) shows with `preset` chosen.
@@ -53,6 +69,10 @@ export function update(form) {
   for (const block of form.querySelectorAll("[data-for-presets]")) {
     block.hidden = !forPresets(block.getAttribute("data-for-presets"), preset);
   }
+  const length = form.querySelector('input[name="match_length"]:checked');
+  for (const link of form.querySelectorAll("a[data-person-link]")) {
+    link.href = personUrl(link.getAttribute("href"), preset, length ? length.value : null);
+  }
   const radios = Array.from(form.querySelectorAll('input[name="clock"][data-presets]'));
   if (!radios.length) return;
   const checks = clocksChecked(
@@ -78,7 +98,7 @@ export function start(doc) {
     if (form.querySelector('input[name="clock"][data-presets]:checked')) form.dataset.clockChosen = "true";
     form.addEventListener("change", (event) => {
       if (event.target.name === "clock" && event.target.dataset.presets) form.dataset.clockChosen = "true";
-      if (event.target.name === "preset" || event.target.name === "clock") update(form);
+      if (["preset", "clock", "match_length"].includes(event.target.name)) update(form);
     });
     update(form);
   }

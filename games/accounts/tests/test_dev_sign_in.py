@@ -70,7 +70,7 @@ def test_off_it_is_not_found_and_nothing_offers_to_sign_in(no_providers):
     assert 'class="account-menu__in"' not in home  # no "Sign in" in the header
     lobby = Client().get("/en/lobby/").content.decode()
     assert 'id="lobby-sign-in-link"' not in lobby
-    assert "against the computer" in lobby  # the way back to playing stays
+    assert 'id="lobby-join"' in lobby  # a guest still plays people in the casual pool
     login = Client().get("/en/accounts/login/").content.decode()
     assert "dev-name" not in login and 'href="/en/friend/"' in login
 

@@ -18,7 +18,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from games.accounts import sign_in
-from games.lobby.tests.test_lobby import join_frame, lobby_socket
+from games.lobby.tests.test_lobby import join_frame, lobby_socket, receive
 from games.room import consumer
 from games.room.models import Game
 from games.room.tests.test_consumers import TIMEOUT, communicator, connect
@@ -406,7 +406,7 @@ def test_lobby_frames_with_numbers_out_of_range_get_an_error_frame(caplog):
         for length in lengths:
             text = json.dumps(join_frame("match")).replace("}", f',"match_length":{length}}}')
             await comm.send_to(text_data=text)
-            codes.append(json.loads(await comm.receive_from(timeout=TIMEOUT))["code"])
+            codes.append((await receive(comm, timeout=TIMEOUT))["code"])
         await comm.disconnect()
         return codes
 

@@ -299,8 +299,8 @@ def test_a_last_move_racing_the_timeout_rates_the_game_exactly_once(
 def test_an_aborted_rated_game_changes_no_rating(time_machine):
     time_machine.move_to("2027-05-01 12:00:00+00:00", tick=False)
     alice, bob = account("alice"), account("bob")
-    pairing.join(alice.pk, "match", 3)
-    entry = pairing.join(bob.pk, "match", 3)
+    pairing.join(services.Actor(user_id=alice.pk), "match", 3)
+    entry = pairing.join(services.Actor(user_id=bob.pk), "match", 3)
     game = entry.game
     assert game.rated and game.match.rated
     time_machine.shift(services.clock_spec(game).first_move_ms / 1000 + 1)

@@ -353,8 +353,10 @@ def test_my_games_names_an_opponent_with_an_account_and_says_rated(time_machine)
     anna, boris = account("Anna"), account("Boris")
     as_anna = services.Actor(guest_id="guest-of-anna", user_id=anna.pk)
     as_boris = services.Actor(guest_id="guest-of-boris", user_id=boris.pk)
-    pairing.join(anna.pk, "sport")
-    paired = pairing.join(boris.pk, "sport").game  # the lobby's rated game: no link, no friend
+    pairing.join(services.Actor(user_id=anna.pk), "sport")
+    paired = pairing.join(
+        services.Actor(user_id=boris.pk), "sport"
+    ).game  # the lobby's rated game: no link, no friend
     casual = services.accept_challenge(services.create_challenge(as_anna).pk, as_boris)
     with_guest = services.accept_challenge(
         services.create_challenge(as_anna).pk, "guest-of-a-friend"

@@ -18,6 +18,7 @@ from games import clocks, tournaments
 from games.live.echo import EchoConsumer
 from games.loadtool.arena import run_arena
 from games.loadtool.client import ARENA_MIN_PLAYS, Player, Stats, Table, echo_frame
+from games.loadtool.pool import run_pool
 from games.loadtool.runner import RunConfig, percentiles, run_load
 from games.room.models import Game
 from games.routing import websocket_patterns, websocket_urlpatterns
@@ -234,6 +235,15 @@ def test_an_arena_run_signs_players_in_and_pairs_them_again_after_each_game(
     assert report["games_started"] >= 4 and report["most_games_at_once"] == 2
     assert report["pairing_gap_ms"]["n"] >= 2  # players came back for more games
     assert report["round_trip_ms"]["play"]["n"] > 0
+
+
+def test_a_pool_run_pairs_arriving_guests_and_times_each_pairing(load_server):
+    report = run_pool([load_server.base], guests=6, arrival_rate=20, timeout=10)
+    assert report["errors"] == 0, report["first_errors"]
+    assert report["games"] == 3 and report["unpaired"] == 0
+    assert report["pairing_ms"]["n"] == 3 and report["pairing_ms"]["max"] < 10_000
+    games = Game.objects.filter(rated=False, bot_side="")
+    assert games.count() == 3 and all(g.white_guest and g.black_guest for g in games)
 
 
 def test_percentiles_are_nearest_rank():

@@ -86,9 +86,11 @@ def test_two_signed_in_players_are_paired_in_the_lobby_and_see_their_new_ratings
     guest = browser.new_page(viewport=PHONE, reduced_motion="reduce")
     guest.goto(f"{daphne_server.base}/en/")
     guest.locator("#home-lobby").click()
-    guest.wait_for_url(re.compile(r"/en/lobby/$"))
+    guest.wait_for_url(re.compile(r"/en/lobby/\?pool=rated$"))
     assert "Rated games are for signed-in players" in guest.locator("#lobby-sign-in").inner_text()
-    assert "next=%2Fen%2Flobby%2F" in guest.locator("#lobby-sign-in-link").get_attribute("href")
+    assert "next=%2Fen%2Flobby%2F%3Fpool%3Drated" in guest.locator(
+        "#lobby-sign-in-link"
+    ).get_attribute("href")
     guest.screenshot(path=str(ARTIFACTS / "lobby-guest-360.png"), full_page=True)
     guest.close()
 
@@ -205,7 +207,7 @@ def test_two_signed_in_players_are_paired_in_the_lobby_and_see_their_new_ratings
         # "play again" finds another opponent in the lobby
         again = page.locator("#again-btn")
         assert again.inner_text() == "Find another opponent"
-        assert again.get_attribute("href") == "/en/lobby/"
+        assert again.get_attribute("href") == "/en/lobby/?pool=rated&preset=sport"
     winner.screenshot(path=str(ARTIFACTS / "lobby-rated-result-winner.png"), full_page=True)
     loser.screenshot(path=str(ARTIFACTS / "lobby-rated-result-loser.png"), full_page=True)
 

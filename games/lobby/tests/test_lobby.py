@@ -22,7 +22,7 @@ from games.accounts.models import PlayerRating
 from games.lobby import pairing
 from games.lobby.models import QueueEntry, QueueStatus
 from games.room.models import Game
-from games.room.tests.test_consumers import origin, session_cookie
+from games.room.tests.test_consumers import origin
 
 # the lobby over its socket, with its pairing task: the sockets tier (conftest.py)
 pytestmark = pytest.mark.sockets
@@ -59,10 +59,10 @@ def game_of(user):
 @pytest.mark.django_db
 def test_two_players_with_the_same_table_and_close_ratings_are_paired_into_a_rated_game():
     alice, bob = account("alice", 1500), account("bob", 1560)
-    first = pairing.join(alice.pk, "match", 5, None)
+    first = pairing.join(services.Actor(user_id=alice.pk), "match", 5, None)
     assert first.status == QueueStatus.WAITING and first.game is None
     assert (first.preset, first.match_length, first.clock_kind) == ("match", 5, "match")
-    second = pairing.join(bob.pk, "match", 5, "match")
+    second = pairing.join(services.Actor(user_id=bob.pk), "match", 5, "match")
     assert second.status == QueueStatus.PAIRED
     game = second.game
     assert game is not None and first.pk != second.pk
@@ -85,8 +85,8 @@ def test_the_window_widens_with_waiting_time_until_the_gap_fits(time_machine):
 
     time_machine.move_to(T0, tick=False)
     alice, bob = account("alice", 1500), account("bob", 1750)
-    pairing.join(alice.pk, "sport")
-    pairing.join(bob.pk, "sport")
+    pairing.join(services.Actor(user_id=alice.pk), "sport")
+    pairing.join(services.Actor(user_id=bob.pk), "sport")
     assert statuses(alice, bob) == [["waiting"], ["waiting"]]
     assert pairing.pair(T0_MS + 14_900) == []  # window 249 < gap 250
     assert statuses(alice, bob) == [["waiting"], ["waiting"]]
@@ -99,9 +99,11 @@ def test_the_window_widens_with_waiting_time_until_the_gap_fits(time_machine):
 def test_the_wider_window_of_the_two_counts(time_machine):
     time_machine.move_to(T0, tick=False)
     alice, bob = account("alice", 1500), account("bob", 1800)
-    pairing.join(alice.pk, "sport")
+    pairing.join(services.Actor(user_id=alice.pk), "sport")
     time_machine.move_to(T0 + timedelta(seconds=19), tick=False)
-    pairing.join(bob.pk, "sport")  # bob's window: 100; alice's after 19 s: 290
+    pairing.join(
+        services.Actor(user_id=bob.pk), "sport"
+    )  # bob's window: 100; alice's after 19 s: 290
     assert statuses(alice, bob) == [["waiting"], ["waiting"]]
     assert len(pairing.pair(T0_MS + 20_000)) == 1  # alice's window reaches 300
 
@@ -111,7 +113,7 @@ def test_the_oldest_waiter_goes_first_and_gets_the_closest_rating(time_machine):
     time_machine.move_to(T0, tick=False)
     old, far, near = account("old", 1500), account("far", 1800), account("near", 1650)
     for user in (old, far, near):  # 150 points apart at least: nobody fits at once
-        pairing.join(user.pk, "sport")
+        pairing.join(services.Actor(user_id=user.pk), "sport")
     assert statuses(old, far, near) == [["waiting"]] * 3
     assert len(pairing.pair(T0_MS + 30_000)) == 1  # windows of 400: old takes near, not far
     assert game_of(old) == game_of(near) and game_of(far) is None
@@ -130,13 +132,13 @@ def test_only_players_with_the_same_table_are_paired():
         ("sport", None, "match"),
     ]
     for user, (preset, length, clock) in zip(players, wanted):
-        pairing.join(user.pk, preset, length, clock)
+        pairing.join(services.Actor(user_id=user.pk), preset, length, clock)
     # everyone waits, even once every window is as wide as it gets
     assert pairing.pair(clocks.now_ms() + 3_600_000) == []
     assert QueueEntry.objects.filter(status=QueueStatus.WAITING).count() == 6
     # a player who wants one of those tables is paired with that player only
     late = account("late")
-    entry = pairing.join(late.pk, "match", 5)
+    entry = pairing.join(services.Actor(user_id=late.pk), "match", 5)
     assert entry.status == QueueStatus.PAIRED
     assert game_of(players[3]) == entry.game and entry.game.match.length == 5
     assert QueueEntry.objects.filter(status=QueueStatus.WAITING).count() == 5
@@ -152,41 +154,44 @@ def test_a_wrong_option_or_no_account_is_refused_and_queues_nothing():
         ("sport", None, "bullet"),
     ):
         with pytest.raises(services.BadFrame):
-            pairing.join(alice.pk, preset, length, clock)
+            pairing.join(services.Actor(user_id=alice.pk), preset, length, clock)
     with pytest.raises(services.BadFrame):
-        pairing.join(None, "sport")
+        pairing.join(services.Actor(), "sport")
     assert not QueueEntry.objects.exists()
 
 
 @pytest.mark.django_db
 def test_an_account_has_one_waiting_entry_and_a_new_join_replaces_it():
     alice = account("alice")
-    pairing.join(alice.pk, "sport")
-    pairing.join(alice.pk, "classic")
+    pairing.join(services.Actor(user_id=alice.pk), "sport")
+    pairing.join(services.Actor(user_id=alice.pk), "classic")
     assert statuses(alice) == [["left", "waiting"]]
-    assert pairing.waiting_entry(alice.pk).preset == "classic"
+    assert pairing.waiting_entry(services.Actor(user_id=alice.pk)).preset == "classic"
     # nobody is paired with themselves
     assert pairing.pair(clocks.now_ms() + 3_600_000) == []
-    assert pairing.leave(alice.pk) == 1 and pairing.leave(alice.pk) == 0
-    assert pairing.waiting_entry(alice.pk) is None
+    assert (
+        pairing.leave(services.Actor(user_id=alice.pk)) == 1
+        and pairing.leave(services.Actor(user_id=alice.pk)) == 0
+    )
+    assert pairing.waiting_entry(services.Actor(user_id=alice.pk)) is None
 
 
 @pytest.mark.django_db
 def test_leaving_a_given_entry_leaves_only_that_one():
     alice = account("alice")
-    old = pairing.join(alice.pk, "sport")
-    new = pairing.join(alice.pk, "sport")
-    assert pairing.leave(alice.pk, old.pk) == 0  # already replaced
-    assert pairing.waiting_entry(alice.pk) == new
-    assert pairing.leave(alice.pk, new.pk) == 1
+    old = pairing.join(services.Actor(user_id=alice.pk), "sport")
+    new = pairing.join(services.Actor(user_id=alice.pk), "sport")
+    assert pairing.leave(services.Actor(user_id=alice.pk), old.pk) == 0  # already replaced
+    assert pairing.waiting_entry(services.Actor(user_id=alice.pk)) == new
+    assert pairing.leave(services.Actor(user_id=alice.pk), new.pk) == 1
 
 
 @pytest.mark.django_db
 def test_an_entry_nobody_keeps_alive_leaves_the_queue_instead_of_being_paired():
     alice, bob = account("alice"), account("bob")
-    stale = pairing.join(alice.pk, "sport")
+    stale = pairing.join(services.Actor(user_id=alice.pk), "sport")
     cache.delete(pairing._alive_key(stale))  # its socket vanished 60 s ago without closing
-    entry = pairing.join(bob.pk, "sport")
+    entry = pairing.join(services.Actor(user_id=bob.pk), "sport")
     assert entry.status == QueueStatus.WAITING and entry.game is None
     assert statuses(alice, bob) == [["left"], ["waiting"]]
 
@@ -194,11 +199,13 @@ def test_an_entry_nobody_keeps_alive_leaves_the_queue_instead_of_being_paired():
 @pytest.mark.django_db
 def test_the_queued_state_gives_the_rating_and_the_widening_window():
     alice = account("alice", 1612.4, preset="classic")
-    entry = pairing.join(alice.pk, "classic")
+    entry = pairing.join(services.Actor(user_id=alice.pk), "classic")
     joined = clocks.to_ms(entry.joined)
     state = pairing.state_of(entry, now=joined + 12_000)
     assert state == {
         "type": "queued",
+        "pool": "rated",
+        "offer_computer_ms": 20_000,
         "preset": "classic",
         "match_length": 1,
         "clock": "standard",
@@ -220,8 +227,8 @@ def test_the_queued_state_gives_the_rating_and_the_widening_window():
 def test_the_beat_task_pairs_players_once_their_windows_have_widened(time_machine):
     time_machine.move_to(T0, tick=False)
     alice, bob = account("alice", 1400), account("bob", 1580)
-    pairing.join(alice.pk, "sport")
-    pairing.join(bob.pk, "sport")
+    pairing.join(services.Actor(user_id=alice.pk), "sport")
+    pairing.join(services.Actor(user_id=bob.pk), "sport")
     assert tasks.pair_lobby() == 0
     time_machine.move_to(T0 + timedelta(seconds=7), tick=False)
     assert tasks.pair_lobby() == 0  # 170 < 180
@@ -271,7 +278,7 @@ def test_concurrent_joins_pair_each_player_exactly_once():
     def join(user):
         try:
             barrier.wait()
-            pairing.join(user.pk, "sport")
+            pairing.join(services.Actor(user_id=user.pk), "sport")
         except Exception as exc:  # noqa: BLE001 - reported below
             errors.append(exc)
         finally:
@@ -301,7 +308,7 @@ def test_concurrent_joins_of_one_account_leave_one_waiting_entry():
     def join(preset):
         try:
             barrier.wait()
-            pairing.join(alice.pk, preset)
+            pairing.join(services.Actor(user_id=alice.pk), preset)
         except Exception as exc:  # noqa: BLE001 - reported below
             errors.append(exc)
         finally:
@@ -346,8 +353,13 @@ async def lobby_socket(user=None, cookie=None, connect=True, lang="en"):
     return comm
 
 
-async def receive(comm, timeout=TIMEOUT):
-    return json.loads(await comm.receive_from(timeout=timeout))
+async def receive(comm, timeout=TIMEOUT, counts=False):
+    """The next frame of ``comm``; the ``waiting`` frames (the counts, on connect and from
+    beat) are skipped unless ``counts``."""
+    while True:
+        frame = json.loads(await comm.receive_from(timeout=timeout))
+        if counts or frame["type"] != "waiting":
+            return frame
 
 
 def join_frame(preset="sport", match_length=None, clock=None):
@@ -360,9 +372,9 @@ def join_frame(preset="sport", match_length=None, clock=None):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_guest_or_a_visitor_without_a_session_is_closed_with_4401():
+def test_a_visitor_without_a_session_is_closed_with_4401():
     async def scenario():
-        for cookie in (await sync_to_async(session_cookie)("guest-x"), ""):
+        for cookie in ("", f"{settings.SESSION_COOKIE_NAME}=unknown"):
             comm = await lobby_socket(cookie=cookie)
             assert await comm.receive_output(timeout=TIMEOUT) == {
                 "type": "websocket.close",
@@ -418,7 +430,9 @@ def test_closing_the_socket_that_joined_leaves_the_queue_and_tells_other_tabs():
         third = await lobby_socket(alice)
         assert (await receive(third))["type"] == "queued"
         await third.disconnect()  # closing a tab that did not join changes nothing
-        assert await sync_to_async(pairing.waiting_entry)(alice.pk) is not None
+        assert (
+            await sync_to_async(pairing.waiting_entry)(services.Actor(user_id=alice.pk)) is not None
+        )
         await joiner.disconnect()
         assert await receive(other) == {"type": "left"}
         await other.disconnect()
@@ -426,7 +440,7 @@ def test_closing_the_socket_that_joined_leaves_the_queue_and_tells_other_tabs():
     async_to_sync(scenario)()
     assert statuses(alice) == [["left"]]
     # nobody is paired with a player who has gone
-    assert pairing.join(bob.pk, "sport").status == QueueStatus.WAITING
+    assert pairing.join(services.Actor(user_id=bob.pk), "sport").status == QueueStatus.WAITING
 
 
 @pytest.mark.django_db(transaction=True)
@@ -510,6 +524,7 @@ def test_a_socket_whose_session_signed_out_is_closed_on_its_next_frame():
 
     async def scenario():
         comm = await lobby_socket(cookie=cookie)
+        assert (await receive(comm, counts=True))["type"] == "waiting"
         await sync_to_async(client.logout)()
         await comm.send_json_to(join_frame())
         assert await comm.receive_output(timeout=TIMEOUT) == {

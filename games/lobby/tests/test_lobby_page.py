@@ -25,14 +25,42 @@ pytestmark = pytest.mark.sockets
 
 
 @pytest.mark.django_db
-def test_a_guest_is_told_why_rated_games_need_an_account_and_how_to_sign_in():
-    response = Client().get(reverse("games:lobby"))
+def test_a_guest_gets_the_casual_pool_and_is_told_why_rated_games_need_an_account():
+    client = Client()
+    response = client.get(reverse("games:lobby") + "?pool=rated&preset=match&match_length=7")
     assert response.status_code == 200
     page = response.content.decode()
+    assert response.context["pool"] == "casual"  # rated asked for, but no account
+    assert response.context["preset"] == "match" and response.context["match_length"] == "7"
+    assert not response.context["go"]
     assert "Rated games are for signed-in players" in page
-    assert f'href="{reverse("account_login")}?next=%2Fen%2Flobby%2F"' in page
-    assert 'id="lobby-form"' not in page and "data-ws-path" not in page
-    assert "lobby.js" not in page
+    assert f'href="{reverse("account_login")}?next=%2Fen%2Flobby%2F%3Fpool%3Drated"' in page
+    assert 'value="casual" checked' in page
+    assert 'value="rated" disabled aria-describedby="lobby-sign-in"' in page
+    assert 'id="lobby-form"' in page and 'data-ws-path="/ws/lobby/?lang=en"' in page
+    assert "lobby.js" in page
+    assert client.session.get("guest_id")  # the casual pool's socket knows the guest by it
+
+
+@pytest.mark.django_db
+def test_the_query_chooses_for_the_player_and_unknown_values_are_ignored():
+    client = Client()
+    url = reverse("games:lobby")
+    context = client.get(url + "?pool=casual&preset=classic&clock=match&go=1").context
+    assert (context["pool"], context["preset"], context["clock"], context["go"]) == (
+        "casual",
+        "classic",
+        "match",
+        True,
+    )
+    context = client.get(url + "?pool=x&preset=blitz&clock=bullet&match_length=4&go=yes").context
+    assert (context["pool"], context["preset"], context["clock"], context["go"]) == (
+        "casual",
+        "sport",
+        "",
+        False,
+    )
+    assert context["match_length"] == "3"
 
 
 @pytest.mark.django_db
@@ -42,8 +70,8 @@ def test_a_signed_in_player_gets_the_form_the_socket_and_their_ratings():
     Profile.objects.create(user=bob, display_name="Bob")
     client = Client()
     client.force_login(alice)
-    pairing.join(alice.pk, "match", 5)
-    game = pairing.join(bob.pk, "match", 5).game
+    pairing.join(services.Actor(user_id=alice.pk), "match", 5)
+    game = pairing.join(services.Actor(user_id=bob.pk), "match", 5).game
     url = reverse("games:lobby")
     response = client.get(url.replace("/en/", "/ru/"))
     assert response.status_code == 200
@@ -52,7 +80,13 @@ def test_a_signed_in_player_gets_the_form_the_socket_and_their_ratings():
     assert context["ratings"]["sport"] == {"rating": 1712, "provisional": False, "games": 0}
     assert context["ratings"]["match"] == {"rating": 1500, "provisional": True, "games": 0}
     assert context["active_games"] == [
-        {"url": f"/ru/game/{game.pk}/", "preset": "match", "match_length": 5, "opponent": "Bob"}
+        {
+            "url": f"/ru/game/{game.pk}/",
+            "preset": "match",
+            "rated": True,
+            "match_length": 5,
+            "opponent": "Bob",
+        }
     ]
     page = client.get(url).content.decode()
     assert 'data-ws-path="/ws/lobby/?lang=en"' in page and 'id="lobby-join"' in page
@@ -72,15 +106,21 @@ def test_the_lobby_is_linked_from_the_menu_the_home_page_and_my_games():
 @pytest.mark.django_db
 def test_after_a_lobby_game_play_again_leads_back_to_the_lobby():
     alice, bob = account("alice"), account("bob")
-    pairing.join(alice.pk, "match", 3)
-    game = pairing.join(bob.pk, "match", 3).game
+    pairing.join(services.Actor(user_id=alice.pk), "match", 3)
+    game = pairing.join(services.Actor(user_id=bob.pk), "match", 3).game
     client = Client()
     client.force_login(alice)
     response = client.get(reverse("games:game", kwargs={"game_id": game.pk}))
-    assert response.context["lobby_url"] == reverse("games:lobby")
+    wanted = reverse("games:lobby") + "?pool=rated&preset=match&match_length=3"
+    assert response.context["lobby_url"] == wanted
     page = response.content.decode()
     again = re.search(r'id="again-btn" href="([^"]+)"[^>]*>Find another opponent</a>', page)
-    assert again and again.group(1) == reverse("games:lobby")
+    assert again and again.group(1) == wanted.replace("&", "&amp;")
+    # a casual game of the lobby leads back to the casual pool, with its rules
+    pairing.join(services.Actor(guest_id="g1"), "classic", pool="casual")
+    casual = pairing.join(services.Actor(guest_id="g2"), "classic", pool="casual").game
+    context = Client().get(reverse("games:game", kwargs={"game_id": casual.pk})).context
+    assert context["lobby_url"] == reverse("games:lobby") + "?pool=casual&preset=classic"
     # a rated game from a challenge link offers a new link, as before
     challenge = services.create_challenge(
         services.Actor(guest_id="ga", user_id=alice.pk), rated=True
@@ -99,9 +139,9 @@ def test_a_page_whose_entry_lapsed_is_told_it_left_the_queue():
         comm = await lobby_socket(alice)
         await comm.send_json_to(join_frame())
         assert (await receive(comm))["type"] == "queued"
-        entry = await sync_to_async(pairing.waiting_entry)(alice.pk)
+        entry = await sync_to_async(pairing.waiting_entry)(services.Actor(user_id=alice.pk))
         await sync_to_async(cache.delete)(pairing._alive_key(entry))  # e.g. evicted from Redis
-        await sync_to_async(pairing.join)(bob.pk, "sport")
+        await sync_to_async(pairing.join)(services.Actor(user_id=bob.pk), "sport")
         answer = await receive(comm)
         await comm.disconnect()
         return answer
@@ -115,9 +155,9 @@ def test_signing_out_takes_the_account_out_of_the_queue(django_user_model):
     from django.test import Client
 
     user = django_user_model.objects.create(username="leaver")
-    pairing.join(user.pk, "sport")
-    assert pairing.waiting_entry(user.pk) is not None
+    pairing.join(services.Actor(user_id=user.pk), "sport")
+    assert pairing.waiting_entry(services.Actor(user_id=user.pk)) is not None
     client = Client()
     client.force_login(user)
     client.post("/en/accounts/logout/")
-    assert pairing.waiting_entry(user.pk) is None
+    assert pairing.waiting_entry(services.Actor(user_id=user.pk)) is None

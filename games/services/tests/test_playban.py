@@ -6,7 +6,6 @@ position the hard bot's network gives them less than a 20 % chance in, waits 5 m
 which the lobby page and their profile show too. Resigning, positions still worth playing,
 casual games, guests and outages never count."""
 
-import json
 from datetime import timedelta
 
 import pytest
@@ -20,7 +19,7 @@ from games.accounts.tests.test_rated_games import account, person, rated_game
 from games.choices import Status
 from games.lobby import pairing
 from games.lobby.models import QueueEntry
-from games.lobby.tests.test_lobby import join_frame, lobby_socket
+from games.lobby.tests.test_lobby import join_frame, lobby_socket, receive
 from games.room.models import Game
 from games.services import outages, playban
 from games.services.models import Heartbeat
@@ -68,18 +67,18 @@ def test_losing_a_lost_rated_game_on_time_closes_rated_games_for_5_minutes(time_
     assert noted.user_id == loser and noted.reason == "timeout" and noted.chance < 0.2
     # the lobby refuses the join with the reason and the time left; nothing is queued
     with pytest.raises(services.PlayBanned) as refused:
-        pairing.join(loser, "sport")
+        pairing.join(services.Actor(user_id=loser), "sport")
     assert refused.value.code == "play_banned" and 299 <= refused.value.retry_after <= 300
     assert "5 minutes" in refused.value.message and "let the clock run out" in refused.value.message
     assert not QueueEntry.objects.filter(user_id=loser).exists()
     # the winner is not held back
     winner = alice.pk if loser == bob.pk else bob.pk
-    assert pairing.join(winner, "sport").status == "waiting"
+    assert pairing.join(services.Actor(user_id=winner), "sport").status == "waiting"
     time_machine.shift(299)
     with pytest.raises(services.PlayBanned):
-        pairing.join(loser, "sport")
+        pairing.join(services.Actor(user_id=loser), "sport")
     time_machine.shift(1)
-    assert pairing.join(loser, "sport") is not None
+    assert pairing.join(services.Actor(user_id=loser), "sport") is not None
 
 
 def test_the_wait_grows_with_each_abandonment_within_7_days(time_machine):
@@ -192,11 +191,11 @@ def abandoned(user, game, reason="abandon"):
 
 def test_what_was_queued_or_offered_before_the_wait_does_not_dodge_it():
     alice, bob, carol = account("alice"), account("bob"), account("carol")
-    entry = pairing.join(alice.pk, "classic")
+    entry = pairing.join(services.Actor(user_id=alice.pk), "classic")
     link = services.create_challenge(person(alice), colour="white", rated=True)
     abandoned(alice, rated_game(bob, carol))
     # the lobby entry leaves the queue at the next pairing instead of being paired
-    assert pairing.join(bob.pk, "classic").game is None
+    assert pairing.join(services.Actor(user_id=bob.pk), "classic").game is None
     entry.refresh_from_db()
     assert entry.status == "left" and not Game.objects.filter(white_user=alice, preset="classic")
     # the rated link alice made before cannot be accepted meanwhile
@@ -215,7 +214,7 @@ def test_the_lobby_socket_the_lobby_page_and_the_profile_say_why_and_how_long():
     async def join():
         comm = await lobby_socket(loser, lang="ru")
         await comm.send_json_to(join_frame("sport"))
-        frame = json.loads(await comm.receive_from(timeout=5))
+        frame = await receive(comm)
         await comm.disconnect()
         return frame
 

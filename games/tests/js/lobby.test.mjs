@@ -7,8 +7,9 @@ import "./support.mjs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  banEnd, banned, cancelled, connected, createLobbyState, ended, joinDisabled, joinFrame, lost,
-  ratingText, received, submitted, tableName, titleText, waitView,
+  banEnd, banned, cancelled, connected, countText, createLobbyState, ended, joinDisabled,
+  joinFrame, lost, offerComputer, ratingText, received, submitted, tableName, titleText,
+  waitView, waitingIn,
 } from "../../../static/games/lobby-state.js";
 
 const NOW = 1_700_000_000_000;
@@ -16,7 +17,8 @@ const NOW = 1_700_000_000_000;
 /** A `queued` frame (docs/protocol.md "Lobby"): joined 10 s before the server's `server_time`. */
 function queued(overrides = {}) {
   return {
-    type: "queued", preset: "match", match_length: 5, clock: "match", rating: 1500, provisional: true,
+    type: "queued", pool: "rated", preset: "match", match_length: 5, clock: "match", rating: 1500, provisional: true,
+    offer_computer_ms: 20000,
     joined: NOW - 10000, server_time: NOW, window: 200, window_start: 100, window_growth: 10, window_max: 800,
     ...overrides,
   };
@@ -36,12 +38,51 @@ test("the table and the rating as the wait names them", () => {
   assert.equal(ratingText({ rating: 1712, provisional: false }), "1712");
 });
 
-test("the join frame of the form: sport by default, a match's length (3 by default), the clock if chosen", () => {
-  assert.deepEqual(joinFrame(values({})), { type: "join", preset: "sport" });
-  assert.deepEqual(joinFrame(values({ preset: "match" })), { type: "join", preset: "match", match_length: 3 });
+test("the join frame of the form: casual sport by default, a match's length (3 by default), the clock if chosen", () => {
+  assert.deepEqual(joinFrame(values({})), { type: "join", pool: "casual", preset: "sport" });
+  assert.deepEqual(joinFrame(values({ pool: "rated", preset: "match" })),
+    { type: "join", pool: "rated", preset: "match", match_length: 3 });
   assert.deepEqual(joinFrame(values({ preset: "match", match_length: "7", clock: "match" })),
-    { type: "join", preset: "match", match_length: 7, clock: "match" });
-  assert.deepEqual(joinFrame(values({ preset: "classic", match_length: "7" })), { type: "join", preset: "classic" });
+    { type: "join", pool: "casual", preset: "match", match_length: 7, clock: "match" });
+  assert.deepEqual(joinFrame(values({ preset: "classic", match_length: "7" })),
+    { type: "join", pool: "casual", preset: "classic" });
+});
+
+test("the counts of waiting players: none until the server says, then per pool, in words", () => {
+  const state = createLobbyState();
+  assert.equal(waitingIn(state, "casual"), null);
+  assert.equal(received(state, { type: "waiting", counts: { casual: { total: 3, sport: 3 }, rated: { total: 1 } } }), null);
+  assert.equal(waitingIn(state, "casual"), 3);
+  assert.equal(waitingIn(state, "rated"), 1);
+  assert.equal(state.view, "form"); // counts never change the view
+  assert.equal(countText(1), "1 waiting now");
+  assert.equal(countText(0), "0 waiting now");
+});
+
+test("a casual wait shows no rating range, and the computer is offered after offer_computer_ms", () => {
+  const state = createLobbyState();
+  received(state, queued({ pool: "casual", rating: undefined, window: undefined }), NOW);
+  assert.deepEqual(waitView(state, NOW), { waited: "0:10", range: null });
+  assert.equal(offerComputer(state, NOW + 9999), false);
+  assert.equal(offerComputer(state, NOW + 10000), true); // 20 s since joining
+  received(state, { type: "paired", game: "g", url: "/en/game/g/" }, NOW);
+  assert.equal(offerComputer(state, NOW + 10000), false); // leaving for the game
+});
+
+test("a ban from rated games leaves the casual pool open", () => {
+  const state = createLobbyState({ bannedUntil: NOW + 60000 });
+  connected(state);
+  assert.equal(joinDisabled(state, "rated", NOW), true);
+  assert.equal(joinDisabled(state, "casual", NOW), false);
+});
+
+test("a guest's socket closed with 4401 (a sign-in elsewhere) says to reload, not to sign in", () => {
+  const guest = createLobbyState();
+  ended(guest, 4401);
+  assert.match(guest.message, /Reload the page/);
+  const player = createLobbyState({ signedIn: true });
+  ended(player, 4401);
+  assert.match(player.message, /no longer signed in/);
 });
 
 test("the wait counts by the server's clock, and the range widens as the server's window does", () => {
@@ -65,13 +106,13 @@ test("the wait counts by the server's clock, and the range widens as the server'
 
 test("a join: sent, queued, the socket lost and back, the join sent again, paired", () => {
   const state = createLobbyState();
-  assert.equal(joinDisabled(state, NOW), true); // not connected yet
+  assert.equal(joinDisabled(state, "rated", NOW), true); // not connected yet
   assert.equal(connected(state), null);
-  assert.equal(joinDisabled(state, NOW), false);
+  assert.equal(joinDisabled(state, "rated", NOW), false);
   const join = { type: "join", preset: "match", match_length: 5, clock: "match" };
   submitted(state, join, true);
   assert.equal(state.wanted, join);
-  assert.equal(joinDisabled(state, NOW), true);
+  assert.equal(joinDisabled(state, "rated", NOW), true);
   assert.equal(received(state, queued(), NOW), null);
   assert.equal(state.view, "wait");
   assert.equal(titleText(state), "Looking for an opponent…");
@@ -93,7 +134,8 @@ test("a wait seen from another tab is joined again from its queued frame after a
   connected(state);
   received(state, queued({ preset: "sport", match_length: 1, clock: "standard" }), NOW);
   lost(state);
-  assert.deepEqual(connected(state), { type: "join", preset: "sport", match_length: 1, clock: "standard" });
+  assert.deepEqual(connected(state),
+    { type: "join", pool: "rated", preset: "sport", match_length: 1, clock: "standard" });
 });
 
 test("a socket lost while nobody waits joins nothing again", () => {
@@ -120,7 +162,7 @@ test("left and errors go back to the form; too_many_sockets only says so, and ke
   received(state, { type: "left" });
   assert.equal(state.view, "form");
   assert.equal(state.queued, null);
-  assert.equal(joinDisabled(state, NOW), false);
+  assert.equal(joinDisabled(state, "rated", NOW), false);
   submitted(state, join, true);
   received(state, { type: "error", code: "site_full", message: "The site is full." });
   assert.equal(state.view, "form");
@@ -144,7 +186,7 @@ test("cancel: the leave sent waits for its answer; not sent, back to the form at
 });
 
 test("not connected: the join is not sent and the player is told; signed out: the form, off", () => {
-  const state = createLobbyState();
+  const state = createLobbyState({ signedIn: true });
   submitted(state, { type: "join", preset: "sport" }, false);
   assert.equal(state.message, "Not connected to the server yet. Try again in a moment.");
   assert.equal(state.wanted, null);
@@ -153,7 +195,7 @@ test("not connected: the join is not sent and the player is told; signed out: th
   ended(state, 4401);
   assert.equal(state.view, "form");
   assert.equal(state.message, "You are no longer signed in. Sign in again to play rated games.");
-  assert.equal(joinDisabled(state, NOW), true);
+  assert.equal(joinDisabled(state, "rated", NOW), true);
 });
 
 test("a play ban keeps the join off until its end, by the server's clock", () => {
@@ -163,8 +205,8 @@ test("a play ban keeps the join off until its end, by the server's clock", () =>
   const state = createLobbyState({ bannedUntil: until });
   connected(state);
   assert.equal(banned(state, NOW + 179999), true);
-  assert.equal(joinDisabled(state, NOW + 179999), true);
+  assert.equal(joinDisabled(state, "rated", NOW + 179999), true);
   assert.equal(banned(state, until), false);
-  assert.equal(joinDisabled(state, until), false);
+  assert.equal(joinDisabled(state, "rated", until), false);
   assert.equal(banned(createLobbyState(), NOW), false);
 });

@@ -6,7 +6,7 @@
 import "./support.mjs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { clockNoteHidden, clocksChecked, forPresets, start, update } from "../../../static/games/new-game.js";
+import { clockNoteHidden, clocksChecked, forPresets, personUrl, start, update } from "../../../static/games/new-game.js";
 import { MAX_WAIT_MS, POLL_MS, afterPoll } from "../../../static/games/challenge.js";
 import { leavesMenu, watchMenu } from "../../../static/js/site-menu.js";
 
@@ -36,6 +36,8 @@ function fakeForm(preset) {
       input("clock", "match", false, { presets: "match" }),
     ],
     notes: [{ dataset: { forClock: "standard" }, hidden: false }, { dataset: { forClock: "match" }, hidden: false }],
+    lengths: ["1", "3", "5", "7"].map((value) => input("match_length", value, value === "3")),
+    person: [{ href: "/en/lobby/?pool=casual", getAttribute() { return this.href; } }],
     querySelector(selector) {
       return this.querySelectorAll(selector.replace(":checked", "")).find((el) => el.checked) || null;
     },
@@ -46,6 +48,8 @@ function fakeForm(preset) {
         "[data-for-presets]": this.blocks.map((b) => ({ getAttribute: () => b.forPresets, set hidden(v) { b.hidden = v; } })),
         'input[name="clock"][data-presets]': this.clocks,
         "[data-for-clock]": this.notes,
+        'input[name="match_length"]': this.lengths,
+        "a[data-person-link]": this.person,
       };
       return map[selector];
     },
@@ -58,6 +62,17 @@ function fakeForm(preset) {
   };
   return form;
 }
+
+test("the 'play a person' link follows the chosen rules and looks for an opponent at once", () => {
+  assert.equal(personUrl("/en/lobby/?pool=casual", "sport", "3"), "/en/lobby/?pool=casual&preset=sport&go=1");
+  assert.equal(personUrl("/ru/lobby/", "match", "5"), "/ru/lobby/?pool=casual&preset=match&match_length=5&go=1");
+  const form = fakeForm("match");
+  form.lengths.forEach((radio) => {
+    radio.checked = radio.value === "7";
+  });
+  update(form);
+  assert.equal(form.person[0].href, "/en/lobby/?pool=casual&preset=match&match_length=7&go=1");
+});
 
 test("update: only the chosen preset's options, enabled; its own clock checked and described", () => {
   const form = fakeForm("sport");

@@ -5,12 +5,14 @@ from datetime import timedelta
 from django import forms
 from django.contrib import admin, messages
 from django.template.response import TemplateResponse
-from django.urls import path
+from django.urls import path, reverse
+from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
 from games import clocks, tournaments
 from games.accounts import collusion
 from games.accounts.models import RatingRefund
+from games.chat.models import ChatReport
 from games.room.models import Game, GameEvent, ImportedRecord, Match
 from games.services import GameError
 from games.tournaments import rules as tournament_rules
@@ -92,8 +94,18 @@ class TournamentForm(forms.ModelForm):
 
     class Meta:
         model = Tournament
-        fields = ("name", "kind", "preset", "clock_kind", "starts_at", "size", "match_length")
+        fields = (
+            "name",
+            "kind",
+            "preset",
+            "clock_kind",
+            "starts_at",
+            "size",
+            "match_length",
+            "chat_off",
+        )
         help_texts = {
+            "chat_off": _("The players of its games cannot chat, not even with the ready phrases."),
             "starts_at": _(
                 "An arena starts then; a cup starts then with whoever entered, or "
                 "as soon as it is full (leave empty for a sit-and-go cup)."
@@ -108,6 +120,7 @@ class TournamentForm(forms.ModelForm):
             "name": data.get("name") or "",
             "clock_kind": data.get("clock_kind") or None,
             "starts_at": data.get("starts_at"),
+            "chat_off": bool(data.get("chat_off")),
         }
         if data.get("kind") == "arena":
             options["minutes"] = data.get("minutes")
@@ -152,6 +165,7 @@ class TournamentAdmin(admin.ModelAdmin):
                 "minutes",
                 "size",
                 "match_length",
+                "chat_off",
             )
         return [field.name for field in self.model._meta.fields]
 
@@ -174,6 +188,64 @@ class TournamentAdmin(admin.ModelAdmin):
                 tournaments.cancel(tournament.pk)
             except GameError as error:
                 self.message_user(request, f"{tournament}: {error.message}", level=messages.ERROR)
+
+
+@admin.register(ChatReport)
+class ChatReportAdmin(admin.ModelAdmin):
+    """Chat messages players reported (``games.chat``): the message, its game (a link to the
+    game's page) and the game's whole chat; staff mark a report handled, nothing else changes."""
+
+    list_display = ("created", "reported_text", "sender", "reporter", "game_link", "handled")
+    list_filter = ("handled",)
+    list_select_related = ("message", "reporter")
+    fields = ("created", "reporter", "reported_text", "sender", "game_link", "history", "handled")
+    readonly_fields = ("created", "reporter", "reported_text", "sender", "game_link", "history")
+    actions = ["mark_handled"]
+
+    def has_add_permission(self, request):
+        return False
+
+    @admin.display(description=_("message"))
+    def reported_text(self, report):
+        return report.message.text or report.message.preset
+
+    @admin.display(description=_("sent by"))
+    def sender(self, report):
+        message = report.message
+        who = f"account {message.user_id}" if message.user_id else "guest"
+        return f"{message.get_sender_display()} ({who})"
+
+    @admin.display(description=_("game"))
+    def game_link(self, report):
+        game_id = report.message.game_id
+        return format_html(
+            '<a href="{}">{}</a>', reverse("games:game", kwargs={"game_id": game_id}), game_id
+        )
+
+    @admin.display(description=_("the game's chat"))
+    def history(self, report):
+        rows = report.message.game.chat_messages.order_by("pk")
+        lines = format_html_join(
+            "",
+            "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            (
+                (
+                    format_html(' style="{}"', "font-weight:bold")
+                    if row.pk == report.message_id
+                    else "",
+                    row.created.strftime("%Y-%m-%d %H:%M:%S"),
+                    row.version,
+                    row.get_sender_display(),
+                    row.text or row.preset,
+                )
+                for row in rows
+            ),
+        )
+        return format_html("<table>{}</table>", lines)
+
+    @admin.action(description=_("Mark the selected reports handled"))
+    def mark_handled(self, request, queryset):
+        queryset.update(handled=True)
 
 
 @admin.register(RatingRefund)

@@ -105,6 +105,18 @@ class AppSettings:
         return self._setting("JUDGE_IP_LIMITS", "180/minute;3600/hour")
 
     @property
+    def CHAT_SESSION_LIMITS(self):
+        """Chat messages (presets and text) one session or account may send in all its games
+        (docs/protocol.md "Chat"): a greeting, a few words in a turn and "good game" fit well
+        under it; a stream of messages does not."""
+        return self._setting("CHAT_SESSION_LIMITS", "5 per 10 seconds;20/minute")
+
+    @property
+    def CHAT_IP_LIMITS(self):
+        """The same, of all visitors from one address together."""
+        return self._setting("CHAT_IP_LIMITS", "30 per 10 seconds;120/minute")
+
+    @property
     def ENTRY_SESSION_LIMITS(self):
         """Tournament entries and departures (the join and leave forms) one account may make:
         each changes the event and is sent to every page of it."""

@@ -10,9 +10,10 @@ class GamesConfig(AppConfig):
     def ready(self):
         # connects the signal receivers: accounts (profile on sign-up, guest games on sign-in),
         # analysis (games against the computer are analysed once over), collusion (where a
-        # player signs in from), tournaments (the results of their games) and the Telegram
-        # notices
+        # player signs in from), tournaments (the results of their games), the friends'
+        # notices (their challenges answered or withdrawn) and the Telegram notices
         from games import tournaments  # noqa: F401
         from games.accounts import collusion, sign_in  # noqa: F401
+        from games.friends import challenges  # noqa: F401
         from games.room import analysis  # noqa: F401
         from games.telegram import notices  # noqa: F401

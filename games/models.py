@@ -4,6 +4,8 @@ module (``games.room.models``, ``games.accounts.models``, …), never from here.
 
 from games.accounts import models as accounts_models
 from games.challenges import models as challenges_models
+from games.chat import models as chat_models
+from games.friends import models as friends_models
 from games.lobby import models as lobby_models
 from games.room import models as room_models
 from games.services import models as services_models
@@ -14,6 +16,8 @@ from games.tournaments import models as tournaments_models
 AREAS = (
     accounts_models,
     challenges_models,
+    chat_models,
+    friends_models,
     lobby_models,
     room_models,
     services_models,

@@ -4,7 +4,8 @@ Counted with the ``limits`` library in a moving window in Redis
 (``games.app_settings``: ``GAMES_RATELIMIT_*``, ``GAMES_SOCKET_FRAME_LIMITS``,
 ``GAMES_SESSION_FRAME_LIMITS``, ``GAMES_CONNECT_SESSION_LIMITS``, ``GAMES_CONNECT_IP_LIMITS``,
 ``GAMES_CREATE_SESSION_LIMITS``, ``GAMES_CREATE_IP_LIMITS``, ``GAMES_HINT_SESSION_LIMITS``,
-``GAMES_HINT_IP_LIMITS``, ``GAMES_JUDGE_SESSION_LIMITS``, ``GAMES_JUDGE_IP_LIMITS``),
+``GAMES_HINT_IP_LIMITS``, ``GAMES_JUDGE_SESSION_LIMITS``, ``GAMES_JUDGE_IP_LIMITS``,
+``GAMES_CHAT_SESSION_LIMITS``, ``GAMES_CHAT_IP_LIMITS``),
 so every Daphne process and every tab of a session share the same counters. If Redis cannot
 be reached the limits let everything through (with a warning in the log): a limiter outage
 must not stop play, and the site cannot run without that Redis anyway.
@@ -213,6 +214,26 @@ def check_judge(session_id, ip):
         session_id,
         ip,
         _TOO_MANY_HINTS,
+    )
+
+
+def check_chat(session_id, ip):
+    """Count one chat message (docs/protocol.md "Chat") for ``session_id``
+    (``session_identity``; None: not known) and the client address ``ip``. Raises
+    RateLimited (message in the active language) when either limit is used up."""
+    _check_visitor(
+        "chat",
+        app_settings.CHAT_SESSION_LIMITS,
+        app_settings.CHAT_IP_LIMITS,
+        session_id,
+        ip,
+        _in_seconds(
+            ngettext_lazy(
+                "Too many chat messages in a short time. Please wait %(seconds)d second.",
+                "Too many chat messages in a short time. Please wait %(seconds)d seconds.",
+                "seconds",
+            )
+        ),
     )
 
 

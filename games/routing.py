@@ -8,6 +8,7 @@ baseline, ``games.live.echo``) exists only when ``settings.LOAD_ECHO`` is true.
 from django.conf import settings
 from django.urls import re_path
 
+from games.friends.consumer import NoticesConsumer
 from games.live.echo import EchoConsumer
 from games.live.sockets import NotFoundConsumer
 from games.lobby.consumer import LobbyConsumer
@@ -21,6 +22,7 @@ def websocket_patterns(echo=False):
         re_path(r"^ws/game/(?P<game_id>[^/]+)/$", GameConsumer.as_asgi()),
         re_path(r"^ws/lobby/$", LobbyConsumer.as_asgi()),
         re_path(r"^ws/tournament/(?P<tournament_id>[^/]+)/$", TournamentConsumer.as_asgi()),
+        re_path(r"^ws/notices/$", NoticesConsumer.as_asgi()),
     ]
     if echo:
         patterns.append(re_path(r"^ws/echo/$", EchoConsumer.as_asgi()))

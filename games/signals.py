@@ -27,8 +27,14 @@ change_delivered = Signal()
 
 #: sent inside the transaction in which a challenge is accepted
 #: (``games.services.starting.accept_challenge``), with ``sender`` the Game class,
-#: ``challenge`` and ``game`` (the game it started): the Telegram notices listen
+#: ``challenge`` and ``game`` (the game it started): the Telegram notices listen, and the
+#: friends' notices (the challenger hears of it)
 challenge_accepted = Signal()
+
+#: sent inside the transaction in which a challenge's creator withdraws it
+#: (``games.services.starting.cancel_challenge``), with ``sender`` the Challenge class and
+#: ``challenge``: the friends' notices take it back from its addressee's pages
+challenge_withdrawn = Signal()
 
 #: sent inside the transaction that starts a tournament's game
 #: (``games.tournaments.play.start_game``), with ``sender`` the Game class, ``tournament``,

@@ -4,7 +4,7 @@ challenge link and the lobby."""
 
 from django import forms
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 from games import clocks, services
 from games.choices import Preset, Side
@@ -203,3 +203,15 @@ class NewGameForm(TableForm):
 
 def on_off(value):
     return None if not value else value == "on"
+
+
+def table_text(preset, match_length, clock_kind, rated):
+    """A table in a few words, in the active language: the rules (with a match's length),
+    the clock and whether it is rated, e.g. "Match to 5 points · Match clock · casual"."""
+    if preset == Preset.MATCH:
+        rules = ngettext(
+            "Match to %(points)s point", "Match to %(points)s points", match_length or 1
+        ) % {"points": match_length or 1}
+    else:
+        rules = str(Preset(preset).label)
+    return " · ".join((rules, clock_name(clock_kind), _("rated") if rated else _("casual")))

@@ -4,6 +4,7 @@ URL name (``games:game``, ``games:lobby``, …) stays as it was."""
 
 from games.accounts import urls as accounts_urls
 from games.challenges import urls as challenges_urls
+from games.friends import urls as friends_urls
 from games.lobby import urls as lobby_urls
 from games.room import urls as room_urls
 from games.telegram import urls as telegram_urls
@@ -18,4 +19,5 @@ urlpatterns = [
     *telegram_urls.urlpatterns,
     *lobby_urls.urlpatterns,
     *tournaments_urls.urlpatterns,
+    *friends_urls.urlpatterns,
 ]

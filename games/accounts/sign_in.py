@@ -33,10 +33,12 @@ from django.db import DatabaseError
 from django.dispatch import receiver
 from django.http import Http404
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.http import urlencode
 from django.utils.safestring import mark_safe
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 
@@ -347,8 +349,9 @@ def render_account_menu(request):
     """The header's account part for ``request``'s visitor (HTML): "Sign in" linking to the
     sign-in page (nothing when this server offers no sign-in), or the display name linking
     to the own profile and a "Sign out" button (POST). Both bring the visitor back to the
-    page they are on. Written here rather than with a template, so a page served from the
-    page cache renders no template at all."""
+    page they are on. A signed-in player also gets the link to their friends and the notices'
+    script and its words (``games/_notices.html``). Written here rather than with a template,
+    so a page served from the page cache renders no template for a guest."""
     back = request.get_full_path()
     if "/accounts/" in request.path:
         # on a sign-in page itself: keep where it came from
@@ -364,17 +367,25 @@ def render_account_menu(request):
             _("Sign in"),
         )
     next_field = format_html('<input type="hidden" name="next" value="{}">', back) if back else ""
+    friends = reverse("games:friends")
     return format_html(
         '<div class="account-menu"><a class="account-menu__name" href="{}" title="{}">{}</a>'
+        '<a class="account-menu__friends" href="{}"{}>{}</a>'
         '<form class="inline-form" method="post" action="{}">{}{}'
-        '<button type="submit" class="link-button account-menu__out">{}</button></form></div>',
+        '<button type="submit" class="link-button account-menu__out">{}</button></form>{}</div>',
         reverse("games:profile"),
         _("Your profile"),
         services.display_name(user.pk),
+        friends,
+        mark_safe(' aria-current="page"') if request.path == friends else "",
+        _("Friends"),
         reverse("account_logout"),
         mark_safe(csrf_input(request)),
         next_field,
         _("Sign out"),
+        # every page of a signed-in player opens the notices socket (games.friends): here,
+        # the header's part drawn for each visitor even in a page from the page cache
+        render_to_string("games/_notices.html", {"language": get_language()}),
     )
 
 

@@ -11,19 +11,22 @@ from games.room.models import Game
 
 
 class ChallengeStatus(models.TextChoices):
-    """Where a challenge link stands: waiting for a friend, taken (the game exists) or
-    withdrawn by its creator."""
+    """Where a challenge link stands: waiting for a friend, taken (the game exists),
+    withdrawn by its creator, or declined by the friend it was addressed to."""
 
     OPEN = "open", _("Waiting")
     ACCEPTED = "accepted", _("Accepted")
     CANCELLED = "cancelled", _("Cancelled")
+    DECLINED = "declined", _("Declined")
 
 
 class Challenge(models.Model):
     """A link to a game between people: its creator picks the table options and a side; the
     first other person who opens the link and accepts plays the other side. The game runs the
     preset's clock (RULES.md R12). ``table``, ``match_length`` as in
-    ``games.services.table_options``; ``game`` is set once accepted."""
+    ``games.services.table_options``; ``game`` is set once accepted. A challenge made from
+    the friends list (``games.friends.challenges``) has an ``addressee``: only that account
+    may accept it, and it may decline it."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     preset = models.CharField(max_length=16, choices=Preset.choices, default=Preset.SPORT)
@@ -41,6 +44,13 @@ class Challenge(models.Model):
     )
     game = models.OneToOneField(
         Game, null=True, blank=True, on_delete=models.SET_NULL, related_name="challenge"
+    )
+    addressee = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="challenges_received",
     )
     created = models.DateTimeField(auto_now_add=True)
 

@@ -38,7 +38,9 @@ def challenge_context(request, challenge):
     guest, else ``{"name", "rating", "provisional", "profile"}`` of the creator's account in
     the preset), ``game_url`` once accepted (else None), ``created``, ``telegram_share``
     (inside the Mini App: the link that sends the challenge to a Telegram chat, else "") and
-    ``telegram_link`` (inside the Mini App: the link that opens it in Telegram, else "")."""
+    ``telegram_link`` (inside the Mini App: the link that opens it in Telegram, else ""),
+    ``addressee`` (a friend's challenge, from the friends list: ``{"id", "name"}`` of the one
+    account that may accept it, else None) and ``decline_url`` (for an addressee, else "")."""
     table = challenge.table or {}
     kind = services.clock_kind_for(challenge.preset, challenge.clock_kind)
     creator = None
@@ -83,6 +85,19 @@ def challenge_context(request, challenge):
             else None
         ),
         "created": challenge.created,
+        "addressee": (
+            {
+                "id": challenge.addressee_id,
+                "name": services.display_name(challenge.addressee_id),
+            }
+            if challenge.addressee_id
+            else None
+        ),
+        "decline_url": (
+            reverse("games:friend_decline", kwargs={"challenge_id": challenge.id})
+            if challenge.addressee_id
+            else ""
+        ),
     }
 
 
@@ -142,6 +157,7 @@ def _render_challenge(request, challenge, error=None, status=200):
         {
             "challenge": challenge_context(request, challenge),
             "is_creator": _is_creator(challenge, viewer),
+            "is_addressee": bool(viewer.user_id) and challenge.addressee_id == viewer.user_id,
             "signed_in": bool(viewer.user_id),
             "login_url": login_url(
                 reverse("games:challenge", kwargs={"challenge_id": challenge.id})
@@ -160,9 +176,12 @@ def challenge_page(request, challenge_id):
     play", or why the link can no longer be accepted (taken, withdrawn). A player of the game
     a challenge started is sent to that game. 404 for an unknown id.
 
-    Context: ``challenge`` (``challenge_context``), ``is_creator``, ``signed_in``,
-    ``login_url`` (sign in and come back here: a rated challenge needs an account), ``error``
-    (None)."""
+    A friend's challenge (with an addressee) is accepted or declined by its addressee alone;
+    anyone else is told it is addressed to another player.
+
+    Context: ``challenge`` (``challenge_context``), ``is_creator``, ``is_addressee``,
+    ``signed_in``, ``login_url`` (sign in and come back here: a rated challenge needs an
+    account), ``error`` (None)."""
     challenge = get_object_or_404(Challenge, pk=challenge_id)
     viewer = viewer_of(request, create=False)
     if challenge.game_id and challenge.game.side_of(viewer) is not None:

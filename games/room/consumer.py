@@ -4,6 +4,7 @@ calls ``games.services`` and sends what they return; it never writes a game itse
 import asyncio
 import logging
 import math
+import time
 import uuid
 
 from channels.db import database_sync_to_async
@@ -13,6 +14,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 
 from games import clocks, ratelimits, services
+from games.chat import chat
 from games.choices import Status
 from games.live import socket_watch
 from games.live.sockets import (
@@ -62,6 +64,11 @@ QUESTIONS = ("hint", "judge")
 REMATCH_FRAMES = ("rematch", "rematch_decline")
 
 
+#: the chat's frames (docs/protocol.md "Chat"): no version, a message is not a move;
+#: ``games.chat.chat`` checks and writes, every socket hears the outcome after the commit
+CHAT_FRAMES = ("chat", "chat_mute", "chat_report")
+
+
 #: what a read of a game that is gone returns
 GAME_GONE = object()
 #: a read found that the session no longer confirms the player this socket played for
@@ -84,7 +91,9 @@ class GameConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketCo
     ``double``, ``take``, ``drop``, ``resign`` (each with ``version``), ``claim`` (the win
     against an absent opponent), ``snapshot`` and ``why`` (read only), ``rematch`` and
     ``rematch_decline`` after a finished game (``games.room.rematch``; the outcome reaches
-    every socket as a ``game.rematch`` message, sent on as its viewer's ``rematch`` frame).
+    every socket as a ``game.rematch`` message, sent on as its viewer's ``rematch`` frame),
+    ``chat``, ``chat_mute`` and ``chat_report`` (``games.chat.chat``, no version; each viewer
+    gets what ``projection.chat_frame`` lets them read).
     Errors are sent as ``error`` frames (a ``stale_version`` is followed by a snapshot); a
     ``game.changed`` group message is passed on as this viewer's ``event`` frame
     (docs/protocol.md "Events").
@@ -274,6 +283,9 @@ class GameConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketCo
             if frame["type"] in REMATCH_FRAMES:
                 await self.answer_rematch(frame["type"])
                 return
+            if frame["type"] in CHAT_FRAMES:
+                await self.answer_chat(frame)
+                return
             await self._act(frame)
         except services.GameError as error:
             await self.send_error(
@@ -318,6 +330,45 @@ class GameConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketCo
         frame (``projection.rematch_frame`` decides; none for an onlooker before a rematch)."""
         with translation.override(self.language):
             frame = projection.rematch_frame(message, self.side)
+        if frame is not None:
+            await self.send(text_data=frame_text(frame))
+
+    async def answer_chat(self, frame):
+        """A ``chat``, ``chat_mute`` or ``chat_report`` frame (``games.chat.chat``); over the
+        chat limits, the chat frames within the wait are dropped unanswered."""
+        if time.monotonic() < getattr(self, "chat_quiet_until", 0.0):
+            return
+        kind, visitor = frame["type"], ratelimits.scope_identity(self.scope, self.actor.user_id)
+
+        def act():
+            with translation.override(self.language):
+                if kind == "chat":
+                    text = frame.get("text")
+                    return chat.post(self.game_id, self.actor, frame.get("preset"), text, visitor)
+                if kind == "chat_mute":
+                    return chat.mute(self.game_id, self.actor, frame["muted"])
+                return chat.report(self.game_id, self.actor, frame["id"])
+
+        try:
+            answer = await self._call(act)
+        except chat.TooManyMessages as error:
+            self.chat_quiet_until = time.monotonic() + error.retry_after
+            raise
+        if kind == "chat_report":
+            await self.send(text_data=frame_text(answer))
+
+    async def game_chat(self, message):
+        """Group message ``game.chat`` (``games.chat.chat.post``): this viewer's ``chat``
+        frame, its preset in the socket's language, if they read it (``projection``)."""
+        with translation.override(self.language):
+            frame = projection.chat_frame(message, self.view, self.actor)
+        if frame is not None:
+            await self.send(text_data=frame_text(frame))
+
+    async def game_chat_mute(self, message):
+        """Group message ``game.chat_mute``: the ``chat_muted`` frame to the muting player's
+        sockets (``projection.mute_frame``)."""
+        frame = projection.mute_frame(message, self.view)
         if frame is not None:
             await self.send(text_data=frame_text(frame))
 
@@ -454,9 +505,12 @@ class GameConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketCo
                 return frame
             kind = frame.get("type")
             if not isinstance(kind, str) or (
-                kind not in ACTIONS and kind not in ("snapshot", "why", *QUESTIONS, *REMATCH_FRAMES)
+                kind not in ACTIONS
+                and kind not in ("snapshot", "why", *QUESTIONS, *REMATCH_FRAMES, *CHAT_FRAMES)
             ):
                 return _("Unknown frame type.")
+            if kind in CHAT_FRAMES:
+                return chat.frame_problem(frame) or frame
             if kind == "why":
                 point = frame.get("point")
                 if isinstance(point, bool) or not isinstance(point, int):

@@ -85,6 +85,9 @@ def replay_page(request, game_id):
     title = replays.replay_title(game, game.side_of(viewer_of(request, create=False)))
     context = _replay_context(request, record, game=game, title=title)
     context["analysis"] = analysis.attach(game, context["frames"])  # marks on the play frames
+    viewer = viewer_of(request, create=False)
+    # the chat with each frame, to the game's two players only
+    replays.attach_chat(game, context["frames"], game.side_of(viewer), viewer)
     return render(request, "games/replay.html", context)
 
 

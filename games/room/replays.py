@@ -6,9 +6,12 @@ Nothing here changes a game. ``game_record`` turns a game's events into an engin
 describes every step in the reader's language.
 """
 
+from bisect import bisect_right
+
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
+from games.chat.reading import is_muted, message_row, message_view, visible_to
 from games.choices import EventKind, Preset, Side, Status
 from games.engine import fairdice
 from games.engine import record as rec
@@ -175,6 +178,52 @@ def replay_frames(record):
             }
         )
     return replay, frames
+
+
+def frame_versions(game, frames):
+    """The game version each replay frame of ``game`` stands at: the ``seq`` of the event the
+    frame shows (a roll, a play, a cube action, a resignation, the clock's endings), taken in
+    order per kind; the start the opening roll-off's (0 without one), the end the game's last
+    version; a first turn's roll that is the opening roll-off's keeps the start's version."""
+    pending = {}
+    for kind, seq in game.events.order_by("seq").values_list("kind", "seq"):
+        pending.setdefault(kind, []).append(seq)
+    versions, current = [], 0
+    for frame in frames:
+        # the start frame stands at the opening roll-off's event
+        seqs = pending.get(EventKind.OPENING.value if frame["kind"] == "start" else frame["kind"])
+        plays = pending.get(EventKind.PLAY.value)
+        if frame["kind"] == "roll" and seqs and plays and plays[0] < seqs[0]:
+            pass  # the opening roll-off's dice: no roll event of its own, the version stands
+        elif seqs:
+            current = max(current, seqs.pop(0))
+        elif frame["kind"] == "end":
+            current = game.version
+        versions.append(current)
+    return versions
+
+
+def attach_chat(game, frames, viewer_side, viewer):
+    """Put on each replay frame its ``chat``: the messages sent while the game stood at that
+    frame (by the version they were sent at), as a player of it reads them
+    (``message_view`` with ``"who"``: "You" or "Your opponent"), in the active language.
+    Only the game's two players (``viewer_side`` not None; ``viewer`` their Actor) read the
+    chat in a replay: others get none. Returns how many messages were placed."""
+    for frame in frames:
+        frame["chat"] = []
+    if viewer_side is None:
+        return 0
+    muted = is_muted(game, viewer_side)
+    versions = frame_versions(game, frames)
+    placed = 0
+    for message in game.chat_messages.order_by("pk"):
+        if not visible_to(message.sender, message.preset, viewer_side, muted):
+            continue
+        view = message_view(message_row(message), viewer_side, viewer)
+        view["who"] = _("You") if view["mine"] else _("Your opponent")
+        frames[max(0, bisect_right(versions, message.version) - 1)]["chat"].append(view)
+        placed += 1
+    return placed
 
 
 def fairness_of(game):

@@ -26,6 +26,7 @@ ROOM_MODULES = tuple(
         "main",
         "announce",
         "board-view",
+        "chat",
         "clocks",
         "coach",
         "controls",

@@ -8,6 +8,7 @@ Pure: it reads and writes no row, so the consumer only parses, calls and sends."
 from dataclasses import dataclass, field
 from typing import Any
 
+from games.chat.reading import message_view, visible_to
 from games.protocol import MERGED_FIELDS
 from games.services.reading import SHARED_FIELDS, game_url, rematch_view
 
@@ -39,11 +40,13 @@ class ViewerState:
     """What one socket's viewer was last sent: ``version`` (None before the first snapshot)
     and ``shown``, the ``SHARED_FIELDS`` of the game at that version (the base its events
     are diffs against). ``side`` is the viewer's side ("white", "black") or None for a
-    spectator."""
+    spectator; ``muted``: the player muted the opponent's chat (from the snapshot's ``chat``,
+    then the ``game.chat_mute`` messages: no query per chat message)."""
 
     side: str | None = None
     version: int | None = None
     shown: dict[str, Any] = field(default_factory=dict)
+    muted: bool = False
 
     def snapshot_sent(self, frame: dict[str, Any], force: bool = False) -> bool:
         """True if the snapshot ``frame`` (``services.snapshot``'s) should be sent, i.e. it is
@@ -54,6 +57,7 @@ class ViewerState:
             return False
         self.version = version
         self.shown = {key: game[key] for key in SHARED_FIELDS}
+        self.muted = bool((game.get("chat") or {}).get("muted"))
         return True
 
     def on_change(self, message: dict[str, Any]) -> Update:
@@ -106,3 +110,22 @@ def rematch_frame(message: dict[str, Any], side: str | None) -> dict[str, Any] |
         message.get("offer", ""), message.get("declined", ""), game_url(message.get("game")), side
     )
     return None if view is None else {"type": "rematch", **view}
+
+
+def chat_frame(message: dict[str, Any], view: ViewerState, viewer: Any) -> dict[str, Any] | None:
+    """The ``chat`` frame (docs/protocol.md "Chat") of a ``game.chat`` message for the viewer
+    of ``view`` (``viewer``: their Actor), its preset in the active language, or None when
+    they do not read it: a spectator's message to a player, a player's own words to an
+    onlooker, the opponent's to a player who muted them (``chat.reading.visible_to``)."""
+    if not visible_to(message["sender"], message["preset"], view.side, view.muted):
+        return None
+    return {"type": "chat", "message": message_view(message, view.side, viewer)}
+
+
+def mute_frame(message: dict[str, Any], view: ViewerState) -> dict[str, Any] | None:
+    """The ``chat_muted`` frame of a ``game.chat_mute`` message for the viewer of ``view``:
+    only the player who muted (or heard again) gets it, and their ``view`` keeps it."""
+    if view.side is None or message["side"] != view.side:
+        return None
+    view.muted = bool(message["muted"])
+    return {"type": "chat_muted", "muted": view.muted}

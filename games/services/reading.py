@@ -10,6 +10,7 @@ from django.utils.translation import gettext as _
 
 from games import clocks, ratings
 from games.accounts.models import Profile
+from games.chat.reading import snapshot_chat
 from games.choices import EndReason, EventKind, Phase, Side, Status, other_side
 from games.clocks import ClockSpec
 from games.engine.position_id import encode as encode_position
@@ -333,6 +334,7 @@ def snapshot(
             "links": links,
             "result": result_of(game),
             "rematch": rematch_state(game, you),
+            "chat": snapshot_chat(game, you, viewer),  # the messages this viewer reads
         },
     }
 

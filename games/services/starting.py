@@ -17,7 +17,7 @@ from games.services import playban, turns
 from games.services.actors import Actor, person, seat
 from games.services.errors import BadFrame, ChallengeError
 from games.services.options import bot_levels, clock_for, clock_kind_for, table_options
-from games.signals import challenge_accepted
+from games.signals import challenge_accepted, challenge_withdrawn
 
 
 def create_bot_game(
@@ -177,9 +177,11 @@ def accept_challenge(
     """``who`` (an Actor or a guest id) accepts the open challenge ``challenge_id``: the game
     between the creator and them starts now with the challenge's clock (the creator gets the
     side they asked for; "random" is drawn by the server). A rated challenge needs a signed-in
-    acceptor with another account. ``clock`` may give another ``games.clocks.ClockSpec``
-    (tests use short ones). Raises ChallengeError (taken, withdrawn, one's own link, or rated
-    and not signed in), BadFrame (no guest) or Challenge.DoesNotExist. Returns the new Game."""
+    acceptor with another account; a challenge with an addressee (from the friends list) is
+    accepted by that account only. ``clock`` may give another ``games.clocks.ClockSpec``
+    (tests use short ones). Raises ChallengeError (taken, withdrawn or declined, one's own
+    link, addressed to someone else, or rated and not signed in), BadFrame (no guest) or
+    Challenge.DoesNotExist. Returns the new Game."""
     actor = person(who)
     with transaction.atomic():
         challenge = Challenge.objects.select_for_update().get(pk=challenge_id)
@@ -187,6 +189,11 @@ def accept_challenge(
             raise ChallengeError(_("This challenge was withdrawn."))
         if challenge.status == ChallengeStatus.ACCEPTED:
             raise ChallengeError(_("Someone has already accepted this challenge."))
+        if challenge.status == ChallengeStatus.DECLINED:
+            raise ChallengeError(_("This challenge was declined."))
+        if challenge.addressee_id is not None and challenge.addressee_id != actor.user_id:
+            # a challenge from the friends list is for its addressee alone
+            raise ChallengeError(_("This challenge is addressed to another player."))
         creator = Actor(guest_id=challenge.creator_guest, user_id=challenge.creator_user_id)
         if challenge.creator_guest == actor.guest_id or (
             creator.user_id and creator.user_id == actor.user_id
@@ -230,8 +237,9 @@ def accept_challenge(
 
 def cancel_challenge(challenge_id: UUID | str, who: Actor | str | None) -> Challenge:
     """Withdraw an open challenge; only its creator may (``who``: an Actor or a guest id).
-    Raises ChallengeError (not theirs, or no longer open) or Challenge.DoesNotExist. Returns
-    the Challenge."""
+    Sends ``signals.challenge_withdrawn`` inside the transaction (the friends' notices take
+    it back from its addressee's pages). Raises ChallengeError (not theirs, or no longer
+    open) or Challenge.DoesNotExist. Returns the Challenge."""
     actor = Actor(guest_id=who) if isinstance(who, str) or who is None else who
     with transaction.atomic():
         challenge = Challenge.objects.select_for_update().get(pk=challenge_id)
@@ -244,4 +252,5 @@ def cancel_challenge(challenge_id: UUID | str, who: Actor | str | None) -> Chall
             raise ChallengeError(_("This challenge is no longer open."))
         challenge.status = ChallengeStatus.CANCELLED
         challenge.save()
+        challenge_withdrawn.send(sender=Challenge, challenge=challenge)
     return challenge

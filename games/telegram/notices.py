@@ -1,6 +1,7 @@
 """The players' notices through the bot: it is their turn in a game between people whose
-page they have left; a challenge they made was accepted; their next tournament game has
-begun while no page of the tournament is open. Only for players who asked for them on their
+page they have left; a challenge they made was accepted; a friend challenged them (from the
+friends list, ``games.friends``); their next tournament game has begun while no page of the
+tournament is open. Only for players who asked for them on their
 profile (``links``), in the language they chose.
 
 The receivers below decide what to send when a change commits and queue the Celery task
@@ -21,10 +22,12 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 
 from games import clocks, ratelimits
+from games.challenges.models import Challenge, ChallengeStatus
 from games.choices import EventKind, Side
 from games.room.models import Game, GameEvent
-from games.services import display_name, side_here
+from games.services import clock_kind_for, display_name, side_here
 from games.signals import challenge_accepted, change_delivered, tournament_game_started
+from games.tables import table_text
 from games.telegram import bot_api, config, links
 from games.telegram.models import TelegramOff
 from games.tournaments import presence as tournament_presence
@@ -34,9 +37,9 @@ logger = logging.getLogger(__name__)
 
 #: the Celery task that sends one notice (games/tasks.py registers it under this name)
 TASK = "games.telegram_notice"
-#: the kinds of notice
-TURN, ACCEPTED, TOURNAMENT = "turn", "accepted", "tournament"
-KINDS = (TURN, ACCEPTED, TOURNAMENT)
+#: the kinds of notice (a CHALLENGE notice is about a challenge, the others about a game)
+TURN, ACCEPTED, TOURNAMENT, CHALLENGE = "turn", "accepted", "tournament", "challenge"
+KINDS = (TURN, ACCEPTED, TOURNAMENT, CHALLENGE)
 #: how long a sent notice is remembered, so a task run twice sends it once (seconds)
 SENT_TTL = 24 * 3600
 #: a challenge's page polls its status every 1.5 s; one not heard from for this long (s) is
@@ -135,6 +138,18 @@ def on_accept(sender, challenge, game, **kwargs):
         transaction.on_commit(lambda: _queue(ACCEPTED, user_id, game.pk), robust=True)
 
 
+def challenge_sent(challenge):
+    """A friend's challenge was made (inside its transaction): after the commit, queue the
+    notice to its addressee if they asked for notices. Sent whether or not a page of theirs
+    is open: a challenge is rare and waits for an answer, and the page may be a tab left in
+    the background."""
+    user_id = challenge.addressee_id
+    if not config.enabled() or user_id is None:
+        return
+    if links.sending_to(user_id) is not None:
+        transaction.on_commit(partial(_queue, CHALLENGE, user_id, challenge.pk), robust=True)
+
+
 @receiver(tournament_game_started, dispatch_uid="games.telegram.notices.on_tournament_game")
 def on_tournament_game(sender, tournament, game, user_ids, **kwargs):
     """``tournament_game_started`` receiver: after the commit, queue the notice to each
@@ -205,6 +220,39 @@ def message(kind, game, link):
         }
 
 
+def challenge_message(challenge, link):
+    """The ``sendMessage`` payload of a friend's ``challenge`` to ``link``: who challenges and
+    the table, and a button that opens the challenge in the Mini App (to accept or decline),
+    in the player's language."""
+    with translation.override(link.language):
+        kind = clock_kind_for(challenge.preset, challenge.clock_kind)
+        names = {
+            "name": display_name(challenge.creator_user_id),
+            "table": table_text(challenge.preset, challenge.match_length, kind, challenge.rated),
+        }
+        path = reverse("games:challenge", kwargs={"challenge_id": challenge.pk})
+        return {
+            "chat_id": link.chat_id,
+            "text": _("%(name)s challenges you to a game: %(table)s.") % names,
+            "reply_markup": {
+                "inline_keyboard": [
+                    [{"text": _("Open the challenge"), "web_app": {"url": config.app_url(path)}}]
+                ]
+            },
+        }
+
+
+def _subject(kind, user_id, object_id, version):
+    """What a notice that still applies is about (the Game, or for CHALLENGE the open
+    Challenge addressed to ``user_id``), else None."""
+    if kind == CHALLENGE:
+        return Challenge.objects.filter(
+            pk=object_id, addressee_id=user_id, status=ChallengeStatus.OPEN
+        ).first()
+    game = Game.objects.filter(pk=object_id).first()
+    return game if _still_due(kind, user_id, game, version) else None
+
+
 def _sent_key(kind, user_id, game_id, version):
     return f"telegram:sent:{kind}:{user_id}:{game_id}:{version}"
 
@@ -219,9 +267,10 @@ def _move_time_ms(game_id, version):
 
 
 def send(kind, user_id, game_id, version=0):
-    """Send the notice ``kind`` about game ``game_id`` to ``user_id`` if it still applies:
-    notices still on, the game still going and, for a turn, still the player's at
-    ``version`` with no page of theirs open. Returns what happened: "sent", "off", "stale",
+    """Send the notice ``kind`` about game ``game_id`` (for CHALLENGE: about that challenge)
+    to ``user_id`` if it still applies: notices still on, the game still going and, for a
+    turn, still the player's at ``version`` with no page of theirs open; a challenge still
+    open. Returns what happened: "sent", "off", "stale",
     "duplicate", "blocked", "unreachable" or "refused". Raises SendLater (our limits of
     ``TELEGRAM_SEND_LIMITS`` and ``TELEGRAM_CHAT_LIMITS`` are full), bot_api.RateLimited or
     bot_api.Unavailable: the task tries again later."""
@@ -230,8 +279,8 @@ def send(kind, user_id, game_id, version=0):
     link = links.sending_to(user_id)
     if link is None or not config.enabled():
         return "off"
-    game = Game.objects.filter(pk=game_id).first()
-    if not _still_due(kind, user_id, game, version):
+    subject = _subject(kind, user_id, game_id, version)
+    if subject is None:
         return "stale"
     if not settings.SITE_URL:
         logger.error("telegram notice %s to user %s not sent: SITE_URL is not set", kind, user_id)
@@ -249,7 +298,10 @@ def send(kind, user_id, game_id, version=0):
         return "duplicate"
     sent = False
     try:
-        bot_api.call("sendMessage", message(kind, game, link))
+        payload = (
+            challenge_message(subject, link) if kind == CHALLENGE else message(kind, subject, link)
+        )
+        bot_api.call("sendMessage", payload)
         sent = True
     except bot_api.Blocked:
         links.switch_off(link.chat_id, TelegramOff.BLOCKED)

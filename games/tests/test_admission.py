@@ -12,10 +12,10 @@ from django.urls import reverse
 
 from games import admission, app_settings, clocks, services
 from games.challenges.models import Challenge
+from games.lobby import pairing
 from games.lobby.models import QueueEntry
-from games.lobby.tests.test_lobby import account, join_frame, lobby_socket
+from games.lobby.tests.test_lobby import account, join_frame, lobby_socket, receive
 from games.room.models import Game
-from games.room.tests.test_consumers import receive
 from games.tests.factories import FixedDice, new_bot_game
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("unattended_queue")]
@@ -101,6 +101,12 @@ def test_the_lobby_refuses_a_join_past_the_cap_with_site_full(full_site):
     assert answer["type"] == "error" and answer["code"] == "site_full"
     assert answer["retry_after"] == 40 and MESSAGES["ru"] in answer["message"]
     assert not QueueEntry.objects.filter(user=user).exists()
+
+
+def test_a_guest_joining_the_casual_pool_past_the_cap_is_refused_too(full_site):
+    with pytest.raises(admission.SiteFull):
+        pairing.join(services.Actor(guest_id="g-full"), "sport", pool="casual")
+    assert not QueueEntry.objects.exists()
 
 
 def test_a_cache_that_fails_costs_a_count_not_a_refusal(full_site, monkeypatch):

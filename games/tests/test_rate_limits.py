@@ -4,7 +4,6 @@ over HTTP and in the lobby. Counted in the real Redis; each test has its own key
 (conftest.py), and small limits are set with the ``settings`` fixture."""
 
 import asyncio
-import json
 import time
 
 import pytest
@@ -18,6 +17,7 @@ from django.urls import reverse
 from games.challenges.models import Challenge
 from games.lobby.models import QueueEntry
 from games.lobby.tests.test_lobby import account, join_frame, lobby_socket, signed_in_cookie
+from games.lobby.tests.test_lobby import receive as lobby_receive
 from games.room.models import Game
 from games.room.tests.test_consumers import TIMEOUT, connect, origin, receive, session_cookie
 from games.tests.factories import HUMAN, FixedDice, new_bot_game, state
@@ -82,7 +82,7 @@ def lobby_answers(cookie, frame, count):
         answers = []
         for _ in range(count):
             await comm.send_json_to(frame)
-            answers.append(json.loads(await comm.receive_from(timeout=TIMEOUT)))
+            answers.append(await lobby_receive(comm, timeout=TIMEOUT))
         await comm.disconnect()
         return answers
 

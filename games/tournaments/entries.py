@@ -26,6 +26,7 @@ def check_options(
     size=None,
     starts_at=None,
     minutes=None,
+    chat_off=False,
 ):
     """Check the options of a new event (as ``create`` takes them) and return its model
     fields. Raises BadFrame naming the wrong option."""
@@ -33,7 +34,12 @@ def check_options(
         raise BadFrame(_("Unknown kind of event."))
     if preset not in Preset.values:
         raise BadFrame(_("Unknown rules preset."))
-    fields = {"name": (name or "").strip()[:80], "kind": kind, "preset": preset}
+    fields = {
+        "name": (name or "").strip()[:80],
+        "kind": kind,
+        "preset": preset,
+        "chat_off": bool(chat_off),
+    }
     if kind == TournamentKind.ARENA:
         if starts_at is None:
             raise BadFrame(_("An arena needs a start time."))
@@ -73,7 +79,8 @@ def create(kind, preset, *, created_by=None, schedule_key="", **options):
     ``clock_kind`` (default the preset's; a ``match`` arena plays 1-point matches). A cup
     (``kind`` "cup") of ``size`` 4, 8 or 16 plays matches of ``match_length`` 3, 5 or 7 points
     in the ``match`` preset with its clock; it starts when full, or at ``starts_at`` if one is
-    given with whoever entered. ``name`` (optional; else one is made from the options),
+    given with whoever entered. ``chat_off``: no chat in its games (``games.chat``).
+    ``name`` (optional; else one is made from the options),
     ``created_by`` (the staff account) and ``schedule_key`` (the schedule's slot) are kept.
     Raises BadFrame naming the wrong option. Returns the event."""
     fields = check_options(kind, preset, **options)

@@ -65,6 +65,9 @@ class Tournament(models.Model):
     #: since when pairing (arena) or the next match (cup) waits because the site is full
     #: (``games.admission``); None while it does not
     full_since = models.DateTimeField(null=True, blank=True)
+    #: the chat of this event's games is off (``games.chat``): the server refuses messages
+    #: and the game page shows no chat panel
+    chat_off = models.BooleanField(_("no chat in its games"), default=False)
 
     class Meta:
         ordering = ["starts_at", "created"]

@@ -11,6 +11,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from games import app_settings, ratelimits, services
 from games.lobby.tests.test_lobby import account, signed_in_cookie
+from games.lobby.tests.test_lobby import receive as lobby_receive
 from games.room.tests.test_consumers import TIMEOUT, connect, origin, receive, session_cookie
 from games.tests.factories import HUMAN, FixedDice, new_bot_game
 from games.tests.tournament_helpers import arena
@@ -116,7 +117,7 @@ def test_game_and_lobby_sockets_of_one_account_count_together(game, settings, op
         await refused(socket(game_path(game), cookie))
         await still_answers(watching)
         await lobby.send_json_to({"type": "leave"})
-        assert (await receive(lobby))["type"] == "left"
+        assert (await lobby_receive(lobby))["type"] == "left"
         await watching.disconnect()
         await lobby.disconnect()
 

@@ -1,10 +1,12 @@
-"""End to end in headless Chromium: "Play a person" for guests (issue #32, part 1).
+"""End to end in headless Chromium: "Play a person" for guests (issue #32, the whole loop).
 
 The real stack: Daphne, a Celery worker and beat (the lobby's pairing and its counts), Redis,
 the test database. Guests with no account press "Play a person" on the home page, in Russian,
 Bulgarian and English at 360 and 1280 px: the first waits, a second sees how many wait on
 the lobby page in their own language, presses too, and both pages open the same unrated
-game. A guest left alone is offered the computer (the page's clock run forward past
+game. In the first game they chat (a ready phrase, read in the other's language), play a
+turn, one resigns, and both press "Rematch": both pages land on the new game, colours
+swapped. A guest left alone is offered the computer (the page's clock run forward past
 ``offer_computer_ms``), and taking the offer leaves the queue for a game against the
 computer. axe finds nothing on the wait and the offer.
 """
@@ -24,8 +26,9 @@ from games.room.tests.test_e2e_browser import (  # noqa: F401 - fixtures used by
     browser,
     daphne_server,
     in_thread,
+    viewer_side,
 )
-from games.room.tests.test_e2e_clock import clock_beat  # noqa: F401
+from games.room.tests.test_e2e_clock import clock_beat, play_one_turn  # noqa: F401
 
 pytestmark = pytest.mark.e2e
 
@@ -52,6 +55,42 @@ def press_play_a_person(page, base, lang):
     page.goto(f"{base}/{lang}/")
     page.locator("#home-person").click()
     page.wait_for_url(re.compile(rf"/{lang}/lobby/\?pool=casual&preset=sport$"))  # "go" dropped
+
+
+def chat_play_and_rematch(first, second, lang_second, game_id):
+    """The two guests of ``game_id`` chat, play a turn, one resigns, and both ask for a
+    rematch: both pages land on the new game with the colours swapped."""
+    from django.utils import translation
+
+    from games.chat.reading import PRESETS
+
+    first.locator('#chat-presets button[data-preset="good_luck"]').click()
+    with translation.override(lang_second):
+        said = str(PRESETS["good_luck"])
+    second.locator("#chat-log .chat-text").filter(has_text=said).wait_for(timeout=5_000)
+    moved = play_one_turn([first, second], time.monotonic() + 60)
+    resigner = viewer_side(moved)
+    in_thread(lambda: resign_as(game_id, resigner))
+    sides = (viewer_side(first), viewer_side(second))
+    for page in (first, second):
+        page.wait_for_selector("#rematch-btn:visible", timeout=10_000)
+        page.locator("#rematch-btn").click()
+    not_old = re.compile(r"/game/(?!" + re.escape(game_id) + r")[0-9a-f-]{36}/$")
+    for page in (first, second):
+        page.wait_for_url(not_old, timeout=10_000)
+        page.wait_for_function(READY_JS, timeout=10_000, polling=20)
+    assert GAME_URL.search(first.url).group(1) == GAME_URL.search(second.url).group(1)
+    assert (viewer_side(first), viewer_side(second)) == sides[::-1]
+
+
+def resign_as(game_id, side):
+    """``side`` of the game resigns (through the service, as its page's button does)."""
+    from games import services
+    from games.room.models import Game
+    from games.tests.factories import actor_of
+
+    game = Game.objects.get(pk=game_id)
+    services.resign(game_id, actor_of(game, side), game.version)
 
 
 def test_guests_press_play_a_person_and_meet_in_one_game_or_are_offered_the_computer(
@@ -87,6 +126,8 @@ def test_guests_press_play_a_person_and_meet_in_one_game_or_are_offered_the_comp
         game_id = GAME_URL.search(first.url).group(1)
         assert GAME_URL.search(second.url).group(1) == game_id
         games.append(game_id)
+        if run == 0:
+            chat_play_and_rematch(first, second, lang_b, game_id)
         first.context.close()
         second.context.close()
 

@@ -78,6 +78,7 @@ SNAPSHOT_KEYS = {
             "links",
             "result",
             "rematch",
+            "chat",
             "clock",
             "presence",
         )
@@ -85,6 +86,14 @@ SNAPSHOT_KEYS = {
     # an onlooker sees a rematch only once it started: its state and the new game's page
     "game.rematch.state",
     "game.rematch.game",
+    # the chat an onlooker reads: presets, the onlookers' and the players' (games.chat)
+    "game.chat",
+    *(f"game.chat.{key}" for key in ("muted", "text", "messages", "messages.[]", "presets")),
+    *(
+        f"game.chat.messages.[].{key}"
+        for key in ("id", "from", "preset", "text", "version", "at", "mine")
+    ),
+    *(f"game.chat.presets.{key}" for key in ("[]", "[].key", "[].text")),
     *(
         f"game.options.{key}"
         for key in ("preset", "match_length", "koks", "cube", "bot_level", "colour")
@@ -350,12 +359,12 @@ async def frames_until(comm, version, log, snapshot=False):
 
 
 def board_of(game):
-    """What every viewer sees alike of a snapshot's game: all but the viewer's own fields and
-    the server's time."""
+    """What every viewer sees alike of a snapshot's game: all but the viewer's own fields
+    (the chat too: who reads which message depends on the viewer) and the server's time."""
     shared = {
         key: value
         for key, value in game.items()
-        if key not in ("you", "actions", "hints", "legal", "clock", "presence")
+        if key not in ("you", "actions", "hints", "legal", "clock", "presence", "chat")
     }
     clock = dict(game["clock"] or {})
     clock.pop("server_time", None)

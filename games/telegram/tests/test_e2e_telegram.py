@@ -301,6 +301,29 @@ def test_a_telegram_user_plays_a_game_to_the_end_with_the_main_button(
     friend.evaluate("window.__pressBack()")
     friend.wait_for_url(re.compile(rf"/{language}/games/$"))
     assert friend.evaluate("window.__telegram.back") is False
+    # "Play a person" in the app: the MainButton finds an opponent, then cancels the wait; the
+    # two Telegram players meet in the casual pool
+    for player in (page, friend):
+        player.goto(f"{base}/{language}/lobby/?pool=casual")
+        main_button(player, time.monotonic() + 10)
+        find = player.locator("#lobby-join").inner_text().strip()
+        player.wait_for_function(
+            "(text) => window.__telegram.main.text === text && window.__telegram.main.active",
+            arg=find,
+            timeout=5000,
+        )
+    page.evaluate("window.__pressMain()")
+    page.locator("#lobby-wait").wait_for(state="visible", timeout=10_000)
+    page.wait_for_function(
+        "(text) => window.__telegram.main.text === text",
+        arg=page.locator("#lobby-cancel").inner_text().strip(),
+        timeout=5000,
+    )
+    shoot(page, f"{language}-{theme}-lobby-wait")
+    friend.evaluate("window.__pressMain()")
+    for player in (friend, page):
+        player.wait_for_url(re.compile(r"/game/[0-9a-f-]{36}/$"), timeout=10_000)
+    assert friend.url == page.url
     assert not friend_errors, friend_errors
 
     game = in_thread(lambda: Game.objects.get(pk=game_id))

@@ -11,7 +11,7 @@ function memoryStorage(text) {
 }
 
 test("settings: the defaults, what was saved over them, and nothing broken by bad storage", () => {
-  const defaults = { animate: true, sound: false, autoConfirm: false, autoPlay: false, autoPass: false, reader: false, hints: false, turnSound: null };
+  const defaults = { animate: true, sound: false, autoConfirm: false, autoPlay: false, autoPass: false, reader: false, hints: false, turnSound: null, chat: true };
   assert.deepEqual(loadSettings(memoryStorage(), false), defaults);
   assert.equal(loadSettings(memoryStorage(), true).animate, false); // reduced motion
   assert.deepEqual(loadSettings(memoryStorage('{"sound": true, "reader": true}'), false),

@@ -6,8 +6,8 @@
  *
  * This module wires the others: state.js (the one state), protocol.js (events and snapshots as
  * data), socket.js (the game frames on the page's live socket, ../live/socket.js), staging.js,
- * texts.js, board-view.js, panels.js, clocks.js, controls.js, coach.js (hints), rematch.js
- * and announce.js. A snapshot and an applied event take the same path, onGame, so the page does
+ * texts.js, board-view.js, panels.js, clocks.js, controls.js, coach.js (hints), rematch.js,
+ * chat.js and announce.js. A snapshot and an applied event take the same path, onGame, so the page does
  * the same whichever way a change arrived. Interface text goes through Django's JavaScript
  * catalogue (gettext, ngettext, interpolate).
  */
@@ -15,6 +15,7 @@ import { describePosition, fmt, positionBoards, prefersReducedMotion } from "../
 import { socketUrl } from "../live/socket.js";
 import { createAnnouncer } from "./announce.js";
 import { createBoardView } from "./board-view.js";
+import { createChat } from "./chat.js";
 import { CLOCK_TICK_MS, createClocks, noteClockOffset } from "./clocks.js";
 import { createCoach } from "./coach.js";
 import { createControls } from "./controls.js";
@@ -86,6 +87,15 @@ function elements() {
     replay: $("replay-link"),
     record: $("record-link"),
     seedHash: $("seed-hash"),
+    chat: $("chat"),
+    chatLog: $("chat-log"),
+    chatAnnounce: $("chat-announce"),
+    chatPresets: $("chat-presets"),
+    chatForm: $("chat-form"),
+    chatText: $("chat-text"),
+    chatCount: $("chat-count"),
+    chatMute: $("chat-mute"),
+    chatNote: $("chat-note"),
     settings: {
       animate: $("set-animate"),
       sound: $("set-sound"),
@@ -95,6 +105,7 @@ function elements() {
       reader: $("set-reader"),
       hints: $("set-hints"),
       turnSound: $("set-turn-sound"),
+      chat: $("set-chat"),
     },
   };
 }
@@ -134,6 +145,7 @@ function start(rootEl) {
     connection, say, render, stopAnimation: board.stopAnimation, storage, board,
   });
   const coach = createCoach(els, state, { connection });
+  const chat = createChat(els, state, { connection });
   const rematch = createRematch(els, state, { connection, go: (url) => window.location.assign(url) });
   const turn = createTurnNotice({
     doc: document,
@@ -151,6 +163,7 @@ function start(rootEl) {
     controls.draw();
     coach.draw();
     rematch.draw();
+    chat.draw();
     turn.update();
     rootEl.dataset.phase = state.game.phase || "";
     rootEl.dataset.version = String(state.game.version);
@@ -205,6 +218,7 @@ function start(rootEl) {
       say.showError(""); // an error about an older version no longer applies
     }
     controls.noteGame(game, sameGame);
+    chat.onGame(game);
     state.game = game;
     // An event that leaves the clock alone keeps the old block: its server_time is old news.
     if (!sameGame || game.clock !== previous.clock) noteClockOffset(state, game);
@@ -259,6 +273,7 @@ function start(rootEl) {
   function onFrame(frame) {
     if (coach.onFrame(frame)) return;
     if (rematch.onFrame(frame)) return;
+    if (chat.onFrame(frame)) return;
     if (frame.type === "why") controls.onWhy(frame);
     else if (frame.type === "error") controls.onError(frame);
   }

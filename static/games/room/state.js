@@ -18,6 +18,8 @@ const SETTINGS_KEY = "nardy.room.settings";
  *   each own play lost (coach.js)
  * @property {?boolean} turnSound  a chime when the turn comes on a hidden page; null: the
  *   default (on against people, off against the computer: turn-notice.js)
+ * @property {boolean} chat  the game's chat is shown (chat.js); off: nothing of it is shown
+ *   or said
  */
 
 /**
@@ -27,7 +29,7 @@ const SETTINGS_KEY = "nardy.room.settings";
  * @returns {Settings}
  */
 export function loadSettings(storage, reducedMotion) {
-  const defaults = { animate: !reducedMotion, sound: false, autoConfirm: false, autoPlay: false, autoPass: false, reader: false, hints: false, turnSound: null };
+  const defaults = { animate: !reducedMotion, sound: false, autoConfirm: false, autoPlay: false, autoPass: false, reader: false, hints: false, turnSound: null, chat: true };
   try {
     const saved = JSON.parse(storage.getItem(SETTINGS_KEY) || "{}");
     return Object.assign(defaults, saved && typeof saved === "object" ? saved : {});

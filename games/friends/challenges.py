@@ -1,0 +1,232 @@
+"""A challenge addressed to a friend: made from the friends list on an ordinary challenge link
+(``games.challenges``) that names its addressee, so it is accepted through the link's own
+path (``services.accept_challenge``, which lets only the addressee accept it). The addressee
+hears of it on every open page (the notices socket) and by Telegram if they asked for its
+notices; declining it closes it and tells the challenger, as accepting does.
+
+What the notices sockets are sent goes through the channel layer after the commit, as ids
+only (``{"type": "notices.challenge" | "notices.answered" | "notices.closed", "challenge":
+<uuid>}`` to ``group_name(user_id)``): each socket reads the challenge and words its frame in
+its own page's language (``challenge_frame``, ``answer_frame``)."""
+
+import logging
+from datetime import timedelta
+from functools import partial
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import transaction
+from django.dispatch import receiver
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from games import services
+from games.challenges.models import Challenge, ChallengeStatus
+from games.friends import following
+from games.signals import challenge_accepted, challenge_withdrawn
+from games.tables import table_text
+from games.telegram import notices as telegram_notices
+
+logger = logging.getLogger(__name__)
+
+#: an unanswered challenge stops popping up on its addressee's pages after this long; it can
+#: still be accepted from its page until its maker withdraws it
+PENDING_FOR = timedelta(minutes=15)
+
+
+class FriendChallengeError(ValueError):
+    """A friend's challenge that cannot be made or declined. ``message`` says why (in the
+    active language); ``code``: "not_followed", "not_yours", "closed"."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def group_name(user_id):
+    """The channel group of an account's notices sockets: ``notices_user_<id>``."""
+    return f"notices_user_{user_id}"
+
+
+def _send(user_id, kind, challenge_id):
+    """Hand one message to the notices sockets of ``user_id`` (a failure is logged: a page
+    that missed it catches up when its socket opens again)."""
+    try:
+        async_to_sync(get_channel_layer().group_send)(
+            group_name(user_id), {"type": kind, "challenge": str(challenge_id)}
+        )
+    except Exception:
+        logger.warning("notices of user %s: %s not sent", user_id, kind, exc_info=True)
+
+
+def _after_commit(user_id, kind, challenge_id):
+    transaction.on_commit(partial(_send, user_id, kind, challenge_id), robust=True)
+
+
+def challenge_friend(actor, friend_id, options):
+    """The signed-in player ``actor`` (a ``services.Actor`` with an account and a guest id)
+    challenges account ``friend_id``, whom they follow, to a game with ``options`` (the
+    keyword arguments of ``services.create_challenge``: preset, colour, match_length, koks,
+    cube, rated, clock). An open challenge of theirs to the same friend is withdrawn first (the
+    new table replaces it). After the commit the friend's pages hear of it and, if they chose
+    Telegram notices, a message is queued. Raises FriendChallengeError ("not_followed"),
+    ``services.BadFrame`` (a wrong option) or ``services.PlayBanned`` (rated games closed to
+    the player for now). Returns the new Challenge."""
+    if not following.is_following(actor.user_id, friend_id):
+        raise FriendChallengeError(
+            "not_followed", _("Follow this player first: you can challenge the players you follow.")
+        )
+    with transaction.atomic():
+        earlier = list(
+            Challenge.objects.select_for_update().filter(
+                creator_user_id=actor.user_id, addressee_id=friend_id, status=ChallengeStatus.OPEN
+            )
+        )
+        for old in earlier:
+            old.status = ChallengeStatus.CANCELLED
+            old.save(update_fields=["status"])
+            _after_commit(friend_id, "notices.closed", old.pk)
+        challenge = services.create_challenge(actor, **options)
+        challenge.addressee_id = friend_id
+        challenge.save(update_fields=["addressee"])
+        _after_commit(friend_id, "notices.challenge", challenge.pk)
+        telegram_notices.challenge_sent(challenge)
+    return challenge
+
+
+def decline(challenge_id, user_id):
+    """Account ``user_id`` declines the open challenge ``challenge_id`` addressed to it: the
+    challenge closes (status "declined"), the challenger's pages are told (their challenge's
+    page shows it), and the addressee's other pages drop its notice. Raises
+    FriendChallengeError ("not_yours": not addressed to them; "closed": no longer open) or
+    Challenge.DoesNotExist. Returns the Challenge."""
+    with transaction.atomic():
+        challenge = Challenge.objects.select_for_update().get(pk=challenge_id)
+        if challenge.addressee_id is None or challenge.addressee_id != user_id:
+            raise FriendChallengeError(
+                "not_yours", _("This challenge is addressed to another player.")
+            )
+        if challenge.status != ChallengeStatus.OPEN:
+            raise FriendChallengeError("closed", _("This challenge is no longer open."))
+        challenge.status = ChallengeStatus.DECLINED
+        challenge.save(update_fields=["status"])
+        if challenge.creator_user_id:
+            _after_commit(challenge.creator_user_id, "notices.answered", challenge.pk)
+        _after_commit(user_id, "notices.closed", challenge.pk)
+    return challenge
+
+
+@receiver(challenge_accepted, dispatch_uid="games.friends.challenges.on_accept")
+def on_accept(sender, challenge, game, **kwargs):
+    """``challenge_accepted`` receiver: a friend's challenge was accepted; after the commit
+    its maker's pages hear of it and the addressee's other pages drop its notice."""
+    if challenge.addressee_id is None:
+        return
+    if challenge.creator_user_id:
+        _after_commit(challenge.creator_user_id, "notices.answered", challenge.pk)
+    _after_commit(challenge.addressee_id, "notices.closed", challenge.pk)
+
+
+@receiver(challenge_withdrawn, dispatch_uid="games.friends.challenges.on_withdraw")
+def on_withdraw(sender, challenge, **kwargs):
+    """``challenge_withdrawn`` receiver: its maker withdrew a friend's challenge; after the
+    commit its notice goes from the addressee's pages."""
+    if challenge.addressee_id is not None:
+        _after_commit(challenge.addressee_id, "notices.closed", challenge.pk)
+
+
+def pending_for(user_id):
+    """The open challenges addressed to account ``user_id`` made within PENDING_FOR, the
+    oldest first (each socket shows them when it opens)."""
+    return list(
+        Challenge.objects.filter(
+            addressee_id=user_id,
+            status=ChallengeStatus.OPEN,
+            created__gte=timezone.now() - PENDING_FOR,
+        ).order_by("created")
+    )
+
+
+def challenge_notice(challenge):
+    """What the addressee's pages show of the open ``challenge`` (in the active language):
+    ``{"id", "from": {"id", "name", "profile"}, "text", "table", "accept" (the accept form's
+    URL, POST), "decline" (POST), "page" (the challenge's page)}``."""
+    name = services.display_name(challenge.creator_user_id)
+    table = table_text(
+        challenge.preset,
+        challenge.match_length,
+        services.clock_kind_for(challenge.preset, challenge.clock_kind),
+        challenge.rated,
+    )
+    ids = {"challenge_id": challenge.pk}
+    return {
+        "id": str(challenge.pk),
+        "from": {
+            "id": challenge.creator_user_id,
+            "name": name,
+            "profile": reverse("games:player", kwargs={"user_id": challenge.creator_user_id}),
+        },
+        "text": _("%(name)s challenges you to a game.") % {"name": name},
+        "table": table,
+        "accept": reverse("games:challenge_accept", kwargs=ids),
+        "decline": reverse("games:friend_decline", kwargs=ids),
+        "page": reverse("games:challenge", kwargs=ids),
+    }
+
+
+def challenge_frame(challenge_id, user_id):
+    """The ``challenge`` frame for the notices socket of ``user_id`` (``{"type":
+    "challenge", "challenge": challenge_notice(…)}``), or None when the challenge is no
+    longer open or not addressed to them."""
+    challenge = Challenge.objects.filter(
+        pk=challenge_id, addressee_id=user_id, status=ChallengeStatus.OPEN
+    ).first()
+    if challenge is None:
+        return None
+    return {"type": "challenge", "challenge": challenge_notice(challenge)}
+
+
+def hello_frame(user_id):
+    """The first frame of a notices socket of ``user_id``: ``{"type": "hello", "challenges":
+    [challenge_notice(…) of pending_for(user_id)]}``."""
+    return {
+        "type": "hello",
+        "challenges": [challenge_notice(challenge) for challenge in pending_for(user_id)],
+    }
+
+
+def answer_frame(challenge_id, user_id):
+    """The ``answered`` frame for the notices socket of the challenger ``user_id``:
+    ``{"type": "answered", "challenge": <uuid>, "status": "accepted"|"declined", "text",
+    "game": <the game's page, or null>}``; None when ``user_id`` did not make it or it is
+    not answered."""
+    challenge = (
+        Challenge.objects.filter(pk=challenge_id, creator_user_id=user_id)
+        .exclude(addressee=None)
+        .first()
+    )
+    if challenge is None or challenge.status not in (
+        ChallengeStatus.ACCEPTED,
+        ChallengeStatus.DECLINED,
+    ):
+        return None
+    names = {"name": services.display_name(challenge.addressee_id)}
+    accepted = challenge.status == ChallengeStatus.ACCEPTED
+    return {
+        "type": "answered",
+        "challenge": str(challenge.pk),
+        "status": challenge.status,
+        "text": (
+            _("%(name)s accepted your challenge: the game has begun.")
+            if accepted
+            else _("%(name)s declined your challenge.")
+        )
+        % names,
+        "game": (
+            reverse("games:game", kwargs={"game_id": challenge.game_id})
+            if accepted and challenge.game_id
+            else None
+        ),
+    }

@@ -111,6 +111,24 @@ def challenge_new(request):
 
     Context: ``form``, ``error``, ``signed_in``, ``login_url`` (sign in and come back to the
     form), ``clock_choices`` (``clock_choices()``), ``preset_clocks`` (``{preset: kind}``)."""
+    return challenge_form_page(
+        request,
+        "games/challenge_new.html",
+        {
+            "signed_in": request.user.is_authenticated,
+            "login_url": login_url(reverse("games:challenge_new")),
+        },
+        lambda options: services.create_challenge(viewer_of(request), **options),
+    )
+
+
+def challenge_form_page(request, template, context, make, errors=(services.GameError,)):
+    """A challenge form's page: GET shows ``template`` with ``context``; POST reads a
+    ``ChallengeForm`` and makes the challenge with ``make(options)`` (``form.options()``),
+    then redirects to its page. Bad options, or an error of ``errors`` raised by ``make``
+    (each has ``message``), give the form again with the reason (400); too many new games
+    lately (``ratelimits``) the form with the reason (429, ``Retry-After`` header). The
+    template's context adds ``form``, ``error``, ``clock_choices`` and ``preset_clocks``."""
     form = ChallengeForm()
     error = refusal = None
     if request.method == "POST":
@@ -121,19 +139,18 @@ def challenge_new(request):
             error = refusal.message
         else:
             try:
-                challenge = services.create_challenge(viewer_of(request), **form.options())
-            except services.GameError as exc:
+                challenge = make(form.options())
+            except errors as exc:
                 error = exc.message
             else:
-                return redirect("games:challenge", challenge_id=challenge.id)
+                return redirect("games:challenge", challenge_id=challenge.pk)
     response = render(
         request,
-        "games/challenge_new.html",
+        template,
         {
+            **context,
             "form": form,
             "error": error,
-            "signed_in": request.user.is_authenticated,
-            "login_url": login_url(reverse("games:challenge_new")),
             "clock_choices": clock_choices(),
             "preset_clocks": clocks.PRESET_CLOCK,
         },

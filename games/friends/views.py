@@ -10,17 +10,14 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from games import clocks, services
+from games import services
 from games.accounts import dev_sign_in, profiles, sign_in
-from games.challenges.forms import ChallengeForm, clock_choices
 from games.challenges.models import Challenge
+from games.challenges.views import challenge_form_page
 from games.friends import challenges, following, presence
 from games.pages import (
-    creation_refused,
-    form_errors,
     login_url,
     viewer_of,
-    with_retry_after,
 )
 
 
@@ -133,24 +130,7 @@ def friend_challenge(request, user_id):
         if request.method == "GET":
             raise Http404
         return _refused(_("You can challenge the players you follow."), 400)
-    form = ChallengeForm()
-    error = refusal = None
-    if request.method == "POST":
-        form = ChallengeForm(request.POST)
-        if not form.is_valid():
-            error = form_errors(form)
-        elif (refusal := creation_refused(request, starts_game=False)) is not None:
-            error = refusal.message
-        else:
-            try:
-                challenge = challenges.challenge_friend(
-                    viewer_of(request), friend.pk, form.options()
-                )
-            except (services.GameError, challenges.FriendChallengeError) as exc:
-                error = exc.message
-            else:
-                return redirect("games:challenge", challenge_id=challenge.pk)
-    response = render(
+    return challenge_form_page(
         request,
         "games/friend_challenge.html",
         {
@@ -158,15 +138,11 @@ def friend_challenge(request, user_id):
                 "id": friend.pk,
                 "name": services.display_name(friend.pk),
                 "profile": profiles.profile_url(friend.pk),
-            },
-            "form": form,
-            "error": error,
-            "clock_choices": clock_choices(),
-            "preset_clocks": clocks.PRESET_CLOCK,
+            }
         },
-        status=429 if refusal else 400 if error else 200,
+        lambda options: challenges.challenge_friend(viewer_of(request), friend.pk, options),
+        errors=(services.GameError, challenges.FriendChallengeError),
     )
-    return with_retry_after(response, refusal) if refusal else response
 
 
 @require_POST

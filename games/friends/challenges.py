@@ -11,10 +11,7 @@ its own page's language (``challenge_frame``, ``answer_frame``)."""
 
 import logging
 from datetime import timedelta
-from functools import partial
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.db import transaction
 from django.dispatch import receiver
 from django.urls import reverse
@@ -24,6 +21,7 @@ from django.utils.translation import gettext as _
 from games import services
 from games.challenges.models import Challenge, ChallengeStatus
 from games.friends import following
+from games.services import dispatch
 from games.signals import challenge_accepted, challenge_withdrawn
 from games.tables import table_text
 from games.telegram import notices as telegram_notices
@@ -50,19 +48,12 @@ def group_name(user_id):
     return f"notices_user_{user_id}"
 
 
-def _send(user_id, kind, challenge_id):
-    """Hand one message to the notices sockets of ``user_id`` (a failure is logged: a page
-    that missed it catches up when its socket opens again)."""
-    try:
-        async_to_sync(get_channel_layer().group_send)(
-            group_name(user_id), {"type": kind, "challenge": str(challenge_id)}
-        )
-    except Exception:
-        logger.warning("notices of user %s: %s not sent", user_id, kind, exc_info=True)
-
-
 def _after_commit(user_id, kind, challenge_id):
-    transaction.on_commit(partial(_send, user_id, kind, challenge_id), robust=True)
+    """After the commit, tell the notices sockets of ``user_id`` (a failure is logged: a page
+    that missed it catches up when its socket opens again)."""
+    dispatch.send_to_group_after_commit(
+        group_name(user_id), {"type": kind, "challenge": str(challenge_id)}
+    )
 
 
 def challenge_friend(actor, friend_id, options):

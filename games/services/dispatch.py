@@ -242,7 +242,12 @@ def send_after_commit(game_id: UUID | str, message: dict[str, Any]) -> None:
     """After the commit, send ``message`` (a Channels message: ``type`` names the consumers'
     handler) to every socket of game ``game_id``: a change that raises no version (the
     chat, ``games.chat.chat``)."""
-    group = group_name(game_id)
+    send_to_group_after_commit(group_name(game_id), message)
+
+
+def send_to_group_after_commit(group: str, message: dict[str, Any]) -> None:
+    """After the commit, send ``message`` to the Channels group ``group`` (a failure is
+    logged, not raised: the sockets catch up when they connect again)."""
     transaction.on_commit(lambda: _send_now(group, message), robust=True)
 
 

@@ -16,6 +16,7 @@ from games.friends import challenges, following, presence
 from games.friends.models import Follow, LastSeen
 from games.friends.tests.helpers import SPORT, account, actor
 from games.room.models import Presence
+from games.services import dispatch
 from games.telegram import notices
 from games.telegram.tests.test_telegram_bot import player, queued
 from games.tests.telegram_helpers import (  # noqa: F401 - fixtures used by name
@@ -37,10 +38,18 @@ class Sent(list):
 
 @pytest.fixture
 def sent(monkeypatch, django_capture_on_commit_callbacks):
+    """Records what goes to the notices groups after the commit, at the service layer's one
+    door to the channel layer (the sockets' own test, test_notices_socket.py, runs it through
+    Redis)."""
     messages = Sent(django_capture_on_commit_callbacks)
-    monkeypatch.setattr(
-        challenges, "_send", lambda user_id, kind, cid: messages.append((user_id, kind, str(cid)))
-    )
+
+    def record(group, message):
+        user_id = int(group.removeprefix("notices_user_"))
+        transaction.on_commit(
+            lambda: messages.append((user_id, message["type"], message["challenge"]))
+        )
+
+    monkeypatch.setattr(dispatch, "send_to_group_after_commit", record)
     return messages
 
 

@@ -11,7 +11,8 @@ be reached the limits let everything through (with a warning in the log): a limi
 must not stop play, and the site cannot run without that Redis anyway.
 
 The caps of open sockets (``GAMES_SOCKETS_PER_SESSION``, ``GAMES_SOCKETS_PER_IP``) are
-counted apart, in each process's memory (``open_sockets``).
+counted apart, in each process's memory (``open_sockets``; the notices sockets of the site's
+pages in places of their own, ``open_notice_sockets``).
 """
 
 import logging
@@ -271,8 +272,9 @@ def scope_identity(scope, user_id=None):
 
 
 class SocketPlaces:
-    """The game and lobby sockets open in this process, counted per visitor and per client
-    address, against the caps ``GAMES_SOCKETS_PER_SESSION`` and ``GAMES_SOCKETS_PER_IP``.
+    """Sockets open in this process, counted per visitor and per client address, against the
+    caps ``GAMES_SOCKETS_PER_SESSION`` and ``GAMES_SOCKETS_PER_IP`` (each instance counts its
+    own sockets against the same caps).
 
     Kept in memory, not in Redis: exact for this process (a socket is counted while its
     consumer runs), and nothing is left behind when the process dies. Each process counts on
@@ -319,8 +321,12 @@ class SocketPlaces:
             return self._counts[key]
 
 
-#: the open sockets of this process (games.live.sockets.SocketCap takes and frees the places)
+#: the open game, lobby and tournament sockets of this process (games.live.sockets.SocketCap
+#: takes and frees the places)
 open_sockets = SocketPlaces()
+#: the open notices sockets of this process (one per open page of a signed-in player): apart,
+#: so that many open tabs of the site never cost a player the socket of their game
+open_notice_sockets = SocketPlaces()
 
 
 def check_entry(session_id, ip):

@@ -229,7 +229,9 @@ def challenge_accept(request, challenge_id):
         raise Http404 from None
     except services.ChallengeError as exc:
         challenge = get_object_or_404(Challenge, pk=challenge_id)
-        return _render_challenge(request, challenge, error=exc.message, status=409)
+        # a challenge no longer open says so itself (accepted, declined, withdrawn): once
+        error = exc.message if challenge.status == ChallengeStatus.OPEN else None
+        return _render_challenge(request, challenge, error=error, status=409)
     return redirect("games:game", game_id=game.id)
 
 

@@ -17,7 +17,14 @@ from django.utils.translation import gettext_lazy
 
 from games import ratelimits
 from games.chat.models import TEXT_MAX, ChatMessage, ChatMute, ChatReport, chat_closed
-from games.chat.reading import PRESETS, SPECTATOR, message_row, visible_to
+from games.chat.reading import (
+    PRESETS,
+    SPECTATOR,
+    may_post,
+    message_row,
+    posting_until,
+    visible_to,
+)
 from games.room.models import Game
 from games.services import Actor, BadFrame, GameError, dispatch
 
@@ -39,6 +46,13 @@ class ChatTooLong(GameError):
     """Free text longer than ``TEXT_MAX`` characters once trimmed (``chat_too_long``)."""
 
     code = "chat_too_long"
+
+
+class ChatOver(GameError):
+    """A message after the game's chat closed (``chat_over``): from an onlooker once the game
+    is over, from a player once AFTER_END has passed since its end."""
+
+    code = "chat_over"
 
 
 class TooManyMessages(GameError):
@@ -81,10 +95,47 @@ def frame_problem(frame: dict[str, Any]) -> str | None:
     return None
 
 
+#: the zero-width joiner: the one format character kept (it joins emoji sequences)
+ZWJ = "\u200d"
+#: the most combining marks (Mn, Me) kept in a row after a base character
+MARKS_MAX = 2
+
+
 def clean_text(text: str) -> str:
-    """``text`` trimmed, every run of white space one space, control characters dropped."""
-    kept = "".join(ch if unicodedata.category(ch) != "Cc" or ch.isspace() else "" for ch in text)
-    return " ".join(kept.split())
+    """``text`` trimmed, every run of white space one space, and what shows nothing or
+    disguises the rest dropped: control characters (Cc), lone surrogates (Cs, which the
+    database cannot store), format characters (Cf: zero-width spaces, bidi overrides and
+    isolates, …) but a zero-width joiner that joins two characters (emoji sequences),
+    and combining marks (Mn, Me) with no base character before them or past MARKS_MAX in a
+    row (a tall smear of accents)."""
+    kept: list[str] = []
+    marks, based = 0, False  # marks in a row so far; a base character before them
+    for ch in text:
+        category = unicodedata.category(ch)
+        if category in ("Cc", "Cs", "Cf") and not (ch.isspace() or ch == ZWJ):
+            continue
+        if category in ("Mn", "Me"):
+            if not based or marks >= MARKS_MAX:
+                continue
+            marks += 1
+        elif ch != ZWJ:
+            marks, based = 0, not ch.isspace()
+        kept.append(ch)
+    joined = [
+        ch
+        for i, ch in enumerate(kept)
+        if ch != ZWJ or (0 < i < len(kept) - 1 and _joins(kept[i - 1], kept[i + 1]))
+    ]
+    return " ".join("".join(joined).split())
+
+
+def _joins(before: str, after: str) -> bool:
+    """Whether a zero-width joiner between ``before`` and ``after`` joins something: neither
+    is white space nor another joiner, and ``after`` is a base character, not a mark (before
+    it, a mark may end the character it joins: a variation selector)."""
+    if any(ch.isspace() or ch == ZWJ for ch in (before, after)):
+        return False
+    return unicodedata.category(after) not in ("Mn", "Me")
 
 
 def _game(game_id: UUID | str) -> Game:
@@ -109,7 +160,8 @@ def post(
     commit every socket of the game hears ``{"type": "game.chat", **message_row}``.
 
     Raises BadFrame (neither or both of preset and text, an unknown preset, empty text),
-    NoChat, ChatNotAllowed (free text from a guest or an onlooker; an onlooker with no
+    NoChat, ChatOver (the game is over: an onlooker, or a player after AFTER_END),
+    ChatNotAllowed (free text from a guest or an onlooker; an onlooker with no
     identity), ChatTooLong, TooManyMessages, Game.DoesNotExist. Returns the message's row."""
     if (preset is None) == (text is None):
         raise BadFrame(_("A chat frame needs either a preset or a text."))
@@ -136,6 +188,8 @@ def post(
         raise ChatNotAllowed(GUEST_TEXT_REFUSED)
     if side is None and not (actor.user_id or actor.guest_id):
         raise ChatNotAllowed(_("Open the game's page again to chat."))
+    if not may_post(posting_until(game, side)):
+        raise ChatOver(_("The game is over and its chat is closed."))
     with transaction.atomic():
         message = ChatMessage.objects.create(
             game=game,

@@ -3,13 +3,17 @@ words in the reader's language, who reads which message, one message as a frame 
 and the messages so far in a snapshot. Reads only; ``games.chat.chat`` writes."""
 
 import hashlib
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.db.models import Q
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from games import clocks
 from games.chat.models import ChatMessage, ChatMute, Sender, chat_closed
-from games.room.models import Game
+from games.choices import EventKind
+from games.room.models import Game, GameEvent
 
 #: the preset phrases: the key travels on the wire, each reader gets the words in their own
 #: language (in the order the panel shows them)
@@ -29,6 +33,8 @@ PRESETS = {
 #: the most messages a snapshot carries (the latest): the page's log, not the archive
 SNAPSHOT_MESSAGES = 50
 SPECTATOR = Sender.SPECTATOR.value
+#: how long the players may still chat once their game is over (onlookers: not at all)
+AFTER_END = timedelta(minutes=10)
 
 
 def visible_to(sender: str, preset: str, you: str | None, muted: bool) -> bool:
@@ -42,6 +48,45 @@ def visible_to(sender: str, preset: str, you: str | None, muted: bool) -> bool:
     if sender == SPECTATOR:
         return False
     return sender == you or not muted
+
+
+def visible_q(you: str | None, muted: bool) -> Q:
+    """``visible_to`` as a filter of ``ChatMessage`` rows, the same rule (a test holds them to
+    it on every combination): the messages the viewer playing ``you`` (None: an onlooker),
+    who muted the opponent (``muted``), reads."""
+    if you is None:
+        return Q(sender=SPECTATOR) | ~Q(preset="")
+    if muted:
+        return Q(sender=you)
+    return ~Q(sender=SPECTATOR)
+
+
+def ended_at(game: Game) -> datetime | None:
+    """When ``game`` ended (its end or abort event), or None while it goes on."""
+    if not game.is_over:
+        return None
+    end = (
+        GameEvent.objects.filter(game=game, kind__in=(EventKind.END, EventKind.ABORT))
+        .order_by("-seq")
+        .values_list("created", flat=True)
+        .first()
+    )
+    return end or game.updated
+
+
+def posting_until(game: Game, you: str | None) -> datetime | None:
+    """Until when the viewer playing ``you`` (None: an onlooker) may send messages in
+    ``game``: None while the game goes on (no end yet); once it is over, AFTER_END after its
+    end for a player, its end for an onlooker (so: no more)."""
+    end = ended_at(game)
+    if end is None:
+        return None
+    return end + AFTER_END if you is not None else end
+
+
+def may_post(until: datetime | None) -> bool:
+    """Whether a message may be sent now, given ``posting_until``'s answer."""
+    return until is None or timezone.now() < until
 
 
 def person_key(user_id: int | None, guest: str | None) -> str:
@@ -108,19 +153,22 @@ def snapshot_chat(game: Game, you: str | None, viewer: Any) -> dict[str, Any] | 
     """The snapshot's ``chat`` for the viewer playing ``you`` (None: an onlooker; ``viewer``
     their Actor, guest id or None), in the active language, or None where the game has no
     chat (``chat_closed``): ``{"messages": [message_view, …] (the latest SNAPSHOT_MESSAGES
-    they read, oldest first), "muted": bool, "text": bool (a signed-in player: may write
-    their own words and report the opponent's), "presets": [{"key", "text"}, …]}``."""
+    they read, oldest first: filtered in the query, so no one else's messages can push them
+    out), "muted": bool, "text": bool (a signed-in player: may write their own words and
+    report the opponent's), "open": bool (may send a message now), "until": ms or None (when
+    sending closes for them: None while the game goes on), "presets": [{"key", "text"},
+    …]}``."""
     if chat_closed(game):
         return None
     muted = is_muted(game, you)
-    rows = [
-        message_row(message)
-        for message in ChatMessage.objects.filter(game=game).order_by("-pk")[:200]
-    ]
-    seen = [row for row in rows if visible_to(row["sender"], row["preset"], you, muted)]
+    latest = ChatMessage.objects.filter(visible_q(you, muted), game=game).order_by("-pk")
+    rows = [message_row(message) for message in latest[:SNAPSHOT_MESSAGES]]
+    until = posting_until(game, you)
     return {
-        "messages": [message_view(row, you, viewer) for row in reversed(seen[:SNAPSHOT_MESSAGES])],
+        "messages": [message_view(row, you, viewer) for row in reversed(rows)],
         "muted": muted,
         "text": you is not None and bool(getattr(viewer, "user_id", None)),
+        "open": may_post(until),
+        "until": None if until is None else clocks.to_ms(until),
         "presets": presets_view(),
     }

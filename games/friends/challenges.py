@@ -4,6 +4,12 @@ path (``services.accept_challenge``, which lets only the addressee accept it). T
 hears of it on every open page (the notices socket) and by Telegram if they asked for its
 notices; declining it closes it and tells the challenger, as accepting does.
 
+Only two players who follow each other challenge each other this way (following asks nothing
+of the one followed, so it must not be a way to send them notices unasked): a challenge is
+made only between them, its notices are sent only while they still do, and unfollowing
+(``unfollow``) withdraws the open challenges between the two at once, so its notices go and
+a Telegram message not yet sent is not sent.
+
 What the notices sockets are sent goes through the channel layer after the commit, as ids
 only (``{"type": "notices.challenge" | "notices.answered" | "notices.closed", "challenge":
 <uuid>}`` to ``group_name(user_id)``): each socket reads the challenge and words its frame in
@@ -13,6 +19,7 @@ import logging
 from datetime import timedelta
 
 from django.db import transaction
+from django.db.models import Q
 from django.dispatch import receiver
 from django.urls import reverse
 from django.utils import timezone
@@ -35,7 +42,8 @@ PENDING_FOR = timedelta(minutes=15)
 
 class FriendChallengeError(ValueError):
     """A friend's challenge that cannot be made or declined. ``message`` says why (in the
-    active language); ``code``: "not_followed", "not_yours", "closed"."""
+    active language); ``code``: "not_mutual" (the two do not follow each other), "not_yours",
+    "closed"."""
 
     def __init__(self, code, message):
         super().__init__(message)
@@ -56,20 +64,32 @@ def _after_commit(user_id, kind, challenge_id):
     )
 
 
+def not_mutual_error():
+    """The FriendChallengeError of a challenge between two players who do not follow each
+    other (in the active language)."""
+    return FriendChallengeError(
+        "not_mutual",
+        _(
+            "You can challenge a player from here once you follow each other. Until then, "
+            "send them a challenge link."
+        ),
+    )
+
+
 def challenge_friend(actor, friend_id, options):
     """The signed-in player ``actor`` (a ``services.Actor`` with an account and a guest id)
-    challenges account ``friend_id``, whom they follow, to a game with ``options`` (the
-    keyword arguments of ``services.create_challenge``: preset, colour, match_length, koks,
-    cube, rated, clock). An open challenge of theirs to the same friend is withdrawn first (the
-    new table replaces it). After the commit the friend's pages hear of it and, if they chose
-    Telegram notices, a message is queued. Raises FriendChallengeError ("not_followed"),
-    ``services.BadFrame`` (a wrong option) or ``services.PlayBanned`` (rated games closed to
-    the player for now). Returns the new Challenge."""
-    if not following.is_following(actor.user_id, friend_id):
-        raise FriendChallengeError(
-            "not_followed", _("Follow this player first: you can challenge the players you follow.")
-        )
+    challenges account ``friend_id`` to a game with ``options`` (the keyword arguments of
+    ``services.create_challenge``: preset, colour, match_length, koks, cube, rated, clock);
+    the two must follow each other (checked with their rows locked: an unfollow at the same
+    moment either comes first and refuses it, or comes after and withdraws it). An open
+    challenge of theirs to the same friend is withdrawn first (the new table replaces it).
+    After the commit the friend's pages hear of it and, if they chose Telegram notices, a
+    message is queued. Raises FriendChallengeError ("not_mutual"), ``services.BadFrame`` (a
+    wrong option) or ``services.PlayBanned`` (rated games closed to the player for now).
+    Returns the new Challenge."""
     with transaction.atomic():
+        if not following.are_mutual(actor.user_id, friend_id, lock=True):
+            raise not_mutual_error()
         earlier = list(
             Challenge.objects.select_for_update().filter(
                 creator_user_id=actor.user_id, addressee_id=friend_id, status=ChallengeStatus.OPEN
@@ -85,6 +105,26 @@ def challenge_friend(actor, friend_id, options):
         _after_commit(friend_id, "notices.challenge", challenge.pk)
         telegram_notices.challenge_sent(challenge)
     return challenge
+
+
+def unfollow(follower_id, followed_id):
+    """``follower_id`` no longer follows ``followed_id`` (``following.unfollow``), and the open
+    challenges between the two, made by either, are withdrawn in the same transaction: after
+    the commit their notices go from the addressee's pages, a Telegram message still queued
+    finds them closed and is not sent, and the challenger's page shows them withdrawn.
+    Returns True when a follow went."""
+    with transaction.atomic():
+        gone = following.unfollow(follower_id, followed_id)
+        between = Challenge.objects.select_for_update().filter(
+            Q(creator_user_id=follower_id, addressee_id=followed_id)
+            | Q(creator_user_id=followed_id, addressee_id=follower_id),
+            status=ChallengeStatus.OPEN,
+        )
+        for challenge in between:
+            challenge.status = ChallengeStatus.CANCELLED
+            challenge.save(update_fields=["status"])
+            _after_commit(challenge.addressee_id, "notices.closed", challenge.pk)
+    return gone
 
 
 def decline(challenge_id, user_id):
@@ -129,11 +169,13 @@ def on_withdraw(sender, challenge, **kwargs):
 
 
 def pending_for(user_id):
-    """The open challenges addressed to account ``user_id`` made within PENDING_FOR, the
-    oldest first (each socket shows them when it opens)."""
+    """The open challenges addressed to account ``user_id`` made within PENDING_FOR by a
+    player it follows and who follows it, the oldest first (each socket shows them when it
+    opens)."""
     return list(
         Challenge.objects.filter(
             addressee_id=user_id,
+            creator_user_id__in=following.mutual_ids(user_id),
             status=ChallengeStatus.OPEN,
             created__gte=timezone.now() - PENDING_FOR,
         ).order_by("created")
@@ -170,11 +212,11 @@ def challenge_notice(challenge):
 def challenge_frame(challenge_id, user_id):
     """The ``challenge`` frame for the notices socket of ``user_id`` (``{"type":
     "challenge", "challenge": challenge_notice(…)}``), or None when the challenge is no
-    longer open or not addressed to them."""
+    longer open, not addressed to them or its maker and they no longer follow each other."""
     challenge = Challenge.objects.filter(
         pk=challenge_id, addressee_id=user_id, status=ChallengeStatus.OPEN
     ).first()
-    if challenge is None:
+    if challenge is None or not following.are_mutual(user_id, challenge.creator_user_id):
         return None
     return {"type": "challenge", "challenge": challenge_notice(challenge)}
 

@@ -26,7 +26,9 @@ from games.services import dispatch
 
 class NoticesConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
     """``ws/notices/?lang=<language>``: signed-in accounts only (others: accepted, then closed
-    with 4401); within the socket caps of every socket (``SocketCap``: 4429, 4013).
+    with 4401); within the socket caps (``SocketCap``: 4429, 4013), counted in places of its
+    own (``ratelimits.open_notice_sockets``): a player's many open pages never take a place
+    from the socket of their game, the lobby or a tournament.
 
     Server frames (words in the page's language): ``{"type": "hello", "challenges": [...]}``
     on connect (the friends' challenges still waiting for an answer), ``{"type":
@@ -38,6 +40,8 @@ class NoticesConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocke
     answers go through the challenge's own forms. While open, the socket keeps its account
     online (every ``presence.ONLINE_REFRESH_S``), reading its session again each time: a
     session signed out since is closed with 4001, as a sign-out's notice does at once."""
+
+    socket_places = "open_notice_sockets"
 
     async def connect(self):
         user = self.scope.get("user")

@@ -1,9 +1,12 @@
 """Who follows whom: a signed-in player follows another account (from its card or after a
 game) and it joins their friends list; unfollowing takes it out. Following asks nothing of
-the one followed."""
+the one followed, and so gives nothing but a place in the list: online status, last seen and
+challenges are only between two players who follow each other (``are_mutual``,
+``mutual_ids``), so either of them ends them by unfollowing."""
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils.translation import gettext as _
 
 from games.friends.models import Follow
@@ -58,4 +61,30 @@ def followed_ids(user_id):
         Follow.objects.filter(follower_id=user_id, followed__is_active=True).values_list(
             "followed_id", flat=True
         )
+    )
+
+
+def are_mutual(user_id, other_id, lock=False):
+    """True when accounts ``user_id`` and ``other_id`` follow each other (False for a guest:
+    None, or oneself). ``lock`` (inside a transaction): the two rows stay locked until it
+    ends, so an unfollow at the same moment waits for it, or it sees the unfollow."""
+    if not user_id or not other_id or user_id == other_id:
+        return False
+    rows = Follow.objects.filter(
+        Q(follower_id=user_id, followed_id=other_id) | Q(follower_id=other_id, followed_id=user_id)
+    )
+    if lock:
+        rows = rows.select_for_update()
+    return len(list(rows.values_list("pk", flat=True))) == 2
+
+
+def mutual_ids(user_id):
+    """The ids of the active accounts that ``user_id`` follows and that follow it back."""
+    if not user_id:
+        return set()
+    followers = Follow.objects.filter(followed_id=user_id).values("follower_id")
+    return set(
+        Follow.objects.filter(
+            follower_id=user_id, followed__is_active=True, followed_id__in=followers
+        ).values_list("followed_id", flat=True)
     )

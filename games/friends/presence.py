@@ -1,7 +1,12 @@
 """Where a friend is: online (a page of the site open: a key in the cache that each open
 notices socket keeps fresh), in a game (a page of a game they play, against a person or the
 computer, open now: the game room's own presence rows) or away, with when they were last seen
-(``LastSeen``); and the friends list that shows it."""
+(``LastSeen``); and the friends list that shows it.
+
+Online and last seen are shown only between two players who follow each other: following
+asks nothing of the one followed, so it must not tell anyone when they are around. For a
+player followed one way the list shows only what is public anyway, a game in progress (anyone
+may watch it), and otherwise that they do not follow back."""
 
 from django.core.cache import cache
 from django.db.models import Q
@@ -19,8 +24,9 @@ ONLINE_REFRESH_S = 30
 #: the online key outlives the last refresh by this much (s): a page that reloads, or a
 #: refresh a little late, does not flicker to "away"
 ONLINE_TTL_S = 75
-#: the states of a friend, in the order the list shows them
-PLAYING, ONLINE, AWAY = "playing", "online", "away"
+#: the states of a friend, in the order the list shows them (ONE_WAY: not in a game and not
+#: following back, so neither online nor last seen is shown)
+PLAYING, ONLINE, AWAY, ONE_WAY = "playing", "online", "away", "one_way"
 
 
 def _online_key(user_id):
@@ -84,36 +90,51 @@ def _game_row(game, user_id, names):
 
 def friends_of(user_id):
     """The friends list of account ``user_id`` (the accounts it follows): ``[{"user_id",
-    "name", "profile" (their page), "state" (PLAYING, ONLINE or AWAY), "game" (for PLAYING:
-    ``{"url", "bot" (against the computer), "opponent" (a name, "" for a guest or the
-    computer)}``, else None), "last_seen" (a datetime or None: never seen)}]``, those playing
-    first, then those online, then the others by when they were last seen, the latest first."""
+    "name", "profile" (their page), "mutual" (they follow ``user_id`` back: they may be
+    challenged), "state" (PLAYING, ONLINE, AWAY or ONE_WAY), "game" (for PLAYING: ``{"url",
+    "bot" (against the computer), "opponent" (a name, "" for a guest or the computer)}``, else
+    None), "last_seen" (a datetime, or None: never seen or not mutual)}]``. ONLINE, AWAY and
+    ``last_seen`` only for those who follow back (ONE_WAY for the others, unless PLAYING).
+    Those playing first, then those online, then the other mutual ones by when they were last
+    seen, the latest first, then the ONE_WAY ones by name."""
     ids = following.followed_ids(user_id)
     if not ids:
         return []
     now = clocks.now_ms()
-    online = online_ids(ids)
+    mutual = following.mutual_ids(user_id)
+    shared = [friend for friend in ids if friend in mutual]  # only theirs are read
+    online = online_ids(shared) if shared else set()
     playing = games_in_play(ids, now)
     opponents = {
         user for game in playing.values() for user in (game.white_user_id, game.black_user_id)
     }
     names = profiles.names_of(set(ids) | opponents)
-    seen = dict(LastSeen.objects.filter(user_id__in=ids).values_list("user_id", "seen"))
+    seen = dict(LastSeen.objects.filter(user_id__in=shared).values_list("user_id", "seen"))
     rows = []
     for friend in ids:
-        state = PLAYING if friend in playing else ONLINE if friend in online else AWAY
+        if friend in playing:
+            state = PLAYING
+        elif friend not in mutual:
+            state = ONE_WAY
+        else:
+            state = ONLINE if friend in online else AWAY
         rows.append(
             {
                 "user_id": friend,
                 "name": names[friend],
                 "profile": profiles.profile_url(friend),
+                "mutual": friend in mutual,
                 "state": state,
                 "game": _game_row(playing[friend], friend, names) if friend in playing else None,
                 "last_seen": seen.get(friend),
             }
         )
-    order = {PLAYING: 0, ONLINE: 1, AWAY: 2}
+    order = {PLAYING: 0, ONLINE: 1, AWAY: 2, ONE_WAY: 3}
     rows.sort(key=lambda row: (order[row["state"]], row["name"].casefold()))
     away = [row for row in rows if row["state"] == AWAY]
     away.sort(key=lambda row: -(clocks.to_ms(row["last_seen"]) or 0))
-    return [row for row in rows if row["state"] != AWAY] + away
+    return (
+        [row for row in rows if order[row["state"]] < order[AWAY]]
+        + away
+        + [row for row in rows if row["state"] == ONE_WAY]
+    )

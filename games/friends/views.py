@@ -52,9 +52,10 @@ def _active_account(user_id):
 @require_GET
 def friends_page(request):
     """GET: the friends list of the signed-in player (``presence.friends_of``: in a game,
-    with a link to watch it; online; or away, with when they were last seen), each with
-    "Challenge" and "Unfollow", and the friends' challenges waiting for an answer. A guest is
-    told why friends need an account, with the way to sign in (200).
+    with a link to watch it; and for those who follow back, online or away with when they
+    were last seen, and "Challenge"; the others "not following you back"), each with
+    "Unfollow", and the friends' challenges waiting for an answer. A guest is told why
+    friends need an account, with the way to sign in (200).
 
     Context: ``signed_in``, ``friends`` (``presence.friends_of``), ``pending``
     (``challenges.challenge_notice`` of each waiting challenge), ``login_url``,
@@ -97,13 +98,14 @@ def follow(request, user_id):
 @require_POST
 def unfollow(request, user_id):
     """POST (CSRF): the signed-in player no longer follows account ``user_id`` (nothing to
-    do when they did not), then goes back to ``next`` (default the friends list). A guest:
-    403; an unknown account: 404."""
+    do when they did not) and the open challenges between the two are withdrawn
+    (``challenges.unfollow``), then goes back to ``next`` (default the friends list). A
+    guest: 403; an unknown account: 404."""
     me = _account(request)
     if me is None:
         return _guest_refused()
     get_object_or_404(get_user_model(), pk=user_id)
-    following.unfollow(me, user_id)
+    challenges.unfollow(me, user_id)
     return redirect(_back(request, reverse("games:friends")))
 
 
@@ -114,7 +116,8 @@ def friend_challenge(request, user_id):
     ``ChallengeForm``): the challenge is made for that friend alone
     (``challenges.challenge_friend``) and the player goes to its page, which moves to the game
     once the friend accepts. A guest is sent to sign in (GET) or refused (POST, 403); an
-    unknown account: 404; a player not followed: 404 on GET, 400 on POST; bad options or
+    unknown account: 404; a player the two do not follow each other with (not followed, or
+    not following back): 404 on GET, 400 on POST with the reason; bad options or
     rated games closed to the player: the form again with the reason (400); too many new
     games lately: the form with the reason (429, ``Retry-After``).
 
@@ -126,10 +129,10 @@ def friend_challenge(request, user_id):
             return _guest_refused()
         return redirect(login_url(request.get_full_path()))
     friend = _active_account(user_id)
-    if not following.is_following(me, friend.pk):
+    if not following.are_mutual(me, friend.pk):
         if request.method == "GET":
             raise Http404
-        return _refused(_("You can challenge the players you follow."), 400)
+        return _refused(challenges.not_mutual_error().message, 400)
     return challenge_form_page(
         request,
         "games/friend_challenge.html",

@@ -93,8 +93,11 @@ class QuietAfterClose:
 
 
 class SocketCap:
-    """Caps the game and lobby sockets one visitor and one address hold open in this process
-    (``ratelimits.open_sockets``; docs/protocol.md "Rate limits"). A socket over a cap is
+    """Caps the sockets one visitor and one address hold open in this process
+    (docs/protocol.md "Rate limits"), counted in the ``ratelimits.SocketPlaces`` named by the
+    class attribute ``socket_places``: ``ratelimits.open_sockets`` for the game, lobby and
+    tournament sockets; a consumer that names another (the notices socket of every page,
+    ``ratelimits.open_notice_sockets``) never takes a place from them. A socket over a cap is
     accepted, sent a ``too_many_sockets`` error and closed with 4429 before its consumer does
     any work. The place is taken when the consumer starts and freed in ``__call__``'s
     ``finally``, so it is given back however the socket ends (closed by either side, cut, or
@@ -102,17 +105,21 @@ class SocketCap:
     is not run either: it has nothing to undo."""
 
     refused = False
+    #: the name of the ``ratelimits`` attribute whose SocketPlaces this consumer's sockets
+    #: count in (looked up per socket, so a test may put fresh places there)
+    socket_places = "open_sockets"
 
     async def __call__(self, scope, receive, send):
         user = scope.get("user")  # resolved by the auth middleware before the consumer runs
         user_id = user.pk if user is not None and user.is_authenticated else None
         self.visitor = ratelimits.scope_identity(scope, user_id)
-        self.socket_place = ratelimits.open_sockets.take(*self.visitor)
+        places = getattr(ratelimits, self.socket_places)
+        self.socket_place = places.take(*self.visitor)
         try:
             await super().__call__(scope, receive, send)
         finally:
             if self.socket_place:
-                ratelimits.open_sockets.free(self.socket_place)
+                places.free(self.socket_place)
 
     async def websocket_connect(self, message):
         if self.socket_place is None:

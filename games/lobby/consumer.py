@@ -3,6 +3,7 @@ casual or the rated queue, hears how many wait and when a game is found. Thin:
 ``games.lobby.pairing`` does the work."""
 
 import asyncio
+import logging
 import math
 
 from channels.db import database_sync_to_async
@@ -10,6 +11,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
+from redis.exceptions import RedisError
 
 from games import ratelimits, services
 from games.live.sockets import (
@@ -27,8 +29,10 @@ from games.live.sockets import (
     scope_actor,
 )
 from games.lobby import pairing
-from games.lobby.models import Pool
+from games.lobby.models import Pool, QueueStatus
 from games.services.dispatch import LOBBY_COUNTS_GROUP
+
+logger = logging.getLogger(__name__)
 
 
 class LobbyConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketConsumer):
@@ -167,9 +171,11 @@ class LobbyConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketC
         await self.send(text_data=frame_text({"type": "left"}))
 
     async def _touch(self, entry):
-        """Keep the waiting ``entry`` alive while this socket is open and its session is
-        still holds its account or guest id (``pairing.touch``); a socket whose session
-        changed leaves the queue and is closed with 4401."""
+        """Keep the waiting ``entry`` alive while this socket is open and its session
+        still holds its account or guest id (``pairing.keep_alive``); a socket whose session
+        changed leaves the queue and is closed with 4401. Each time it also joins its groups
+        again and reads the entry: if Redis lost the groups (a restart, a flush), the page
+        still hears within ``TOUCH_SECONDS`` that it was paired or left the queue."""
         while True:
             await asyncio.sleep(pairing.TOUCH_SECONDS)
             confirmed = await database_sync_to_async(confirmed_actor)(self.scope, self.actor)
@@ -178,7 +184,24 @@ class LobbyConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketC
                 self.touch_task = None
                 await self.close(code=CLOSE_NOT_SIGNED_IN)
                 return
-            await database_sync_to_async(pairing.touch)(entry)
+            status, game_id = await database_sync_to_async(pairing.keep_alive)(entry)
+            await self._join_groups()
+            if status != QueueStatus.WAITING:
+                self.touch_task = None  # the handlers below must not cancel this task
+                if status == QueueStatus.PAIRED and game_id is not None:
+                    await self.lobby_paired({"game": str(game_id)})
+                else:
+                    await self.lobby_left({})
+                return
+
+    async def _join_groups(self):
+        """Join the player's and the counts' groups (again: ``group_add`` only refreshes a
+        membership that is there); a Redis failure is logged, the next touch tries again."""
+        try:
+            await self.channel_layer.group_add(self.group, self.channel_name)
+            await self.channel_layer.group_add(LOBBY_COUNTS_GROUP, self.channel_name)
+        except (RedisError, OSError):
+            logger.warning("lobby socket %s: groups not joined", self.channel_name, exc_info=True)
 
     def _stop_touching(self):
         task = getattr(self, "touch_task", None)

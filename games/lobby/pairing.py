@@ -30,7 +30,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count
 from django.utils.translation import gettext as _
 
-from games import admission, clocks, ratelimits, ratings, services
+from games import admission, app_settings, clocks, ratelimits, ratings, services
 from games.accounts import collusion
 from games.choices import Preset, Side, other_side
 from games.glicko2 import DEFAULT_RATING
@@ -89,8 +89,9 @@ def join(actor, preset, match_length=None, clock=None, pool=Pool.RATED, identity
     closed to the account (``services.playban``; casual games never count there),
     ``games.ratelimits.RateLimited`` when the visitor, or the client address ``ip``, has
     started too many games lately (a join counts as one), ``games.admission.SiteFull`` when
-    the site runs as many games as it can serve. Returns the QueueEntry (its ``game`` set if
-    it was paired at once)."""
+    the site runs as many games as it can serve (asked without taking a place: the game's
+    place is taken when ``pair`` starts it). Returns the QueueEntry (its ``game`` set if it
+    was paired at once)."""
     if pool not in Pool.values:
         raise services.BadFrame(_("Unknown pool."))
     if pool == Pool.RATED and not actor.user_id:
@@ -101,7 +102,10 @@ def join(actor, preset, match_length=None, clock=None, pool=Pool.RATED, identity
     kind = services.clock_kind_for(preset, clock)
     if pool == Pool.RATED:
         playban.check(actor.user_id)
-    admission.check()
+    # a join makes no game: it asks whether one fits and takes no place (``pair`` takes the
+    # place of each game it starts), so joins, refused or not, never fill the site
+    if not admission.has_room():
+        raise admission.SiteFull(app_settings.FULL_RETRY_SECONDS)
     if identity is None:
         identity = ratelimits.session_identity(actor.user_id)
     ratelimits.check_create(identity, ip)
@@ -175,6 +179,18 @@ def touch(entry):
     """Mark the waiting QueueEntry ``entry`` alive for ``ALIVE_SECONDS`` more (its socket is
     open)."""
     cache.set(_alive_key(entry), 1, ALIVE_SECONDS)
+
+
+def keep_alive(entry):
+    """For the lobby socket that made ``entry``, every ``TOUCH_SECONDS``: ``touch`` it while
+    it still waits. Returns ``(status, game_id)`` as the database has them now, so a socket
+    that missed its ``left`` or ``paired`` message (its group lost with Redis' data) learns
+    it here."""
+    found = QueueEntry.objects.filter(pk=entry.pk).values_list("status", "game_id").first()
+    status, game_id = found or (QueueStatus.LEFT, None)
+    if status == QueueStatus.WAITING:
+        touch(entry)
+    return status, game_id
 
 
 def _alive_key(entry):
@@ -253,7 +269,9 @@ def pair(now=None):
     next oldest; in the rated pool, for each waiting entry, oldest first, the opponent whose
     rating gap fits the wider of the two windows, closest rating first. Never a player with
     themselves (the same account or guest id). Creates each game with its clock (sides drawn
-    by the server) and, after the commit, tells both players. Returns the new games."""
+    by the server), each taking its place under the site's cap (``admission.check``: when
+    the site is full the rest keep waiting for a later run) and, after the commit, tells both
+    players. Returns the new games."""
     now = clocks.now_ms() if now is None else now
     made = []
     with transaction.atomic():
@@ -270,6 +288,11 @@ def pair(now=None):
             other = _opponent(entry, waiting, taken, now)
             if other is None:
                 continue
+            try:
+                admission.check()  # the game's place; a full site leaves them waiting
+            except admission.SiteFull:
+                logger.info("lobby: the site is full, %d players keep waiting", len(waiting))
+                break
             taken.update((entry.pk, other.pk))
             game = _start(entry, other)
             for paired in (entry, other):

@@ -34,7 +34,8 @@ def lobby_page(request):
 
     Context: ``signed_in``, ``pool`` (the pool chosen), ``preset``, ``match_length`` (a
     string of MATCH_LENGTHS), ``clock`` (a kind or ""), ``go`` (join once connected),
-    ``counts`` (``pairing.counts()``, drawn before the socket's first ``waiting`` frame),
+    ``counts`` (``pairing.counts()``, drawn before the socket's first ``waiting`` frame) and
+    ``pool_counts`` (the chosen pool's: ``{"total", <preset>: n}``),
     ``login_url`` (sign in and come back here), ``sign_in_with`` (for a guest: the configured
     providers, "Google or Telegram"; "" if none), ``can_sign_in`` (some way to sign in exists
     here), ``dev_sign_in`` (the development sign-in is on), ``ws_path`` (the lobby socket,
@@ -61,7 +62,8 @@ def lobby_page(request):
         else "3",
         "clock": clock if clock in clocks.CLOCKS else "",
         "go": query.get("go") == "1",
-        "counts": pairing.counts(),
+        "counts": (counts := pairing.counts()),
+        "pool_counts": counts[pool],
         "login_url": login_url(reverse("games:lobby") + "?pool=rated"),
         "sign_in_with": "" if signed_in else sign_in.sign_in_services(request),
         "can_sign_in": signed_in or sign_in.sign_in_available(request),

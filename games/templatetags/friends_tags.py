@@ -27,6 +27,7 @@ def _control(context, viewer_id, user_id, name):
             "user_id": user_id,
             "name": name,
             "following": following.is_following(viewer_id, user_id),
+            "follows_you": following.is_following(user_id, viewer_id),
             "next": request.get_full_path() if request is not None else "",
         },
         "csrf_token": context.get("csrf_token"),

@@ -10,7 +10,8 @@ from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
-from games import admission, app_settings, clocks, services
+from games import admission, app_settings, clocks, ratelimits, services, tasks
+from games.accounts.models import PlayerRating
 from games.challenges.models import Challenge
 from games.lobby import pairing
 from games.lobby.models import QueueEntry
@@ -101,6 +102,34 @@ def test_the_lobby_refuses_a_join_past_the_cap_with_site_full(full_site):
     assert answer["type"] == "error" and answer["code"] == "site_full"
     assert answer["retry_after"] == 40 and MESSAGES["ru"] in answer["message"]
     assert not QueueEntry.objects.filter(user=user).exists()
+
+
+def test_lobby_joins_take_no_place_and_pairing_takes_one_per_game_it_starts(settings, time_machine):
+    # joins, even refused ones, never fill the site; each game the pairing starts takes its
+    # place, and a full site leaves the rest waiting until a later run finds room
+    settings.GAMES_MAX_ACTIVE = 1
+    settings.GAMES_CREATE_SESSION_LIMITS = "3/minute"
+    time_machine.move_to("2027-05-01 12:00:00+00:00", tick=False)
+    admission.clear()  # the places of these (fake) seconds, as another run may have left them
+    one, visitor = services.Actor(guest_id="g-one"), ("session", "key-one")
+    for _n in range(3):
+        pairing.join(one, "classic", pool="casual", identity=visitor)
+    with pytest.raises(ratelimits.RateLimited):
+        pairing.join(one, "classic", pool="casual", identity=visitor)
+    assert admission.has_room()  # four joins, no place taken
+    low, high = account("low"), account("high")
+    PlayerRating.objects.create(user=high, preset="sport", rating=1900)
+    pairing.join(services.Actor(user_id=low.pk), "sport")
+    pairing.join(services.Actor(user_id=high.pk), "sport")  # 400 apart: they wait
+    pairing.join(services.Actor(guest_id="g-two"), "classic", pool="casual")  # takes the place
+    assert Game.objects.count() == 1 and not admission.has_room()
+    time_machine.shift(60)  # the windows now cover the gap, but the site is full
+    admission.clear()  # the cached count's 2 s ran out in those 60 s
+    assert tasks.pair_lobby() == 0
+    assert QueueEntry.objects.filter(status="waiting").count() == 2
+    Game.objects.all().delete()  # its players went home
+    admission.clear()
+    assert tasks.pair_lobby() == 1
 
 
 def test_a_guest_joining_the_casual_pool_past_the_cap_is_refused_too(full_site):

@@ -51,6 +51,9 @@ function start(rootEl) {
     offerPreset: $("lobby-offer-preset"),
     offerLength: $("lobby-offer-length"),
     counts: Array.from(rootEl.querySelectorAll("[data-count-pool]")),
+    presetCounts: Array.from(rootEl.querySelectorAll("[data-count-preset]")),
+    announce: $("lobby-announce"),
+    offerText: $("lobby-offer-text"),
     ratedOnly: Array.from(rootEl.querySelectorAll("[data-rated-only]")),
   };
   const state = createLobbyState({
@@ -116,6 +119,7 @@ function start(rootEl) {
       els.offerLength.value = String(state.queued.match_length);
       els.offerLength.disabled = state.queued.preset !== "match";
     }
+    if (offered && els.offer.hidden) setText(els.announce, els.offerText.textContent.trim());
     els.offer.hidden = !offered;
   }
 
@@ -124,7 +128,23 @@ function start(rootEl) {
       const n = waitingIn(state, el.dataset.countPool);
       if (n !== null) setText(el, countText(n));
     }
+    const pool = state.counts && state.counts[chosenPool()];
+    for (const el of els.presetCounts) {
+      if (pool) setText(el, countText(pool[el.dataset.countPreset] || 0));
+    }
   }
+
+  /** Keyboard focus follows the view when it was on what the change hid (or nowhere). */
+  function moveFocus(wasWaiting, waiting) {
+    if (wasWaiting === waiting) return;
+    const from = wasWaiting ? els.wait : els.form;
+    const active = document.activeElement;
+    if (active && active !== document.body && !from.contains(active)) return;
+    if (waiting) els.title.focus();
+    else els.join.focus();
+  }
+
+  let shownWaiting = false;
 
   function draw() {
     const waiting = state.view === "wait";
@@ -151,6 +171,8 @@ function start(rootEl) {
       window.clearInterval(ticker);
       ticker = 0;
     }
+    moveFocus(shownWaiting, waiting);
+    shownWaiting = waiting;
   }
 
   if (banned(state)) {

@@ -12,9 +12,22 @@ export const ANSWER = "answer";
 /** At most this many answers stay shown (the oldest go first). */
 export const MAX_ANSWERS = 3;
 
-/** A new state: nothing to show. */
-export function createNoticesState() {
-  return { challenges: [], answers: [], busy: new Set(), errors: new Map() };
+/**
+ * A new state: nothing to show.
+ * @param {string[]} [later]  the challenges the player put off on this tab ("Later")
+ */
+export function createNoticesState(later = []) {
+  return { challenges: [], answers: [], busy: new Set(), errors: new Map(), later: new Set(later) };
+}
+
+/**
+ * The player pressed "Later" on a friend's challenge: it leaves this tab's pages (it can still
+ * be answered from the friends page). @returns {boolean} whether it was shown
+ */
+export function putOff(state, id) {
+  if (!state.challenges.some((item) => item.id === id) || state.later.has(id)) return false;
+  state.later.add(id);
+  return true;
 }
 
 /** A challenge object of a frame, if it has what a notice needs; else null. */
@@ -112,12 +125,12 @@ export function cleared(state) {
 }
 
 /**
- * What to draw, the friends' challenges first (oldest first), then the answers:
+ * What to draw, the friends' challenges first (oldest first; not those put off), then the answers:
  * `{id, kind: CHALLENGE, text, table, accept, busy, error}` or `{id, kind: ANSWER, text, game}`.
  * Each notice has a key that changes with what it shows, so a page redraws only what changed.
  */
 export function noticesView(state) {
-  const challenges = state.challenges.map((item) => ({
+  const challenges = state.challenges.filter((item) => !state.later.has(item.id)).map((item) => ({
     id: item.id,
     kind: CHALLENGE,
     text: item.text,

@@ -11,8 +11,12 @@
  */
 import { createLiveSocket, socketUrl } from "./live/socket.js";
 import {
-  ANSWER, cleared, createNoticesState, declineDone, declining, dismissed, noticesView, received,
+  ANSWER, cleared, createNoticesState, declineDone, declining, dismissed, noticesView, putOff,
+  received,
 } from "./notices-state.js";
+
+// the challenges put off on this tab ("Later"), kept for its other pages
+const LATER_KEY = "nardy-notices-later";
 
 const config = globalThis.document && document.getElementById("site-notices-config");
 if (config && config.dataset.wsPath) start(config.dataset);
@@ -31,8 +35,26 @@ function csrfToken() {
   return field ? field.value : "";
 }
 
+/** The ids put off on this tab, as sessionStorage keeps them ([] when it cannot). */
+function laterIds() {
+  try {
+    const kept = JSON.parse(window.sessionStorage.getItem(LATER_KEY) || "[]");
+    return Array.isArray(kept) ? kept.filter((id) => typeof id === "string") : [];
+  } catch (err) {
+    return [];
+  }
+}
+
+function keepLater(ids) {
+  try {
+    window.sessionStorage.setItem(LATER_KEY, JSON.stringify(ids.slice(-50)));
+  } catch (err) {
+    // a browser that keeps nothing: "Later" holds for this page only
+  }
+}
+
 function start(words) {
-  const state = createNoticesState();
+  const state = createNoticesState(laterIds());
   const region = make("section", "site-notices");
   region.id = "site-notices";
   region.setAttribute("aria-label", words.region);
@@ -69,7 +91,15 @@ function start(words) {
     decline.type = "button";
     decline.disabled = item.busy;
     decline.addEventListener("click", () => decide(item.id));
-    actions.append(form, decline);
+    // "Later": on a phone the notice covers the page's foot (a game's board too)
+    const later = make("button", "site-notice__button site-notice__later", words.later);
+    later.type = "button";
+    later.addEventListener("click", () => {
+      if (!putOff(state, item.id)) return;
+      keepLater([...state.later]);
+      draw();
+    });
+    actions.append(form, decline, later);
     el.append(actions);
     if (item.error) {
       const error = make("p", "site-notice__error", item.error);

@@ -15,11 +15,14 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client
+from django.utils import timezone
 
+from games import services
 from games.chat.models import ChatMessage
+from games.chat.reading import AFTER_END
 from games.chat.tests.helpers import people_game, signed_in_game
 from games.lobby.tests.test_lobby import signed_in_cookie
-from games.room.models import Game
+from games.room.models import Game, GameEvent
 from games.room.tests.test_consumers import TIMEOUT, origin, run, session_cookie
 from games.tests.factories import BLACK_GUEST, WHITE_GUEST, FixedDice, random_legal_play
 
@@ -195,6 +198,38 @@ def test_hostile_names_and_messages_leave_no_unescaped_character_in_frames_or_pa
         assert HOSTILE[0] not in html and "<img src=x" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in replay and "&amp;amp;" in replay
     assert ChatMessage.objects.count() == 3
+
+
+def test_a_surrogate_invisible_text_and_a_message_after_the_end_are_answered_as_errors(
+    fixed, caplog
+):
+    game, white, _black = signed_in_game(fixed=fixed)
+    cookie = signed_in_cookie(Game.objects.get(pk=game.pk).white_user)
+
+    async def scenario():
+        (player,) = await readers(game.pk, [cookie], ["en"])
+        await player.comm.send_to(text_data='{"type": "chat", "text": "ab\\ud800cd"}')
+        kept = await player.next("chat")
+        await player.send({"type": "chat", "text": "\u200b\u202e\u2066"})
+        empty = await player.next("error")
+        await sync_to_async(end_long_ago)()
+        await player.send({"type": "chat", "preset": "bye"})
+        over = await player.next("error")
+        await player.drain()
+        await player.comm.disconnect()
+        return kept, empty, over, player.raw
+
+    def end_long_ago():
+        services.resign(game.pk, white, Game.objects.get(pk=game.pk).version)
+        GameEvent.objects.filter(game=game).update(created=timezone.now() - AFTER_END)
+
+    kept, empty, over, raw = run(scenario)
+    assert kept["message"]["text"] == "abcd"
+    assert empty["code"] == "bad_frame" and empty["message"] == "The message is empty."
+    assert over["code"] == "chat_over"
+    assert not any('"server_error"' in text for text in raw)
+    assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")]
+    assert ChatMessage.objects.get().text == "abcd"
 
 
 async def play_turns(mover_of, turns, timings):

@@ -157,3 +157,57 @@ def test_players_chat_in_their_languages_on_a_phone_and_a_desktop(daphne_server,
     assert found == {**{lang: [] for lang, _words in LANGUAGES}, "en onlooker": []}
     assert problems == []
     assert in_thread(lambda: (ChatMessage.objects.count(), ChatReport.objects.count())) == (8, 1)
+
+
+def test_after_the_end_the_onlookers_phrases_close_at_once_the_players_at_until(
+    daphne_server, browser
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from games import services
+    from games.chat.reading import AFTER_END
+    from games.room.models import Game, GameEvent
+    from games.tests.factories import WHITE_GUEST
+
+    base, problems = daphne_server.base, []
+    game_id, white_key, black_key = in_thread(lambda: signed_in_game("end"))
+    path = f"/en/game/{game_id}/"
+    player = open_page(browser, base, black_key, DESKTOP, path, problems)
+    watcher = browser.new_context(viewport=PHONE, reduced_motion="reduce").new_page()
+    watcher.on("pageerror", lambda error: problems.append(str(error)))
+    watcher.goto(f"{base}{path}")
+    watcher.wait_for_function(READY_JS)
+    closed_js = (
+        "() => [...document.querySelectorAll('#chat-presets button')].every((b) => b.disabled)"
+        " && document.getElementById('chat-note').textContent.includes('chat is closed')"
+    )
+    assert not watcher.evaluate(closed_js)
+
+    def end_game():
+        version = Game.objects.get(pk=game_id).version
+        return services.resign(game_id, services.Actor(guest_id=WHITE_GUEST), version).status
+
+    assert in_thread(end_game) == "aborted"  # no play yet: the resignation aborts
+    watcher.wait_for_function(closed_js)
+    found = panel_violations(watcher)
+    player.locator('#chat-presets button[data-preset="good_game"]').click()
+    log_has(player, "Good game!")
+    assert not player.evaluate(closed_js)
+    # three seconds before the ten minutes run out: the page closes its chat by itself
+    in_thread(
+        lambda: GameEvent.objects.filter(game_id=game_id, kind="abort").update(
+            created=timezone.now() - AFTER_END + timedelta(seconds=3)
+        )
+    )
+    player.reload()
+    player.wait_for_function(READY_JS)
+    assert not player.evaluate(closed_js)
+    player.wait_for_function(closed_js, timeout=8_000)
+    assert player.locator("#chat-text").is_disabled()
+    log_has(player, "Good game!")  # the messages stay
+    found += panel_violations(player)
+    for page in (player, watcher):
+        page.context.close()
+    assert found == [] and problems == []

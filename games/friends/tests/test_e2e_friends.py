@@ -1,9 +1,12 @@
 """End to end in headless Chromium: two players sign in with the development sign-in; A
-follows B from B's card, challenges B from the friends list; B, on the FAQ (a page served
-from the page cache), sees the notice and accepts it with one click; both land in the same
-game; at its end B follows A back from the result. In Russian, Bulgarian and English, each player at 360 or 1280 px (one server, one
-browser, a context per player), with axe on the friends page and on the page with the notice:
-no violation. Screenshots go to ``artifacts/e2e/friends-*.png``."""
+follows B from B's card, B follows A back from A's card (which says A follows B: challenges
+are only between players who follow each other), A challenges B from the friends list; B, on
+the FAQ (a page served from the page cache), sees the notice and accepts it with one click;
+both land in the same game; at its end B unfollows A from the result, and A's list then shows
+B as not following back, with no Challenge. In Russian, Bulgarian and English, each player at
+360 or 1280 px (one server, one browser, a context per player), with axe on the friends page
+and on the page with the notice: no violation. Screenshots go to
+``artifacts/e2e/friends-*.png``."""
 
 import re
 
@@ -77,10 +80,6 @@ def test_a_player_follows_and_challenges_a_friend_who_accepts_from_a_notice(daph
             guest.screenshot(path=str(ARTIFACTS / "friends-guest-360.png"), full_page=True)
             guest.close()
 
-        # B reads the FAQ (a page from the shared page cache): its notices are live there too
-        page_b.goto(f"{base}/{lang}/faq/")
-        page_b.locator("#site-notices").wait_for(state="attached", timeout=10_000)
-
         # A follows B from B's card
         page_a.goto(f"{base}/{lang}/players/{b_id}/")
         follow = page_a.locator("#follow-button")
@@ -88,6 +87,16 @@ def test_a_player_follows_and_challenges_a_friend_who_accepts_from_a_notice(daph
         follow.click()
         page_a.locator("#unfollow-button").wait_for(timeout=10_000)
         page_a.screenshot(path=str(ARTIFACTS / f"friends-card-{lang}-{width_a}.png"))
+
+        # B follows A back from A's card, which says A follows B
+        page_b.goto(f"{base}/{lang}/players/{a_id}/")
+        assert name_a in page_b.locator("#follows-you-note").inner_text()
+        page_b.locator("#follow-button").click()
+        page_b.locator("#unfollow-button").wait_for(timeout=10_000)
+
+        # B reads the FAQ (a page from the shared page cache): its notices are live there too
+        page_b.goto(f"{base}/{lang}/faq/")
+        page_b.locator("#site-notices").wait_for(state="attached", timeout=10_000)
 
         # the friends list, from the header's menu
         page_a.goto(f"{base}/{lang}/friends/")
@@ -130,17 +139,24 @@ def test_a_player_follows_and_challenges_a_friend_who_accepts_from_a_notice(daph
         assert {game.white_user_id, game.black_user_id} == {a_id, b_id}
         page_b.screenshot(path=str(ARTIFACTS / f"friends-game-{lang}-{width_b}.png"))
         if lang == "en":
-            # B leaves the game at once (aborted: no result); its end offers to follow A
+            # B leaves the game at once (aborted: no result); its end has B's follow of A,
+            # and B unfollows A there
             page_b.on("dialog", lambda dialog: dialog.accept())
             page_b.locator("#resign-btn").click()
-            follow_back = page_b.locator("#result #follow-button")
-            follow_back.wait_for(timeout=10_000)
-            assert name_a in follow_back.inner_text()
-            follow_back.click()
-            page_b.locator("#result #unfollow-button").wait_for(timeout=10_000)
+            unfollow = page_b.locator("#result #unfollow-button")
+            unfollow.wait_for(timeout=10_000)
+            unfollow.click()
+            follow_again = page_b.locator("#result #follow-button")
+            follow_again.wait_for(timeout=10_000)
+            assert name_a in follow_again.inner_text()
             assert page_b.url.endswith(f"/en/game/{game_id}/")
             page_b.locator("#result").scroll_into_view_if_needed()
             page_b.screenshot(path=str(ARTIFACTS / f"friends-follow-after-game-{width_b}.png"))
+            # A's list: B no longer follows back, so no Challenge and no online status
+            page_a.goto(f"{base}/en/friends/")
+            row = page_a.locator(f'#friends-list li[data-user-id="{b_id}"]')
+            assert "Not following you back" in row.inner_text()
+            assert row.locator("a.friend__challenge").count() == 0
         context_a.close()
         context_b.close()
     assert errors == []

@@ -1,17 +1,19 @@
-"""The friends' pages: the list for a signed-in player and the reason a guest gets, follow and
-unfollow (refused to guests, CSRF-protected, bad ids answered 400/404 with nothing changed),
-the challenge form to a friend, declining a challenge, the challenge's page for its addressee
-and for anyone else, the Follow control of a player's card and of a finished game, and the
-header's link with the notices script for signed-in players only."""
+"""The friends' pages: the list for a signed-in player (online, last seen and Challenge only
+for a player who follows back) and the reason a guest gets, follow and unfollow (refused to
+guests, CSRF-protected, bad ids answered 400/404 with nothing changed; unfollowing withdraws
+the challenges between the two), the challenge form to a friend who follows back, declining
+a challenge, the challenge's page for its addressee and for anyone else, the Follow control
+of a player's card (saying when that player follows the viewer) and of a finished game, and
+the header's link with the notices script for signed-in players only."""
 
 import pytest
 from django.test import Client
 
 from games import services
 from games.challenges.models import Challenge, ChallengeStatus
-from games.friends import challenges, following
+from games.friends import challenges, following, presence
 from games.friends.models import Follow
-from games.friends.tests.helpers import SPORT, account, actor
+from games.friends.tests.helpers import SPORT, account, actor, befriend
 
 pytestmark = pytest.mark.django_db
 
@@ -52,7 +54,19 @@ def test_follow_from_a_card_lists_the_friend_and_unfollow_takes_them_away():
     assert "You follow Boris." in card and 'id="unfollow-button"' in card
     page = as_anna.get("/en/friends/").content.decode()
     assert 'id="friends-list"' in page and "Boris" in page
+    assert 'id="friends-mutual-note"' in page
+    # Boris does not follow back: no Challenge, and nothing of when he is around
+    assert f'href="/en/friends/{boris.pk}/challenge/"' not in page
+    assert "Not following you back" in page
+    # Boris's card of Anna says she follows him; he follows back from there
+    as_boris = signed_in(boris)
+    her_card = as_boris.get(f"/en/players/{anna.pk}/").content.decode()
+    assert 'id="follows-you-note"' in her_card and "Anna follows you" in her_card
+    as_boris.post(f"/en/friends/follow/{anna.pk}/", {"next": f"/en/players/{anna.pk}/"})
+    assert 'id="follows-you-note"' not in as_boris.get(f"/en/players/{anna.pk}/").content.decode()
+    page = as_anna.get("/en/friends/").content.decode()
     assert f'href="/en/friends/{boris.pk}/challenge/"' in page
+    assert "Not following you back" not in page
     # the header links here, and every page of a signed-in player loads the notices
     assert 'class="account-menu__friends" href="/en/friends/" aria-current="page"' in page
     assert 'data-ws-path="/ws/notices/?lang=en"' in page and "games/notices.js" in page
@@ -95,10 +109,17 @@ def test_the_posts_need_the_csrf_token():
 def test_a_friend_is_challenged_from_the_list_and_only_they_may_accept():
     anna, boris, vera = account("Anna"), account("Boris"), account("Vera")
     as_anna = signed_in(anna)
-    # not followed: no form, and a post is refused
-    assert as_anna.get(f"/en/friends/{boris.pk}/challenge/").status_code == 404
-    assert as_anna.post(f"/en/friends/{boris.pk}/challenge/", SPORT).status_code == 400
-    following.follow(anna.pk, boris.pk)
+    # not followed, or followed but not following back: no form, and a post is refused
+    for _step in ("none", "one way"):
+        assert as_anna.get(f"/en/friends/{boris.pk}/challenge/").status_code == 404
+        refused = as_anna.post(f"/en/friends/{boris.pk}/challenge/", SPORT)
+        assert refused.status_code == 400
+        assert "once you follow each other" in refused.content.decode()
+        following.follow(anna.pk, boris.pk)
+    ru = as_anna.post(f"/ru/friends/{boris.pk}/challenge/", SPORT)
+    assert "подписаны друг на друга" in ru.content.decode()
+    assert not Challenge.objects.exists()
+    following.follow(boris.pk, anna.pk)
     form = as_anna.get(f"/en/friends/{boris.pk}/challenge/")
     assert form.status_code == 200 and "Challenge Boris" in form.content.decode()
     bad = as_anna.post(f"/en/friends/{boris.pk}/challenge/", {"preset": "chess"})
@@ -137,7 +158,7 @@ def test_a_friend_is_challenged_from_the_list_and_only_they_may_accept():
 
 def test_declining_answers_json_or_goes_back_and_the_challenger_sees_it():
     anna, boris, vera = account("Anna"), account("Boris"), account("Vera")
-    following.follow(anna.pk, boris.pk)
+    befriend(anna, boris)
     challenge = challenges.challenge_friend(actor(anna), boris.pk, SPORT)
     path = f"/en/friends/challenge/{challenge.pk}/decline/"
     assert signed_in(vera).post(path).status_code == 403  # not hers
@@ -180,10 +201,45 @@ def test_the_end_of_a_game_between_two_accounts_offers_to_follow_the_opponent():
 
 
 def test_the_pages_speak_russian_and_bulgarian():
-    anna, boris = account("Anna"), account("Boris")
-    following.follow(anna.pk, boris.pk)
+    anna, boris, vera = account("Anna"), account("Boris"), account("Vera")
+    befriend(anna, boris)
+    following.follow(anna.pk, vera.pk)
     as_anna = signed_in(anna)
     ru = as_anna.get("/ru/friends/").content.decode()
     assert "Игроки, на которых вы подписаны" in ru and "Пригласить" in ru and "Друзья" in ru
+    assert "Нет взаимной подписки" in ru and "только при взаимной подписке" in ru
     bg = as_anna.get("/bg/friends/").content.decode()
     assert "Играчи, които следвате" in bg and "Покани" in bg and "Приятели" in bg
+    assert "Не ви следва" in bg and "се следват взаимно" in bg
+    card = signed_in(vera).get(f"/ru/players/{anna.pk}/").content.decode()
+    assert "Игрок Anna подписан на вас" in card
+
+
+def test_online_and_last_seen_are_not_shown_to_a_player_not_followed_back():
+    anna, boris = account("Anna"), account("Boris")
+    following.follow(boris.pk, anna.pk)  # Boris follows Anna; she does not follow back
+    presence.page_seen(anna.pk)
+    page = signed_in(boris).get("/en/friends/").content.decode()
+    row = page[page.index(f'data-user-id="{anna.pk}"') :]
+    row = row[: row.index("</li>")]
+    assert "Not following you back" in row and "is-one_way" in page
+    assert "Online" not in row and "Last seen" not in row and "friend__challenge" not in row
+    following.follow(anna.pk, boris.pk)
+    page = signed_in(boris).get("/en/friends/").content.decode()
+    row = page[page.index(f'data-user-id="{anna.pk}"') :]
+    assert "Online" in row[: row.index("</li>")] and "friend__challenge" in row
+
+
+def test_unfollowing_from_the_list_withdraws_the_challenge_between_the_two():
+    anna, boris = account("Anna"), account("Boris")
+    befriend(anna, boris)
+    challenge = challenges.challenge_friend(actor(anna), boris.pk, SPORT)
+    as_boris = signed_in(boris)
+    assert "Anna challenges you" in as_boris.get("/en/friends/").content.decode()
+    answer = as_boris.post(f"/en/friends/unfollow/{anna.pk}/")
+    assert answer.status_code == 302 and answer["Location"] == "/en/friends/"
+    challenge.refresh_from_db()
+    assert challenge.status == ChallengeStatus.CANCELLED
+    assert "Anna challenges you" not in as_boris.get("/en/friends/").content.decode()
+    status = signed_in(anna).get(f"/en/challenge/{challenge.pk}/status/").json()
+    assert status["status"] == "cancelled"

@@ -1,7 +1,8 @@
 """The friends' services: following (not oneself, once per pair), the list's states (in a
-game, online, away with when last seen), a challenge to a friend (only to a player one
-follows; an earlier open one replaced), accepted by its addressee alone, declined by them
-with the challenger told, and the Telegram notice of it (Telegram's servers answered by the
+game, and only between players who follow each other online, away with when last seen), a
+challenge to a friend (only between players who follow each other; an earlier open one
+replaced; withdrawn by an unfollow), accepted by its addressee alone, declined by them with
+the challenger told, and the Telegram notice of it (Telegram's servers answered by the
 tests' stub)."""
 
 from datetime import timedelta
@@ -11,10 +12,10 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone, translation
 
 from games import clocks, services
-from games.challenges.models import ChallengeStatus
+from games.challenges.models import Challenge, ChallengeStatus
 from games.friends import challenges, following, presence
 from games.friends.models import Follow, LastSeen
-from games.friends.tests.helpers import SPORT, account, actor
+from games.friends.tests.helpers import SPORT, account, actor, befriend
 from games.room.models import Presence
 from games.services import dispatch
 from games.telegram import notices
@@ -100,7 +101,7 @@ def test_the_list_shows_who_plays_who_is_online_and_when_the_others_were_last_se
     playing, online, seen, never = (account(n) for n in ("Zoe", "Yan", "Xena", "Walt"))
     opponent = account("Olga")
     for friend in (never, seen, online, playing):
-        following.follow(me.pk, friend.pk)
+        befriend(me, friend)
     # Zoe has the page of a game against Olga open; Yan has a page of the site open
     game = services.accept_challenge(
         services.create_challenge(actor(playing), preset="sport", colour="white").pk,
@@ -120,6 +121,7 @@ def test_the_list_shows_who_plays_who_is_online_and_when_the_others_were_last_se
     ]
     assert rows[0]["game"] == {"url": f"/en/game/{game.pk}/", "bot": False, "opponent": "Olga"}
     assert rows[0]["profile"] == f"/en/players/{playing.pk}/"
+    assert all(row["mutual"] for row in rows)
     assert rows[1]["game"] is None and rows[1]["last_seen"] is not None
     assert rows[2]["last_seen"] < timezone.now() - timedelta(hours=2)
     assert rows[3]["last_seen"] is None
@@ -127,7 +129,7 @@ def test_the_list_shows_who_plays_who_is_online_and_when_the_others_were_last_se
 
 def test_a_game_against_the_computer_counts_and_a_stale_page_or_an_ended_game_does_not():
     me, friend = account("Me"), account("Friend")
-    following.follow(me.pk, friend.pk)
+    befriend(me, friend)
     game = services.create_bot_game(actor(friend), preset="sport", bot_level="easy")
     side = game.side_of(actor(friend))
     row = Presence.objects.create(
@@ -153,16 +155,60 @@ def test_online_lasts_a_little_past_the_last_page_and_last_seen_is_kept():
     assert LastSeen.objects.get(user=friend).seen > timezone.now() - timedelta(seconds=5)
 
 
+def test_online_and_last_seen_are_shown_only_to_a_player_followed_back():
+    me, fan, star, friend = account("Me"), account("Fan"), account("Star"), account("Friend")
+    following.follow(me.pk, star.pk)  # Star does not follow me back
+    following.follow(fan.pk, me.pk)  # Fan follows me; I do not follow Fan
+    befriend(me, friend)
+    for user in (me, star, friend):
+        presence.page_seen(user.pk)
+    rows = presence.friends_of(me.pk)
+    assert [(row["name"], row["state"], row["mutual"]) for row in rows] == [
+        ("Friend", "online", True),
+        ("Star", "one_way", False),  # online, but I am not told, nor when last seen
+    ]
+    assert rows[0]["last_seen"] is not None and rows[1]["last_seen"] is None
+    # what Fan sees of me: nothing but that I do not follow back
+    [mine] = presence.friends_of(fan.pk)
+    assert (mine["state"], mine["last_seen"], mine["mutual"]) == ("one_way", None, False)
+    # a game in progress is public: shown one way too, with its page to watch
+    game = services.accept_challenge(
+        services.create_challenge(actor(star), preset="sport", colour="white").pk,
+        actor(account("Olga")),
+    )
+    Presence.objects.create(
+        game=game, side="white", channel_name="star-page", seen=clocks.from_ms(clocks.now_ms())
+    )
+    star_row = presence.friends_of(me.pk)[0]
+    assert (star_row["name"], star_row["state"], star_row["mutual"]) == ("Star", "playing", False)
+    assert star_row["game"]["url"] == f"/en/game/{game.pk}/" and star_row["last_seen"] is None
+    # following back shares both ways at once; unfollowing ends it
+    following.follow(star.pk, me.pk)
+    assert presence.friends_of(me.pk)[0]["last_seen"] is not None
+    challenges.unfollow(star.pk, me.pk)
+    assert presence.friends_of(me.pk)[0]["last_seen"] is None
+
+
 # --- a challenge to a friend -----------------------------------------------------------------
 
 
-def test_only_a_player_one_follows_can_be_challenged(sent):
+def test_only_players_who_follow_each_other_can_challenge_each_other(sent):
     anna, boris = account("Anna"), account("Boris")
-    with pytest.raises(challenges.FriendChallengeError) as refused:
+    # nobody follows; Anna follows Boris; Boris alone follows Anna: refused each time
+    for follower, followed in ((None, None), (anna, boris), (boris, anna)):
+        if follower is not None:
+            Follow.objects.all().delete()
+            following.follow(follower.pk, followed.pk)
+        for maker, addressee in ((anna, boris), (boris, anna)):
+            with pytest.raises(challenges.FriendChallengeError) as refused:
+                challenges.challenge_friend(actor(maker), addressee.pk, SPORT)
+            assert refused.value.code == "not_mutual"
+            assert "once you follow each other" in refused.value.message
+    with translation.override("ru"), pytest.raises(challenges.FriendChallengeError) as in_ru:
         challenges.challenge_friend(actor(anna), boris.pk, SPORT)
-    assert refused.value.code == "not_followed"
-    assert sent == []
-    following.follow(anna.pk, boris.pk)
+    assert "подписаны друг на друга" in in_ru.value.message
+    assert sent == [] and not Challenge.objects.exists()
+    following.follow(anna.pk, boris.pk)  # now both ways
     with sent.committed():
         challenge = challenges.challenge_friend(actor(anna), boris.pk, dict(SPORT, rated=True))
     assert (challenge.addressee_id, challenge.creator_user_id) == (boris.pk, anna.pk)
@@ -174,7 +220,7 @@ def test_only_a_player_one_follows_can_be_challenged(sent):
 
 def test_a_new_challenge_to_the_same_friend_replaces_the_open_one(sent):
     anna, boris = account("Anna"), account("Boris")
-    following.follow(anna.pk, boris.pk)
+    befriend(anna, boris)
     with sent.committed():
         first = challenges.challenge_friend(actor(anna), boris.pk, SPORT)
     with sent.committed():
@@ -188,9 +234,56 @@ def test_a_new_challenge_to_the_same_friend_replaces_the_open_one(sent):
     ]
 
 
+@pytest.mark.parametrize("who_unfollows", ["addressee", "challenger"])
+def test_unfollowing_withdraws_the_open_challenges_between_the_two_at_once(sent, who_unfollows):
+    anna, boris, vera = account("Anna"), account("Boris"), account("Vera")
+    befriend(anna, boris)
+    befriend(anna, vera)
+    with sent.committed():
+        to_boris = challenges.challenge_friend(actor(anna), boris.pk, SPORT)
+    with sent.committed():
+        to_anna = challenges.challenge_friend(actor(boris), anna.pk, SPORT)
+    with sent.committed():
+        to_vera = challenges.challenge_friend(actor(anna), vera.pk, SPORT)
+    del sent[:]
+    unfollower, unfollowed = (boris, anna) if who_unfollows == "addressee" else (anna, boris)
+    with sent.committed():
+        assert challenges.unfollow(unfollower.pk, unfollowed.pk) is True
+    for challenge in (to_boris, to_anna):
+        challenge.refresh_from_db()
+        assert challenge.status == ChallengeStatus.CANCELLED
+    assert sorted(sent) == sorted(
+        [
+            (boris.pk, "notices.closed", str(to_boris.pk)),
+            (anna.pk, "notices.closed", str(to_anna.pk)),
+        ]
+    )
+    assert challenges.pending_for(boris.pk) == [] and challenges.pending_for(anna.pk) == []
+    # the other friendship goes on; a new challenge between the two is refused
+    to_vera.refresh_from_db()
+    assert to_vera.status == ChallengeStatus.OPEN
+    with pytest.raises(challenges.FriendChallengeError):
+        challenges.challenge_friend(actor(anna), boris.pk, SPORT)
+    del sent[:]
+    with sent.committed():  # nothing more to withdraw
+        assert challenges.unfollow(unfollower.pk, unfollowed.pk) is False
+    assert sent == []
+
+
+def test_the_notices_of_a_challenge_need_the_two_to_still_follow_each_other(sent):
+    anna, boris = account("Anna"), account("Boris")
+    befriend(anna, boris)
+    challenge = challenges.challenge_friend(actor(anna), boris.pk, SPORT)
+    assert challenges.challenge_frame(challenge.pk, boris.pk) is not None
+    # a follow gone without the unfollow's withdrawal (a row deleted by hand, an old challenge)
+    Follow.objects.filter(follower=boris, followed=anna).delete()
+    assert challenges.challenge_frame(challenge.pk, boris.pk) is None
+    assert challenges.hello_frame(boris.pk) == {"type": "hello", "challenges": []}
+
+
 def test_only_the_addressee_accepts_and_the_challenger_is_told(sent):
     anna, boris, vera = account("Anna"), account("Boris"), account("Vera")
-    following.follow(anna.pk, boris.pk)
+    befriend(anna, boris)
     with sent.committed():
         challenge = challenges.challenge_friend(actor(anna), boris.pk, SPORT)
     for intruder in (actor(vera), "a-guest-who-has-the-link"):
@@ -218,7 +311,7 @@ def test_only_the_addressee_accepts_and_the_challenger_is_told(sent):
 
 def test_declining_closes_the_challenge_and_tells_the_challenger(sent):
     anna, boris, vera = account("Anna"), account("Boris"), account("Vera")
-    following.follow(anna.pk, boris.pk)
+    befriend(anna, boris)
     with sent.committed():
         challenge = challenges.challenge_friend(actor(anna), boris.pk, SPORT)
     with pytest.raises(challenges.FriendChallengeError) as refused:
@@ -245,7 +338,7 @@ def test_declining_closes_the_challenge_and_tells_the_challenger(sent):
 
 def test_a_withdrawn_challenge_leaves_the_addressees_pages(sent):
     anna, boris = account("Anna"), account("Boris")
-    following.follow(anna.pk, boris.pk)
+    befriend(anna, boris)
     with sent.committed():
         challenge = challenges.challenge_friend(actor(anna), boris.pk, SPORT)
     with sent.committed():
@@ -256,7 +349,7 @@ def test_a_withdrawn_challenge_leaves_the_addressees_pages(sent):
 
 def test_the_notice_of_a_challenge_says_who_and_the_table_in_the_pages_language(sent):
     anna, boris = account("Anna"), account("Boris")
-    following.follow(anna.pk, boris.pk)
+    befriend(anna, boris)
     challenge = challenges.challenge_friend(
         actor(anna), boris.pk, {"preset": "match", "match_length": 5, "colour": "random"}
     )
@@ -284,8 +377,8 @@ def test_the_notice_of_a_challenge_says_who_and_the_table_in_the_pages_language(
 def test_a_friend_who_chose_telegram_notices_is_sent_the_challenge(telegram_on, unattended_queue):
     maker, friend = player(951, notices_on=False), player(952, language="bg")
     quiet = player(953, notices_on=False)
-    following.follow(maker.pk, friend.pk)
-    following.follow(maker.pk, quiet.pk)
+    befriend(maker, friend)
+    befriend(maker, quiet)
     challenge = challenges.challenge_friend(actor(maker), friend.pk, SPORT)
     challenges.challenge_friend(actor(maker), quiet.pk, SPORT)  # no notices asked: none queued
     assert queued(unattended_queue, "challenge") == [
@@ -307,3 +400,17 @@ def test_a_friend_who_chose_telegram_notices_is_sent_the_challenge(telegram_on, 
     challenges.decline(challenge.pk, friend.pk)
     assert notices.send("challenge", friend.pk, str(challenge.pk)) == "stale"
     assert len(telegram_on.calls) == 1
+    # unfollowed before its message went: the message is not sent
+    again = challenges.challenge_friend(actor(maker), friend.pk, SPORT)
+    challenges.unfollow(friend.pk, maker.pk)
+    assert notices.send("challenge", friend.pk, str(again.pk)) == "stale"
+    assert len(telegram_on.calls) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_player_followed_one_way_gets_no_telegram_message(telegram_on, unattended_queue):
+    maker, friend = player(961, notices_on=False), player(962)
+    following.follow(maker.pk, friend.pk)
+    with pytest.raises(challenges.FriendChallengeError):
+        challenges.challenge_friend(actor(maker), friend.pk, SPORT)
+    assert queued(unattended_queue, "challenge") == []

@@ -1,7 +1,8 @@
 """The notices socket (``ws/notices/``) in process: a guest's is refused with 4401; a signed-in
 player's greets with the challenges still waiting, hears a friend's new challenge in its own
-page's language, loses it when it is withdrawn or answered, and a challenger's socket hears
-the answer (declined, or accepted with the game's page). Opening it makes its account online."""
+page's language, loses it when it is withdrawn, answered or its maker unfollowed, and a
+challenger's socket hears the answer (declined, or accepted with the game's page). Opening it
+makes its account online."""
 
 import json
 
@@ -10,8 +11,8 @@ from asgiref.sync import async_to_sync, sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from games import services
-from games.friends import challenges, following, presence
-from games.friends.tests.helpers import SPORT, account, actor
+from games.friends import challenges, presence
+from games.friends.tests.helpers import SPORT, account, actor, befriend
 from games.lobby.tests.test_lobby import signed_in_cookie
 from games.room.tests.test_consumers import origin, session_cookie
 from games.services import dispatch
@@ -55,7 +56,7 @@ def test_a_guests_notices_socket_is_closed_with_4401():
 @pytest.mark.django_db(transaction=True)
 def test_a_challenge_reaches_the_friends_socket_and_the_answer_the_challengers():
     anna, boris = account("Anna"), account("Boris")
-    following.follow(anna.pk, boris.pk)
+    befriend(anna, boris)
     waiting = challenges.challenge_friend(actor(anna), boris.pk, {"preset": "classic"})
 
     async def scenario():
@@ -103,6 +104,15 @@ def test_a_challenge_reaches_the_friends_socket_and_the_answer_the_challengers()
         assert await to_anna.receive_nothing(timeout=0.3)
         await to_anna.send_to(text_data="anything")  # client frames are ignored
         assert await to_anna.receive_nothing(timeout=0.3)
+
+        # Boris unfollows Anna: her open challenge leaves his page at once, and no new one comes
+        fifth = await sync_to_async(challenges.challenge_friend)(actor(anna), boris.pk, SPORT)
+        assert (await receive(to_boris))["challenge"]["id"] == str(fifth.pk)
+        await sync_to_async(challenges.unfollow)(boris.pk, anna.pk)
+        assert await receive(to_boris) == {"type": "closed", "challenge": str(fifth.pk)}
+        with pytest.raises(challenges.FriendChallengeError):
+            await sync_to_async(challenges.challenge_friend)(actor(anna), boris.pk, SPORT)
+        assert await to_boris.receive_nothing(timeout=0.3)
         await to_anna.disconnect()
         await to_boris.disconnect()
 

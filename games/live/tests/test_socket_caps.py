@@ -27,6 +27,14 @@ def open_sockets(monkeypatch):
     return places
 
 
+@pytest.fixture(autouse=True)
+def open_notice_sockets(monkeypatch):
+    """A fresh count of open notices sockets, as ``open_sockets``."""
+    places = ratelimits.SocketPlaces()
+    monkeypatch.setattr(ratelimits, "open_notice_sockets", places)
+    return places
+
+
 @pytest.fixture
 def game(monkeypatch):
     return new_bot_game(FixedDice(monkeypatch), opening=(6, 5))
@@ -123,6 +131,44 @@ def test_game_and_lobby_sockets_of_one_account_count_together(game, settings, op
 
     async_to_sync(scenario)()
     assert open_sockets.count(("user", str(alice.pk))) == 0
+
+
+def test_notices_sockets_have_places_of_their_own_and_never_take_a_games(
+    game, settings, open_sockets, open_notice_sockets
+):
+    settings.GAMES_SOCKETS_PER_SESSION = 2
+    alice = account("alice")
+    cookie = signed_in_cookie(alice)
+    me = ("user", str(alice.pk))
+
+    async def scenario():
+        pages = [socket("/ws/notices/?lang=en", cookie) for _ in range(2)]
+        for page in pages:  # two open tabs of the site
+            assert (await page.connect(timeout=TIMEOUT))[0]
+            assert (await receive(page))["type"] == "hello"
+        # a third tab's notices are refused (4429): its own places are full
+        error = await refused(socket("/ws/notices/?lang=ru", cookie))
+        # the game's sockets still have both their places
+        playing, lobby = socket(game_path(game), cookie), socket("/ws/lobby/", cookie)
+        await connect(playing)
+        assert (await lobby.connect(timeout=TIMEOUT))[0]
+        assert (open_sockets.count(me), open_notice_sockets.count(me)) == (2, 2)
+        await refused(socket(game_path(game), cookie))  # the game's cap holds as before
+        # and the game's full places never refuse a notices socket
+        await pages[0].disconnect()
+        again = socket("/ws/notices/?lang=en", cookie)
+        assert (await again.connect(timeout=TIMEOUT))[0]
+        assert (await receive(again))["type"] == "hello"
+        await still_answers(playing)
+        await lobby.send_json_to({"type": "leave"})
+        assert (await lobby_receive(lobby))["type"] == "left"
+        for comm in (pages[1], again, playing, lobby):
+            await comm.disconnect()
+        return error
+
+    error = async_to_sync(scenario)()
+    assert "слишком много страниц" in error["message"]
+    assert open_sockets.count(me) == 0 and open_notice_sockets.count(me) == 0
 
 
 def test_a_socket_closed_by_its_client_gives_its_place_back(game, settings):

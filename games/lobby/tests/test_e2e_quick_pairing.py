@@ -146,11 +146,16 @@ def test_guests_press_play_a_person_and_meet_in_one_game_or_are_offered_the_comp
     alone.on("pageerror", lambda error: errors.append(str(error)))
     alone.goto(f"{base}/en/lobby/?pool=casual&preset=match&match_length=5")
     alone.wait_for_function("() => !document.getElementById('lobby-join').disabled")
-    alone.locator("#lobby-join").click()
+    alone.locator("#lobby-join").focus()
+    alone.keyboard.press("Enter")  # by keyboard: focus follows to the wait's title
     alone.locator("#lobby-wait").wait_for(state="visible", timeout=10_000)
+    alone.wait_for_function("() => document.activeElement.id === 'lobby-wait-title'")
     assert alone.locator("#lobby-offer").is_hidden()
     alone.clock.fast_forward(21_000)
     alone.locator("#lobby-offer").wait_for(state="visible", timeout=5_000)
+    # the offer is said by the polite live region (the wait's timer is not one)
+    assert "keep waiting" in alone.locator("#lobby-announce").inner_text()
+    assert alone.locator("#lobby-waited").get_attribute("aria-live") is None
     assert "keep waiting" in alone.locator("#lobby-offer").inner_text()
     assert alone.locator("#lobby-wait").is_visible()  # still waiting beside the offer
     found = Axe().run(alone).response["violations"]

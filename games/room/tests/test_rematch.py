@@ -81,11 +81,17 @@ def test_declining_or_leaving_withdraws_the_offer_and_the_other_side_sees_it():
     rematch.decline(game.pk, BLACK)
     assert state_of(game, WHITE)["state"] == "declined"
     assert state_of(game, BLACK)["state"] == "open"
-    rematch.offer(game.pk, BLACK)  # offered again: a fresh offer
+    with pytest.raises(NoRematch):  # asking again someone who said no
+        rematch.offer(game.pk, WHITE)
+    rematch.offer(game.pk, BLACK)  # the one who declined may offer: a fresh offer
     assert state_of(game, WHITE)["state"] == "asked"
-    assert rematch.left(game.pk, "white") is False  # not white's offer
-    assert rematch.left(game.pk, "black") is True
-    assert state_of(game, WHITE)["state"] == "declined"
+    assert rematch.left(game.pk, "white") is True  # the asked player left: declined
+    assert state_of(game, BLACK)["state"] == "declined"
+    assert rematch.left(game.pk, "white") is False  # nothing waits any more
+    other = finished()
+    rematch.offer(other.pk, WHITE)
+    assert rematch.left(other.pk, "white") is True  # the offering player left
+    assert state_of(other, BLACK)["state"] == "declined"
     assert Game.objects.get(pk=game.pk).rematch_id is None
 
 

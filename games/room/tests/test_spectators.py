@@ -88,7 +88,10 @@ SNAPSHOT_KEYS = {
     "game.rematch.game",
     # the chat an onlooker reads: presets, the onlookers' and the players' (games.chat)
     "game.chat",
-    *(f"game.chat.{key}" for key in ("muted", "text", "messages", "messages.[]", "presets")),
+    *(
+        f"game.chat.{key}"
+        for key in ("muted", "text", "open", "until", "messages", "messages.[]", "presets")
+    ),
     *(
         f"game.chat.messages.[].{key}"
         for key in ("id", "from", "preset", "text", "version", "at", "mine")

@@ -11,8 +11,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import {
-  KEEP, TEXT_MAX, addMessage, announcement, applyFrame, canReport, canSendText, chatState,
-  cleanText, counterText, senderLabel, takeSnapshot,
+  KEEP, TEXT_MAX, addMessage, announcement, applyFrame, canReport, canSend, canSendText, chatState,
+  cleanText, counterText, noteNow, senderLabel, takeSnapshot,
 } from "../../../static/games/room/chat.js";
 
 const message = (over = {}) => ({
@@ -95,4 +95,41 @@ test("the chat's frames: a message, the mute, the errors; other frames are not i
   assert.equal(applyFrame(chat, { type: "event" }, 0), null);
   applyFrame(chat, { type: "error", code: "no_chat", message: "No chat." }, 0);
   assert.equal(chat.on, false);
+});
+
+test("after the end: sending closes at `until` (a player) or at once (an onlooker)", () => {
+  const player = chatState({ messages: [], muted: false, text: true, open: true, until: 5000 });
+  assert.equal(canSend(player, 4999), true);
+  assert.equal(canSendText(player, "gg", 4999), true);
+  assert.equal(canSend(player, 5000), false);
+  assert.equal(canSendText(player, "gg", 5000), false);
+  const going = chatState({ messages: [], muted: false, text: true, open: true, until: null });
+  assert.equal(canSend(going, Number.MAX_SAFE_INTEGER), true, "no end while the game goes on");
+  const onlooker = chatState({ messages: [message()], muted: false, text: false, open: false, until: 1000 });
+  assert.equal(canSend(onlooker, 0), false);
+  assert.equal(onlooker.messages.length, 1, "the messages stay readable");
+  assert.equal(canReport(player, message()), true, "a report still works");
+  assert.deepEqual(applyFrame(going, { type: "error", code: "chat_over", message: "Closed." }, 0), { kind: "error" });
+  assert.equal(canSend(going, 0), false);
+  assert.equal(going.note, "Closed.");
+  assert.equal(canSend(chatState(null), 0), false, "no chat, nothing to send");
+});
+
+test("`until` is by the server's clock: a browser's clock ahead or behind does not move it", () => {
+  const player = chatState({ messages: [], muted: false, text: true, open: true, until: 5000 });
+  assert.equal(canSendText(player, "gg", 9000, 4000), true, "this browser is 5 s ahead");
+  assert.equal(canSendText(player, "gg", 1000, 6000), false, "this browser is 5 s behind");
+});
+
+test("a 'too many messages' note goes when its wait is over, or when one's own message gets through", () => {
+  const chat = chatState({ messages: [], muted: false, text: true, presets: [] });
+  applyFrame(chat, { type: "error", code: "too_many_messages", message: "Wait 9 s.", retry_after: 9 }, 1000);
+  assert.equal(noteNow(chat, 9999), "Wait 9 s.");
+  assert.equal(noteNow(chat, 10_000), "");
+  applyFrame(chat, { type: "error", code: "too_many_messages", message: "Wait 5 s.", retry_after: 5 }, 20_000);
+  applyFrame(chat, { type: "chat", message: { id: 9, from: "white", preset: "oops", text: "Oops!", mine: true } }, 20_500);
+  assert.equal(noteNow(chat, 20_600), "");
+  // other notes stay until replaced
+  applyFrame(chat, { type: "chat_reported", id: 3 }, 30_000);
+  assert.match(noteNow(chat, 99_000), /reported/);
 });

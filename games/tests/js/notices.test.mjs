@@ -9,7 +9,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   ANSWER, CHALLENGE, MAX_ANSWERS, cleared, createNoticesState, declineDone, declining, dismissed,
-  forget, noticesView, received,
+  forget, noticesView, putOff, received,
 } from "../../../static/games/notices-state.js";
 
 /** A friend's challenge as the server sends it. */
@@ -68,6 +68,17 @@ test("frames that are not notices, or lack what one needs, change nothing", () =
   assert.deepEqual(shown(state).map((item) => item.id), ["a"]);
 });
 
+test("a notices socket refused over the socket cap (its error, then 4429) changes nothing shown", () => {
+  // notices.js passes no onLost: live/socket.js tries again in 30 s and the page says nothing
+  const state = createNoticesState();
+  received(state, { type: "hello", challenges: [challenge("a")] });
+  received(state, { type: "answered", challenge: "b", status: "declined", text: "Boris declined your challenge." });
+  const before = noticesView(state);
+  const refusal = { type: "error", code: "too_many_sockets", message: "Too many pages of this site are open at once." };
+  assert.equal(received(state, refusal), false);
+  assert.deepEqual(noticesView(state), before);
+});
+
 test("decline: the buttons wait for the server, then the notice goes or says why", () => {
   const state = createNoticesState();
   received(state, { type: "hello", challenges: [challenge("a"), challenge("b")] });
@@ -119,4 +130,17 @@ test("only the latest answers stay, and a session that ends shows nothing", () =
   cleared(state);
   assert.deepEqual(noticesView(state), []);
   assert.equal(state.busy.size, 0);
+});
+
+test("'Later' puts a challenge off on this tab: it stays answerable elsewhere and off here", () => {
+  const state = createNoticesState(["kept-from-another-page"]);
+  received(state, { type: "challenge", challenge: challenge("c1") });
+  received(state, { type: "challenge", challenge: challenge("kept-from-another-page") });
+  assert.deepEqual(noticesView(state).map((item) => item.id), ["c1"]);
+  assert.equal(putOff(state, "c1"), true);
+  assert.equal(putOff(state, "c1"), false); // already off
+  assert.equal(putOff(state, "unknown"), false);
+  assert.deepEqual(noticesView(state), []);
+  assert.deepEqual([...state.later].sort(), ["c1", "kept-from-another-page"]);
+  assert.equal(state.challenges.length, 2); // still open: the friends page answers them
 });

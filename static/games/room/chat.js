@@ -13,7 +13,9 @@ export const TEXT_MAX = 140;
 /** The most messages the panel keeps (the oldest leave first). */
 export const KEEP = 100;
 /** The error codes of the chat's frames: said in the panel, not under the board. */
-export const CHAT_ERRORS = ["no_chat", "chat_not_allowed", "chat_too_long", "too_many_messages", "no_such_message"];
+export const CHAT_ERRORS = [
+  "no_chat", "chat_not_allowed", "chat_too_long", "too_many_messages", "no_such_message", "chat_over",
+];
 
 /**
  * The chat as the page holds it.
@@ -22,6 +24,8 @@ export const CHAT_ERRORS = ["no_chat", "chat_not_allowed", "chat_too_long", "too
  * @property {Object[]} messages  docs/protocol.md "Chat" messages, oldest first
  * @property {boolean} muted  this player muted the opponent
  * @property {boolean} text  this viewer may write their own words and report
+ * @property {boolean} open  this viewer may send messages (the snapshot's `open`)
+ * @property {?number} until  when sending closes for this viewer (ms; null: the game goes on)
  * @property {Set<number>} reported  the ids of messages this page reported
  * @property {number} quietUntil  Date.now() before which nothing is sent (too_many_messages)
  * @property {string} note  the panel's last note (an error, a report's thanks)
@@ -37,9 +41,12 @@ export function chatState(chat) {
     messages: chat ? [...(chat.messages || [])] : [],
     muted: Boolean(chat && chat.muted),
     text: Boolean(chat && chat.text),
+    open: Boolean(chat && chat.open !== false),
+    until: chat && typeof chat.until === "number" ? chat.until : null,
     reported: new Set(),
     quietUntil: 0,
     note: "",
+    quietNote: false,
   };
 }
 
@@ -115,15 +122,27 @@ export function counterText(text) {
 }
 
 /**
+ * Whether this viewer may send a message now: the game has a chat that is still open to them
+ * (after the end of the game: a player for 10 minutes, an onlooker not at all).
+ * @param {ChatState} chat
+ * @param {number} now  the server's time now (ms), as `until` is
+ * @returns {boolean}
+ */
+export function canSend(chat, now) {
+  return chat.on && chat.open && (chat.until === null || now < chat.until);
+}
+
+/**
  * Whether a message of one's own may be sent now.
  * @param {ChatState} chat
  * @param {string} text
  * @param {number} now  Date.now()
+ * @param {number} [serverNow]  the server's time now (`until` is the server's), else `now`
  * @returns {boolean}
  */
-export function canSendText(chat, text, now) {
+export function canSendText(chat, text, now, serverNow = now) {
   const clean = cleanText(text);
-  return chat.on && chat.text && now >= chat.quietUntil && clean.length > 0 && clean.length <= TEXT_MAX;
+  return canSend(chat, serverNow) && chat.text && now >= chat.quietUntil && clean.length > 0 && clean.length <= TEXT_MAX;
 }
 
 /**
@@ -148,7 +167,12 @@ export function canReport(chat, message) {
 export function applyFrame(chat, frame, now) {
   switch (frame.type) {
     case "chat":
-      return addMessage(chat, frame.message) ? { kind: "message", message: frame.message } : { kind: "old" };
+      if (!addMessage(chat, frame.message)) return { kind: "old" };
+      if (frame.message.mine) {
+        chat.note = ""; // one's own message got through: an older refusal is stale
+        chat.quietNote = false;
+      }
+      return { kind: "message", message: frame.message };
     case "chat_muted":
       chat.muted = Boolean(frame.muted);
       chat.note = chat.muted ? gettext("Your opponent's messages are hidden in this game.") : "";
@@ -160,14 +184,28 @@ export function applyFrame(chat, frame, now) {
     case "error":
       if (!CHAT_ERRORS.includes(frame.code)) return null;
       chat.note = frame.message || "";
-      if (frame.code === "too_many_messages" && frame.retry_after) {
-        chat.quietUntil = now + frame.retry_after * 1000;
-      }
+      chat.quietNote = frame.code === "too_many_messages" && Boolean(frame.retry_after);
+      if (chat.quietNote) chat.quietUntil = now + frame.retry_after * 1000;
       if (frame.code === "no_chat") chat.on = false;
+      if (frame.code === "chat_over") chat.open = false;
       return { kind: "error" };
     default:
       return null;
   }
+}
+
+/**
+ * The panel's note at `now`: a "too many messages" note goes once its wait is over.
+ * @param {ChatState} chat
+ * @param {number} now  Date.now()
+ * @returns {string}
+ */
+export function noteNow(chat, now) {
+  if (chat.quietNote && now >= chat.quietUntil) {
+    chat.note = "";
+    chat.quietNote = false;
+  }
+  return chat.note;
 }
 
 /**
@@ -181,9 +219,13 @@ export function createChat(els, state, { connection }) {
   let chat = chatState(state.game.chat);
   let shownChat = state.game.chat;
   const shown = () => chat.on && state.settings.chat !== false;
+  /** The server's time now: `until` is by its clock (state.clockOffset, clocks.js). */
+  const serverNow = () => Date.now() + (state.clockOffset || 0);
+  let closing = 0;
 
   function send(frame) {
     if (!shown() || Date.now() < chat.quietUntil) return;
+    if (frame.type === "chat" && !canSend(chat, serverNow())) return;
     connection.send(frame);
   }
 
@@ -196,7 +238,7 @@ export function createChat(els, state, { connection }) {
   if (els.chatForm) {
     els.chatForm.addEventListener("submit", (event) => {
       event.preventDefault();
-      if (canSendText(chat, els.chatText.value, Date.now())) send({ type: "chat", text: cleanText(els.chatText.value) });
+      if (canSendText(chat, els.chatText.value, Date.now(), serverNow())) send({ type: "chat", text: cleanText(els.chatText.value) });
     });
     els.chatText.addEventListener("input", () => {
       els.chatCount.textContent = counterText(els.chatText.value);
@@ -243,9 +285,13 @@ export function createChat(els, state, { connection }) {
     els.chatLog.hidden = chat.messages.length === 0;
     els.chatLog.scrollTop = els.chatLog.scrollHeight;
     if (els.chatMute) els.chatMute.checked = chat.muted;
-    els.chatNote.textContent = chat.note;
+    const closed = !canSend(chat, serverNow());
+    els.chatNote.textContent = noteNow(chat, Date.now()) || (closed ? gettext("The game is over: its chat is closed.") : "");
     const quiet = Date.now() < chat.quietUntil;
-    for (const button of els.chatPresets.querySelectorAll("button")) button.disabled = quiet;
+    for (const button of els.chatPresets.querySelectorAll("button")) button.disabled = quiet || closed;
+    if (els.chatForm) {
+      for (const field of els.chatForm.querySelectorAll("input, button")) field.disabled = closed;
+    }
     if (els.chatCount) els.chatCount.textContent = counterText(els.chatText.value);
   }
 
@@ -254,6 +300,16 @@ export function createChat(els, state, { connection }) {
     if (game.chat === shownChat) return;
     shownChat = game.chat;
     chat = takeSnapshot(chat, game.chat);
+    closeOnTime();
+  }
+
+  /** After the end of the game, the panel is drawn again when sending closes (`until`). */
+  function closeOnTime() {
+    window.clearTimeout(closing);
+    const left = chat.until === null ? 0 : chat.until - serverNow();
+    if (left > 0) {
+      closing = window.setTimeout(draw, left + 50);
+    }
   }
 
   /** A chat frame: kept, drawn and, from someone else, said. Returns whether it was the chat's. */
@@ -267,6 +323,9 @@ export function createChat(els, state, { connection }) {
     if (done.kind === "error" && chat.quietUntil > Date.now()) {
       window.setTimeout(draw, chat.quietUntil - Date.now() + 50);
     }
+    if (done.kind === "muted" && !chat.muted) {
+      connection.send({ type: "snapshot" }); // what the opponent said while muted
+    }
     if (shown()) {
       draw();
       if (done.kind === "message" && els.chatAnnounce) {
@@ -277,5 +336,6 @@ export function createChat(els, state, { connection }) {
     return true;
   }
 
+  closeOnTime();
   return { draw, onGame, onFrame };
 }

@@ -34,16 +34,15 @@ export function rematchView(rematch, match) {
       view.note = match
         ? gettext("New match offered: waiting for your opponent…")
         : gettext("Rematch offered: waiting for your opponent…");
-      view.decline = gettext("Withdraw");
+      view.decline = pgettext("rematch: take back one's offer", "Withdraw");
       break;
     case ASKED:
       view.note = match ? gettext("Your opponent wants a new match") : gettext("Your opponent wants a rematch");
       view.offer = again;
       view.decline = gettext("Decline");
       break;
-    case DECLINED:
-      view.note = gettext("Your opponent declined.");
-      view.offer = again;
+    case DECLINED: // no new offer: it would only ask again someone who said no or left
+      view.note = gettext("Your opponent declined or left.");
       break;
     case STARTED:
       view.note = match ? gettext("The new match has started.") : gettext("The rematch has started.");

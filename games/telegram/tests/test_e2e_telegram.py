@@ -302,7 +302,9 @@ def test_a_telegram_user_plays_a_game_to_the_end_with_the_main_button(
     friend.wait_for_url(re.compile(rf"/{language}/games/$"))
     assert friend.evaluate("window.__telegram.back") is False
     # "Play a person" in the app: the MainButton finds an opponent, then cancels the wait; the
-    # two Telegram players meet in the casual pool
+    # two Telegram players meet in the casual pool. The challenger's page first follows the
+    # accepted challenge to its game (a navigation of its own that would cut a goto short).
+    page.wait_for_url(re.compile(r"/game/[0-9a-f-]{36}/$"), timeout=10_000)
     for player in (page, friend):
         player.goto(f"{base}/{language}/lobby/?pool=casual")
         main_button(player, time.monotonic() + 10)

@@ -15,7 +15,6 @@ from django.utils.translation import gettext as _
 
 from games import clocks, ratelimits, services
 from games.chat import chat
-from games.choices import Status
 from games.live import socket_watch
 from games.live.sockets import (
     CLOSE_NOT_FOUND,
@@ -184,10 +183,6 @@ class GameConsumer(QuietAfterClose, SocketCap, ThreadPerSocket, AsyncWebsocketCo
             # the player first: their opponent must learn they left even if Redis fails below
             if getattr(self, "side", None) is not None:
                 await self._call(services.player_left, self.game_id, self.channel_name)
-                # leaving a finished game withdraws the player's rematch offer (a game this
-                # socket last saw under way has none: no query for it)
-                if self.shown.get("status") not in (None, Status.ACTIVE):
-                    await self._call(rematch.left, self.game_id, self.side)
         finally:
             for group in (getattr(self, "group", None), getattr(self, "session_group", None)):
                 if group:

@@ -44,7 +44,7 @@ def offer(
     the opponent's press, or, when the opponent's offer waits, the new game starts now (one
     only, whatever presses arrive at once). ``visitor`` (``ratelimits.scope_identity``)
     counts the press as a new game against the creation limits. Raises NoRematch (not a
-    player, no rematch after this game, the opponent declined or left, rated games closed to
+    player, no rematch after this game, the opponent declined, rated games closed to
     one of the players),
     ``ratelimits.RateLimited`` or ``admission.SiteFull``. Returns the new game if this press
     started it, else None."""
@@ -56,8 +56,8 @@ def offer(
         side = _player_side(game, viewer)
         _refuse_unless_possible(game)
         if game.rematch_id is None and game.rematch_declined == other_side(side):
-            # the opponent said no (or left): pressing again would only ask them again
-            raise NoRematch(_("Your opponent declined or left: no rematch this time."))
+            # the opponent said no: pressing again would only ask them again
+            raise NoRematch(_("Your opponent declined: no rematch this time."))
         if game.rematch_id is None:
             if game.rematch_offer == other_side(side):
                 started = _start(game)
@@ -84,24 +84,6 @@ def decline(game_id: UUID | str, viewer: Actor) -> None:
             game.rematch_declined = side
             game.save(update_fields=["rematch_offer", "rematch_declined", "updated"])
         dispatch.send_rematch(game)
-
-
-def left(game_id: UUID | str, side: str) -> bool:
-    """A socket of the player of ``side`` left the finished game ``game_id``: an offer that
-    waits, theirs or their opponent's, ends as declined by them (the opponent sees it).
-    Returns True if one did."""
-    waiting = Game.objects.filter(pk=game_id, rematch__isnull=True).exclude(rematch_offer="")
-    if not waiting.exists():
-        return False  # the common case (no offer waits), without a lock
-    with transaction.atomic():
-        game = unit.lock_or_none(game_id)
-        if game is None or game.rematch_id is not None or not game.rematch_offer:
-            return False
-        game.rematch_offer = ""
-        game.rematch_declined = side
-        game.save(update_fields=["rematch_offer", "rematch_declined", "updated"])
-        dispatch.send_rematch(game)
-    return True
 
 
 def _start(game: Game) -> Game:

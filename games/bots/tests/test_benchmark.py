@@ -39,6 +39,9 @@ def test_make_resumes_and_grows_and_score_judges_every_choice(tmp_path):
     assert 2 <= len(first["candidates"]) <= benchmark.CANDIDATES + 1
     means = [c["mean"] for c in first["candidates"]]
     assert means == sorted(means, reverse=True)  # the best first
+    gaps = [c["gap"] for c in first["candidates"]]
+    assert gaps[0] == 0 and gaps == sorted(gaps)
+    assert all(c["gap_error"] >= 0 for c in first["candidates"])
     # asked again for as many: nothing rolled out again; asked for more: the next game
     assert benchmark.make(path, held, 2, 7, 1, log=lambda _line: None) == held
     more = benchmark.make(path, held + 1, 2, 7, 1, log=lambda _line: None)

@@ -75,7 +75,7 @@ def test_an_offer_waits_then_both_presses_start_one_swapped_game_with_the_same_s
 
 
 @pytest.mark.django_db
-def test_declining_or_leaving_withdraws_the_offer_and_the_other_side_sees_it():
+def test_declining_or_withdrawing_ends_the_offer_and_the_other_side_sees_it():
     game = finished()
     rematch.offer(game.pk, WHITE)
     rematch.decline(game.pk, BLACK)
@@ -85,13 +85,8 @@ def test_declining_or_leaving_withdraws_the_offer_and_the_other_side_sees_it():
         rematch.offer(game.pk, WHITE)
     rematch.offer(game.pk, BLACK)  # the one who declined may offer: a fresh offer
     assert state_of(game, WHITE)["state"] == "asked"
-    assert rematch.left(game.pk, "white") is True  # the asked player left: declined
-    assert state_of(game, BLACK)["state"] == "declined"
-    assert rematch.left(game.pk, "white") is False  # nothing waits any more
-    other = finished()
-    rematch.offer(other.pk, WHITE)
-    assert rematch.left(other.pk, "white") is True  # the offering player left
-    assert state_of(other, BLACK)["state"] == "declined"
+    rematch.decline(game.pk, BLACK)  # and withdraw it
+    assert state_of(game, WHITE)["state"] == "declined"
     assert Game.objects.get(pk=game.pk).rematch_id is None
 
 

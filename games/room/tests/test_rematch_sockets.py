@@ -1,6 +1,6 @@
 """Rematches over the real socket stack (the site's ASGI app, Redis channel layer): an offer
 reaches the opponent, both presses send both sockets the new game's URL within a second, a
-decline and a socket that leaves withdraw the offer."""
+decline ends the offer, and a reload (a socket that leaves and comes back) does not."""
 
 import json
 import statistics
@@ -9,7 +9,7 @@ import time
 import pytest
 
 from games.room.models import Game
-from games.room.tests.test_consumers import TIMEOUT, connect_all, run
+from games.room.tests.test_consumers import TIMEOUT, VIEWS, connect_all, run
 from games.room.tests.test_rematch import finished
 from games.tests.factories import BLACK_GUEST, WHITE_GUEST
 
@@ -57,7 +57,7 @@ def test_both_sockets_get_the_new_game_within_a_second():
     assert median <= 1.0
 
 
-def test_a_decline_and_a_socket_leaving_withdraw_the_offer():
+def test_a_decline_ends_the_offer_and_a_reload_does_not():
     game = finished()
 
     async def scenario():
@@ -70,8 +70,15 @@ def test_a_decline_and_a_socket_leaving_withdraw_the_offer():
         assert (await rematch_frame(black))["state"] == "open"
         await black.send_to(text_data=json.dumps({"type": "rematch"}))
         assert (await rematch_frame(white))["state"] == "asked"
-        await black.disconnect()  # leaving withdraws black's offer
-        assert (await rematch_frame(white))["state"] == "declined"
+        # black's page reloads (or its connection drops and comes back): the offer stands
+        await black.disconnect()
+        [again] = await connect_all(game.pk, BLACK_GUEST)
+        assert VIEWS[again].game["rematch"]["state"] == "offered"
+        assert await white.receive_nothing(timeout=0.5)
+        await white.send_to(text_data=json.dumps({"type": "rematch"}))
+        started = [await rematch_frame(white), await rematch_frame(again)]
+        assert [frame["state"] for frame in started] == ["started", "started"]
         await white.disconnect()
+        await again.disconnect()
 
     run(scenario)

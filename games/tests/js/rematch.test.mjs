@@ -28,8 +28,8 @@ test("each state shows its note and buttons", () => {
   assert.equal(asked.offer, "Rematch");
   assert.equal(asked.decline, "Decline");
   const declined = rematchView({ state: "declined", game: null }, false);
-  assert.equal(declined.note, "Your opponent declined or left.");
-  assert.equal(declined.offer, null); // asking again someone who said no or left: not offered
+  assert.equal(declined.note, "Your opponent declined.");
+  assert.equal(declined.offer, null); // asking again someone who said no: not offered
   const started = rematchView({ state: "started", game: "/en/game/abc/" }, false);
   assert.equal(started.link, "/en/game/abc/");
   assert.equal(started.offer, null);

@@ -41,8 +41,8 @@ export function rematchView(rematch, match) {
       view.offer = again;
       view.decline = gettext("Decline");
       break;
-    case DECLINED: // no new offer: it would only ask again someone who said no or left
-      view.note = gettext("Your opponent declined or left.");
+    case DECLINED: // no new offer: it would only ask again someone who said no
+      view.note = gettext("Your opponent declined.");
       break;
     case STARTED:
       view.note = match ? gettext("The new match has started.") : gettext("The rematch has started.");

@@ -97,6 +97,9 @@ def frame_problem(frame: dict[str, Any]) -> str | None:
 
 #: the zero-width joiner: the one format character kept (it joins emoji sequences)
 ZWJ = "\u200d"
+#: the zero-width non-joiner keeps Persian and Indic letters apart inside a word
+ZWNJ = "\u200c"
+JOINERS = (ZWJ, ZWNJ)
 #: the most combining marks (Mn, Me) kept in a row after a base character
 MARKS_MAX = 2
 
@@ -105,35 +108,36 @@ def clean_text(text: str) -> str:
     """``text`` trimmed, every run of white space one space, and what shows nothing or
     disguises the rest dropped: control characters (Cc), lone surrogates (Cs, which the
     database cannot store), format characters (Cf: zero-width spaces, bidi overrides and
-    isolates, …) but a zero-width joiner that joins two characters (emoji sequences),
+    isolates, …) but a zero-width joiner or non-joiner between two characters (emoji
+    sequences; Persian and Indic words),
     and combining marks (Mn, Me) with no base character before them or past MARKS_MAX in a
     row (a tall smear of accents)."""
     kept: list[str] = []
     marks, based = 0, False  # marks in a row so far; a base character before them
     for ch in text:
         category = unicodedata.category(ch)
-        if category in ("Cc", "Cs", "Cf") and not (ch.isspace() or ch == ZWJ):
+        if category in ("Cc", "Cs", "Cf") and not (ch.isspace() or ch in JOINERS):
             continue
         if category in ("Mn", "Me"):
             if not based or marks >= MARKS_MAX:
                 continue
             marks += 1
-        elif ch != ZWJ:
+        elif ch not in JOINERS:
             marks, based = 0, not ch.isspace()
         kept.append(ch)
     joined = [
         ch
         for i, ch in enumerate(kept)
-        if ch != ZWJ or (0 < i < len(kept) - 1 and _joins(kept[i - 1], kept[i + 1]))
+        if ch not in JOINERS or (0 < i < len(kept) - 1 and _joins(kept[i - 1], kept[i + 1]))
     ]
     return " ".join("".join(joined).split())
 
 
 def _joins(before: str, after: str) -> bool:
-    """Whether a zero-width joiner between ``before`` and ``after`` joins something: neither
-    is white space nor another joiner, and ``after`` is a base character, not a mark (before
-    it, a mark may end the character it joins: a variation selector)."""
-    if any(ch.isspace() or ch == ZWJ for ch in (before, after)):
+    """Whether a zero-width (non-)joiner between ``before`` and ``after`` does something:
+    neither is white space nor another joiner, and ``after`` is a base character, not a mark
+    (before it, a mark may end the character it joins: a variation selector)."""
+    if any(ch.isspace() or ch in JOINERS for ch in (before, after)):
         return False
     return unicodedata.category(after) not in ("Mn", "Me")
 

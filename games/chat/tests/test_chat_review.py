@@ -101,6 +101,7 @@ def test_a_lone_surrogate_is_dropped_not_a_server_error(fixed):
         ("\u200b\u200b\u200b", ""),  # zero-width spaces only: nothing to read
         ("\u2060\ufeff\u200c\u200e", ""),  # word joiner, BOM, ZWNJ, a direction mark
         ("\u200d\u200d", ""),  # a joiner joins nothing
+        ("\u200c\u200c", ""),  # nor a non-joiner
         ("\u0301\u0301\u0301", ""),  # marks with no base
         ("pay \u202eslp.exe\u202c now", "pay slp.exe now"),
         ("\u202a\u202b\u202c\u202d\u202eab", "ab"),
@@ -125,6 +126,7 @@ def test_invisible_and_disguising_characters_are_dropped(text, kept):
         "café, naïve, Ærø, Ångström, ñandú, Ünal",
         "e\u0323\u0302 tie\u0302\u0301ng Vie\u0323\u0302t",  # two marks after a base, decomposed
         "👨\u200d👩\u200d👧\u200d👦 👍🏽 🧑🏿\u200d🚀 🏃🏽\u200d♀️ 🏳️\u200d🌈 ❤️ 1️⃣ 🇧🇬 🇷🇺",
+        "می\u200cخواهم",  # Persian: the non-joiner keeps two letters of a word apart
         "😀 gg wp",
     ],
 )

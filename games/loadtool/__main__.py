@@ -199,6 +199,12 @@ def _parser():
     return parser
 
 
+def _write_reports(out, reports):
+    """Write every report so far to the JSON file ``out`` (its folder made if need be)."""
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text(json.dumps(reports, indent=2) + "\n")
+
+
 def _servers(args):
     if args.base:
         return [base.rstrip("/") for base in args.base], _pids(args.pids)
@@ -266,8 +272,7 @@ def arena_main(args):
         )
         clean = clean and report["errors"] == 0
         if args.out:
-            Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-            Path(args.out).write_text(json.dumps(reports, indent=2) + "\n")
+            _write_reports(args.out, reports)
         if n + 1 < len(args.players):
             time.sleep(args.rest)
     return 0 if clean else 1
@@ -301,8 +306,7 @@ def pool_main(args):
         )
         clean = clean and not report["errors"] and (ms["p95"] or 0) <= args.goal_ms
         if args.out:
-            Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-            Path(args.out).write_text(json.dumps(reports, indent=2) + "\n")
+            _write_reports(args.out, reports)
         if n + 1 < len(args.guests):
             time.sleep(args.rest)
     return 0 if clean else 1
@@ -359,8 +363,7 @@ def main(argv=None):
             reports.append(result)
             print("\n".join(summary_lines(result)), flush=True)
             if args.out:
-                Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-                Path(args.out).write_text(json.dumps(reports, indent=2) + "\n")
+                _write_reports(args.out, reports)
             if args.rest and (mode, count) != (
                 ("game" if args.mode != "echo" else "echo"),
                 args.games[-1],
@@ -376,8 +379,7 @@ def main(argv=None):
                 flush=True,
             )
             if args.out:
-                Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-                Path(args.out).write_text(json.dumps(reports, indent=2) + "\n")
+                _write_reports(args.out, reports)
         all_met = all_met and met
         if args.until_broken and any(r["errors"] for r in runs.values()):
             break

@@ -21,16 +21,11 @@ from games.chat.tests.helpers import (
 )
 from games.room.models import Game
 from games.services import projection
-from games.tests.factories import HUMAN, FixedDice, new_bot_game
+from games.tests.factories import HUMAN, new_bot_game
 
 pytestmark = pytest.mark.django_db
 
 VISITOR = (("session", "chat-test"), "10.0.0.1")
-
-
-@pytest.fixture
-def fixed(monkeypatch):
-    return FixedDice(monkeypatch)
 
 
 def texts(game, viewer):

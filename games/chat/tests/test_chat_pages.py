@@ -14,17 +14,12 @@ from games.chat.models import ChatReport
 from games.chat.tests.helpers import BLACK, WATCHER, WHITE, people_game, signed_in_game
 from games.room import replays
 from games.room.models import Game
-from games.tests.factories import FixedDice, play_turns
+from games.tests.factories import play_turns
 from games.tournaments.models import Tournament
 
 pytestmark = pytest.mark.django_db
 
 VISITOR = (("session", "chat-pages"), None)
-
-
-@pytest.fixture
-def fixed(monkeypatch):
-    return FixedDice(monkeypatch)
 
 
 def client_of(guest_id):

@@ -23,16 +23,10 @@ from games.chat.reading import (
 )
 from games.chat.tests.helpers import BLACK, WATCHER, WHITE, people_game, signed_in_game
 from games.room.models import Game, GameEvent
-from games.tests.factories import FixedDice
 
 pytestmark = pytest.mark.django_db
 
 VISITOR = (("session", "chat-review"), "10.0.0.3")
-
-
-@pytest.fixture
-def fixed(monkeypatch):
-    return FixedDice(monkeypatch)
 
 
 @pytest.fixture(autouse=True)

@@ -24,18 +24,13 @@ from games.chat.tests.helpers import people_game, signed_in_game
 from games.lobby.tests.test_lobby import signed_in_cookie
 from games.room.models import Game, GameEvent
 from games.room.tests.test_consumers import TIMEOUT, origin, run, session_cookie
-from games.tests.factories import BLACK_GUEST, WHITE_GUEST, FixedDice, random_legal_play
+from games.tests.factories import BLACK_GUEST, WHITE_GUEST, random_legal_play
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("unattended_queue")]
 
 RNG = random.Random(7)
 
 HOSTILE = ("<script>alert(1)</script>", '"><img src=x onerror=alert(1)>', "&amp;")
-
-
-@pytest.fixture
-def fixed(monkeypatch):
-    return FixedDice(monkeypatch)
 
 
 def socket(game_id, cookie, lang="en"):
